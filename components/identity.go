@@ -1,0 +1,16 @@
+package components
+
+// NetID is the server's identity for a networked entity. It is what
+// snapshots and lifecycle messages name; the pipeline maps it to the arche
+// entity that stands for it on this client.
+type NetID uint64
+
+// Remote tags an entity whose state comes only from server snapshots. Remote
+// entities are drawn a little in the past, interpolated between buffered
+// samples.
+type Remote struct{}
+
+// Predicted tags the locally controlled entity (or entities): it is
+// simulated ahead from local inputs and reconciled with the server instead of
+// being interpolated. The interpolation systems skip entities with this tag.
+type Predicted struct{}

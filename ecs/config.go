@@ -1,0 +1,74 @@
+package ecs
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/timeline"
+)
+
+// Config gathers every setting of a [Pipeline]. Start from [DefaultConfig]
+// and change what your game needs; distances are in your world units.
+type Config struct {
+	// TickRate is the server's simulation rate in ticks per second; message
+	// ticks are counted in it.
+	TickRate float64
+	// InboxCapacity bounds the messages waiting between two frames.
+	InboxCapacity int
+	// Clock slews and resets the render time; its TickRate is taken from
+	// TickRate above. Clock.Delay picks the interpolation delay.
+	Clock timeline.Config
+	// Receive, Interpolate, Smooth and Snap configure the systems.
+	Receive     systems.ReceiveConfig
+	Interpolate systems.InterpolateConfig
+	Smooth      systems.SmoothConfig
+	Snap        systems.SnapConfig
+}
+
+// DefaultConfig returns settings for a 20 Hz server sending a snapshot
+// every tick: a fixed 100 ms interpolation delay (two snapshot intervals),
+// the Coast extrapolation policy for up to 250 ms, corrections that close
+// half the remaining gap every tick, snapping beyond 20 units and teleports
+// assumed beyond 400 units between samples.
+func DefaultConfig() Config {
+	const rate = 20
+	return Config{
+		TickRate:      rate,
+		InboxCapacity: systems.DefaultInboxCapacity,
+		Clock:         timeline.DefaultConfig(rate),
+		Receive:       systems.DefaultReceiveConfig(),
+		Interpolate:   systems.DefaultInterpolateConfig(),
+		Smooth:        systems.DefaultSmoothConfig(rate),
+		Snap:          systems.DefaultSnapConfig(),
+	}
+}
+
+// WithTickRate returns a copy of c for a server at rate ticks per second,
+// with the per-tick defaults (smoothing) rescaled to it.
+func (c Config) WithTickRate(rate float64) Config {
+	if c.TickRate > 0 && rate > 0 {
+		alpha := 1 - math.Exp(-c.Smooth.Rate/c.TickRate)
+		c.Smooth.Rate = systems.RateFromAlpha(alpha, rate)
+	}
+	c.TickRate = rate
+	c.Clock.TickRate = rate
+	return c
+}
+
+// Validate reports every setting that is out of range.
+func (c *Config) Validate() error {
+	var errs []error
+	if !(c.TickRate > 0) || math.IsInf(c.TickRate, 0) {
+		errs = append(errs, fmt.Errorf("ecs: TickRate must be a positive number of ticks per second, got %v", c.TickRate))
+	}
+	if c.InboxCapacity < 0 {
+		errs = append(errs, fmt.Errorf("ecs: InboxCapacity must not be negative, got %d", c.InboxCapacity))
+	}
+	clock := c.Clock
+	clock.TickRate = c.TickRate
+	errs = append(errs, clock.Validate(), c.Receive.Validate(), c.Interpolate.Validate(),
+		c.Smooth.Validate(), c.Snap.Validate())
+	return errors.Join(errs...)
+}

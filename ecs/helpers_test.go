@@ -1,0 +1,77 @@
+package ecs_test
+
+import (
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+	"github.com/netsmooth/netsmooth/components"
+	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/timeline"
+)
+
+// ticksDelay is a delay policy in exact ticks, so tests can place the render
+// time on exact values.
+type ticksDelay float64
+
+func (d ticksDelay) Delay(*timeline.Stats) float64 { return float64(d) }
+
+// rig is a world with a pipeline, for driving frames by hand.
+type rig struct {
+	t     testing.TB
+	world ecs.World
+	pipe  *nsecs.Pipeline
+	rmap  generic.Map1[components.Render]
+}
+
+func newRig(t testing.TB, cfg nsecs.Config) *rig {
+	t.Helper()
+	r := &rig{t: t, world: ecs.NewWorld()}
+	p, err := nsecs.New(&r.world, cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	r.pipe = p
+	r.rmap = generic.NewMap1[components.Render](&r.world)
+	return r
+}
+
+// cfgAt returns the default config at a tick rate with an exact delay in ticks.
+func cfgAt(rate, delayTicks float64) nsecs.Config {
+	cfg := nsecs.DefaultConfig().WithTickRate(rate)
+	cfg.Clock.Delay = ticksDelay(delayTicks)
+	return cfg
+}
+
+func (r *rig) push(ms ...nsecs.Message) {
+	for _, m := range ms {
+		r.pipe.Inbox().Push(m)
+	}
+}
+
+func (r *rig) frame(dt float64) { r.pipe.Update(dt) }
+
+func (r *rig) render(id components.NetID) components.Render {
+	r.t.Helper()
+	e, ok := r.pipe.Lookup(id)
+	if !ok {
+		r.t.Fatalf("entity %d not found", id)
+	}
+	return *r.rmap.Get(e)
+}
+
+func (r *rig) renderTick() float64 { return r.pipe.Clock().RenderTick() }
+
+func snap(id components.NetID, tick uint32, x float32) nsecs.Message {
+	return nsecs.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}}
+}
+
+func snapVel(id components.NetID, tick uint32, x, vx float32) nsecs.Message {
+	return nsecs.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}, Vel: mgl32.Vec3{vx, 0, 0}, HasVelocity: true}
+}
+
+type stringsBuilder struct{ b []byte }
+
+func (s *stringsBuilder) Write(p []byte) (int, error) { s.b = append(s.b, p...); return len(p), nil }
+func (s *stringsBuilder) String() string             { return string(s.b) }

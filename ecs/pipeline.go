@@ -1,0 +1,139 @@
+package ecs
+
+import (
+	"github.com/mlange-42/arche/ecs"
+	"github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/timeline"
+)
+
+// System is the shape shared by netsmooth's systems and arche-model's
+// model.System, so they can be added to a Model unchanged.
+type System interface {
+	Initialize(w *ecs.World)
+	Update(w *ecs.World)
+	Finalize(w *ecs.World)
+}
+
+// Pipeline owns netsmooth's resources in one arche world and runs its
+// systems in order: Receive, Interpolate, Smooth, Snap. Create it with
+// [New]; call [Pipeline.Update] once per render frame on the world's
+// goroutine. Transports push into [Pipeline.Inbox] from any goroutine.
+type Pipeline struct {
+	world *ecs.World
+	cfg   Config
+
+	inbox   *systems.Inbox
+	index   *systems.Index
+	clock   *timeline.Clock
+	metrics *systems.Metrics
+	frame   *systems.Frame
+
+	receive     *systems.Receive
+	interpolate *systems.Interpolate
+	smooth      *systems.Smooth
+	snap        *systems.Snap
+	ordered     []System
+
+	initialized bool
+}
+
+// New validates cfg, adds netsmooth's resources to w and builds the
+// systems. It returns an error naming every invalid setting, or if w already
+// has a netsmooth pipeline.
+func New(w *ecs.World, cfg Config) (*Pipeline, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if w.Resources().Has(ecs.ResourceID[systems.Metrics](w)) {
+		return nil, errAlreadyInstalled
+	}
+	clockCfg := cfg.Clock
+	clockCfg.TickRate = cfg.TickRate
+	clock, err := timeline.NewClock(clockCfg)
+	if err != nil {
+		return nil, err
+	}
+	p := &Pipeline{
+		world:   w,
+		cfg:     cfg,
+		inbox:   systems.NewInbox(cfg.InboxCapacity),
+		index:   systems.NewIndex(cfg.Receive.DenseIDs, cfg.Receive.Tombstones),
+		clock:   clock,
+		metrics: &systems.Metrics{},
+		frame:   &systems.Frame{},
+	}
+	if p.receive, err = systems.NewReceive(cfg.Receive); err != nil {
+		return nil, err
+	}
+	if p.interpolate, err = systems.NewInterpolate(cfg.Interpolate); err != nil {
+		return nil, err
+	}
+	if p.smooth, err = systems.NewSmooth(cfg.Smooth); err != nil {
+		return nil, err
+	}
+	if p.snap, err = systems.NewSnap(cfg.Snap); err != nil {
+		return nil, err
+	}
+	ecs.AddResource(w, p.inbox)
+	ecs.AddResource(w, p.index)
+	ecs.AddResource(w, p.clock)
+	ecs.AddResource(w, p.metrics)
+	ecs.AddResource(w, p.frame)
+	p.ordered = []System{p.receive, p.interpolate, p.smooth, p.snap}
+	return p, nil
+}
+
+// Update runs one render frame of dt seconds: every system in order. The
+// first call initializes the systems.
+func (p *Pipeline) Update(dt float64) {
+	if !p.initialized {
+		p.Initialize()
+	}
+	p.frame.Dt = dt
+	for _, s := range p.ordered {
+		s.Update(p.world)
+	}
+}
+
+// Initialize initializes the systems. Update does it on first use; call it
+// early to pay the cost up front.
+func (p *Pipeline) Initialize() {
+	for _, s := range p.ordered {
+		s.Initialize(p.world)
+	}
+	p.initialized = true
+}
+
+// Finalize finalizes the systems (unregisters their cached filters). The
+// pipeline's entities and resources stay in the world.
+func (p *Pipeline) Finalize() {
+	for _, s := range p.ordered {
+		s.Finalize(p.world)
+	}
+	p.initialized = false
+}
+
+// Systems returns the systems in frame order, for running them in an
+// arche-model Model (after a [systems.FrameTimer], which sets the dt).
+func (p *Pipeline) Systems() []System {
+	return append([]System(nil), p.ordered...)
+}
+
+// Inbox is where transports push messages, from any goroutine.
+func (p *Pipeline) Inbox() *Inbox { return p.inbox }
+
+// Metrics is the live metrics resource, updated every frame.
+func (p *Pipeline) Metrics() *Metrics { return p.metrics }
+
+// Clock is the render clock resource.
+func (p *Pipeline) Clock() *timeline.Clock { return p.clock }
+
+// Lookup returns the entity standing for the server's NetID id.
+func (p *Pipeline) Lookup(id components.NetID) (ecs.Entity, bool) { return p.index.Lookup(id) }
+
+// Config returns the configuration the pipeline was built with.
+func (p *Pipeline) Config() Config { return p.cfg }
+
+// World returns the world the pipeline runs in.
+func (p *Pipeline) World() *ecs.World { return p.world }

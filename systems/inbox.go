@@ -1,0 +1,83 @@
+package systems
+
+import "sync"
+
+// DefaultInboxCapacity is the default bound on messages waiting in an
+// [Inbox] between two frames.
+const DefaultInboxCapacity = 1 << 20
+
+// Inbox is where transports put messages for the client. Push and PushBatch
+// may be called from any goroutine at any time, including while a frame
+// runs: they never touch the world. The Receive system drains the inbox on
+// the world's goroutine once per frame.
+//
+// The inbox is bounded: messages beyond its capacity are dropped and counted
+// as rejected (RejectInboxFull) at the next frame. In steady state it does
+// not allocate: two buffers alternate between the transport side and the
+// Receive system.
+type Inbox struct {
+	mu       sync.Mutex
+	pending  []Message
+	capacity int
+	dropped  uint64
+}
+
+// NewInbox returns an inbox that holds at most capacity messages between
+// frames; capacity <= 0 means [DefaultInboxCapacity].
+func NewInbox(capacity int) *Inbox {
+	if capacity <= 0 {
+		capacity = DefaultInboxCapacity
+	}
+	return &Inbox{capacity: capacity}
+}
+
+// Push queues m for the next frame. It returns false when the inbox is full
+// and m was dropped.
+func (in *Inbox) Push(m Message) bool {
+	in.mu.Lock()
+	if len(in.pending) >= in.capacity {
+		in.dropped++
+		in.mu.Unlock()
+		return false
+	}
+	in.pending = append(in.pending, m)
+	in.mu.Unlock()
+	return true
+}
+
+// PushBatch queues ms for the next frame under one lock and returns how many
+// were queued; the rest were dropped because the inbox was full. Prefer it
+// when a transport decodes a whole server frame at once.
+func (in *Inbox) PushBatch(ms []Message) int {
+	in.mu.Lock()
+	n := min(len(ms), in.capacity-len(in.pending))
+	if n < 0 {
+		n = 0
+	}
+	in.pending = append(in.pending, ms[:n]...)
+	in.dropped += uint64(len(ms) - n)
+	in.mu.Unlock()
+	return n
+}
+
+// Len returns the number of messages waiting.
+func (in *Inbox) Len() int {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	return len(in.pending)
+}
+
+// Capacity returns the bound on waiting messages.
+func (in *Inbox) Capacity() int { return in.capacity }
+
+// Drain hands every waiting message to the caller and the count of messages
+// dropped since the last drain. spare is a buffer the inbox keeps for the
+// next pushes (pass back what the previous Drain returned, so the two
+// buffers alternate without allocating).
+func (in *Inbox) Drain(spare []Message) (msgs []Message, dropped uint64) {
+	in.mu.Lock()
+	msgs, in.pending = in.pending, spare[:0]
+	dropped, in.dropped = in.dropped, 0
+	in.mu.Unlock()
+	return msgs, dropped
+}

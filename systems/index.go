@@ -1,0 +1,135 @@
+package systems
+
+import (
+	"github.com/mlange-42/arche/ecs"
+	"github.com/netsmooth/netsmooth/components"
+)
+
+// Default sizes of the [Index].
+const (
+	// DefaultDenseIDs: NetIDs below this are looked up in a direct table
+	// (16 bytes per id up to the largest id seen), the rest in a map.
+	DefaultDenseIDs = 1 << 20
+	// DefaultTombstones is how many despawned NetIDs outside the direct
+	// table are remembered, so late snapshots do not resurrect them.
+	DefaultTombstones = 1 << 16
+)
+
+type entryState uint8
+
+const (
+	entryFree entryState = iota
+	entryLive
+	entryDespawning // a despawn is scheduled at despawnTick
+	entryDead       // despawned at despawnTick; a tombstone
+)
+
+func (s entryState) alive() bool { return s == entryLive || s == entryDespawning }
+
+type indexEntry struct {
+	entity      ecs.Entity
+	despawnTick uint32
+	state       entryState
+}
+
+// Index maps server NetIDs to the arche entities that stand for them on this
+// client, and remembers recently despawned ids so that late snapshots of a
+// dead entity are rejected instead of spawning it again.
+//
+// Small ids (the common case: servers hand out ids from a counter) live in
+// a direct table, so a lookup is one array access; larger ids go through a
+// map. Memory is bounded: the table by DenseIDs, the map by the entity limit
+// plus the tombstone capacity.
+//
+// Only the Receive system changes the index.
+type Index struct {
+	dense     []indexEntry
+	denseIDs  uint64
+	sparse    map[components.NetID]indexEntry
+	tombs     []components.NetID // FIFO of sparse tombstones
+	tombNext  int
+	tombCount int
+	live      int
+}
+
+// NewIndex returns an empty index with a direct table for ids below denseIDs
+// and room for tombstones despawned sparse ids (<= 0 means the defaults).
+func NewIndex(denseIDs, tombstones int) *Index {
+	if denseIDs < 0 {
+		denseIDs = DefaultDenseIDs
+	}
+	if tombstones <= 0 {
+		tombstones = DefaultTombstones
+	}
+	return &Index{
+		denseIDs: uint64(denseIDs),
+		sparse:   map[components.NetID]indexEntry{},
+		tombs:    make([]components.NetID, tombstones),
+	}
+}
+
+// Lookup returns the entity for id, if it is alive on this client (a
+// scheduled despawn that has not yet taken effect still counts as alive).
+func (x *Index) Lookup(id components.NetID) (ecs.Entity, bool) {
+	e := x.get(id)
+	if e.state.alive() {
+		return e.entity, true
+	}
+	return ecs.Entity{}, false
+}
+
+// Len returns the number of live entities in the index.
+func (x *Index) Len() int { return x.live }
+
+func (x *Index) get(id components.NetID) indexEntry {
+	if uint64(id) < x.denseIDs {
+		if uint64(id) < uint64(len(x.dense)) {
+			return x.dense[id]
+		}
+		return indexEntry{}
+	}
+	return x.sparse[id]
+}
+
+func (x *Index) put(id components.NetID, e indexEntry) {
+	old := x.get(id)
+	if old.state.alive() && !e.state.alive() {
+		x.live--
+	} else if !old.state.alive() && e.state.alive() {
+		x.live++
+	}
+	if uint64(id) < x.denseIDs {
+		if uint64(id) >= uint64(len(x.dense)) {
+			n := max(uint64(len(x.dense))*2, 1024, uint64(id)+1)
+			n = min(n, x.denseIDs)
+			grown := make([]indexEntry, n)
+			copy(grown, x.dense)
+			x.dense = grown
+		}
+		x.dense[id] = e
+		return
+	}
+	if e.state == entryFree {
+		delete(x.sparse, id)
+		return
+	}
+	if e.state == entryDead && old.state != entryDead {
+		x.addTombstone(id)
+	}
+	x.sparse[id] = e
+}
+
+// addTombstone records a sparse tombstone, forgetting the oldest one when
+// the FIFO is full (unless that id has been reused since).
+func (x *Index) addTombstone(id components.NetID) {
+	if x.tombCount == len(x.tombs) {
+		old := x.tombs[x.tombNext]
+		if e, ok := x.sparse[old]; ok && e.state == entryDead {
+			delete(x.sparse, old)
+		}
+		x.tombCount--
+	}
+	x.tombs[x.tombNext] = id
+	x.tombNext = (x.tombNext + 1) % len(x.tombs)
+	x.tombCount++
+}

@@ -1,0 +1,342 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+	"github.com/netsmooth/netsmooth/blend"
+	c "github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/timeline"
+)
+
+// InterpolateConfig sets up the [Interpolate] system.
+type InterpolateConfig struct {
+	// Extrapolation is the policy past the newest sample; see
+	// [blend.Extrapolation] for which to choose.
+	Extrapolation blend.Extrapolation
+	// ExtrapolationLimit is how far past the newest sample, in seconds, the
+	// policy may project before holding still.
+	ExtrapolationLimit float64
+	// TeleportDistance: two consecutive samples further apart than this are
+	// treated as a teleport even without a Teleport message or an epoch
+	// change (seed 004's snap threshold): no long slide between them.
+	// Zero disables the check.
+	TeleportDistance float32
+	// MinCorrection is the smallest target jump, in world units, that is
+	// handed to smoothing; smaller jumps are drawn as they are.
+	MinCorrection float32
+}
+
+// DefaultInterpolateConfig returns the defaults: the Coast policy with a
+// 250 ms limit, teleport detection at 400 units (seed 004), jumps under
+// 0.001 units drawn as they are.
+func DefaultInterpolateConfig() InterpolateConfig {
+	return InterpolateConfig{
+		Extrapolation:      blend.Coast,
+		ExtrapolationLimit: 0.25,
+		TeleportDistance:   400,
+		MinCorrection:      1e-3,
+	}
+}
+
+// Validate reports the first setting that is out of range.
+func (cfg *InterpolateConfig) Validate() error {
+	switch {
+	case cfg.Extrapolation > blend.DampedSeed:
+		return fmt.Errorf("systems: unknown extrapolation policy %d", cfg.Extrapolation)
+	case !(cfg.ExtrapolationLimit >= 0) || math.IsInf(cfg.ExtrapolationLimit, 0):
+		return fmt.Errorf("systems: ExtrapolationLimit must be non-negative seconds, got %v", cfg.ExtrapolationLimit)
+	case !(cfg.TeleportDistance >= 0) || math.IsInf(float64(cfg.TeleportDistance), 0):
+		return fmt.Errorf("systems: TeleportDistance must be non-negative, got %v", cfg.TeleportDistance)
+	case !(cfg.MinCorrection >= 0) || math.IsInf(float64(cfg.MinCorrection), 0):
+		return fmt.Errorf("systems: MinCorrection must be non-negative, got %v", cfg.MinCorrection)
+	}
+	return nil
+}
+
+// Interpolate draws every remote entity at the render time. It reads the
+// entity's hot [c.Span]; only when the render time leaves the span, or
+// Receive marked it dirty, does it go back to the ring to find the two
+// samples that bracket the render time:
+//
+//   - before the oldest sample: the oldest sample, still;
+//   - between two samples: position lerp, shortest-path rotation nlerp, and
+//     the older sample's discrete state (it switches at the newer tick);
+//   - across a discontinuity (teleport, epoch change, TeleportDistance):
+//     the old sample, held until the new one's tick;
+//   - past the newest sample: the extrapolation policy, then hold.
+//
+// When new data changes the target under an entity already on screen (a real
+// sample replacing an extrapolated guess, a late sample refining the path),
+// the jump is added to the entity's [c.Correction] for Smooth to glide away
+// instead of popping.
+type Interpolate struct {
+	cfg InterpolateConfig
+
+	clock   *timeline.Clock
+	metrics *Metrics
+	filter  *generic.Filter4[c.Span, c.Render, c.Correction, c.SnapshotRing]
+
+	// Per-frame constants.
+	rt, rate, limit float64
+	teleport2       float32
+	minCorr2        float32
+	ready           bool
+}
+
+// NewInterpolate returns the Interpolate system for cfg, or the
+// configuration error.
+func NewInterpolate(cfg InterpolateConfig) (*Interpolate, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Interpolate{cfg: cfg}, nil
+}
+
+// Initialize implements the arche-model System interface.
+func (s *Interpolate) Initialize(w *ecs.World) {
+	if s.ready {
+		return
+	}
+	s.clock = mustResource[timeline.Clock](w)
+	s.metrics = mustResource[Metrics](w)
+	s.filter = generic.NewFilter4[c.Span, c.Render, c.Correction, c.SnapshotRing]().
+		With(generic.T[c.Remote]()).Without(generic.T[c.Predicted]())
+	s.filter.Register(w)
+	s.teleport2 = s.cfg.TeleportDistance * s.cfg.TeleportDistance
+	s.minCorr2 = s.cfg.MinCorrection * s.cfg.MinCorrection
+	s.ready = true
+}
+
+// frameCounts are tallied in locals during the loop and stored once.
+type frameCounts struct {
+	extrapolated, held, corrections, teleports int
+	corrDist, corrMax                          float64
+}
+
+// Update implements the arche-model System interface.
+func (s *Interpolate) Update(w *ecs.World) {
+	s.rt = s.clock.RenderTick()
+	s.rate = s.clock.TickRate()
+	s.limit = s.cfg.ExtrapolationLimit
+	var fc frameCounts
+
+	q := s.filter.Query(w)
+	for q.Next() {
+		span, render, corr, ring := q.Get()
+		if s.needsRefresh(span) {
+			s.refresh(span, ring, corr, &fc)
+		}
+		s.eval(span, render)
+		switch {
+		case render.Flags&c.Extrapolated != 0:
+			fc.extrapolated++
+		case render.Flags&c.Held != 0 && span.Mode == c.SpanPast:
+			fc.held++
+		}
+	}
+
+	m := s.metrics
+	m.FrameExtrapolated, m.FrameHeld = fc.extrapolated, fc.held
+	m.Extrapolated += uint64(fc.extrapolated)
+	m.Held += uint64(fc.held)
+	if fc.extrapolated+fc.held > 0 {
+		m.UnderrunFrames++
+	}
+	m.FrameCorrections = fc.corrections
+	m.Corrections += uint64(fc.corrections)
+	m.CorrectionDistance += fc.corrDist
+	m.MaxCorrection = math.Max(m.MaxCorrection, fc.corrMax)
+	m.FrameTeleports = fc.teleports
+	m.Teleports += uint64(fc.teleports)
+}
+
+// Finalize implements the arche-model System interface.
+func (s *Interpolate) Finalize(w *ecs.World) {
+	if s.ready {
+		s.filter.Unregister(w)
+		s.ready = false
+	}
+}
+
+func (s *Interpolate) needsRefresh(span *c.Span) bool {
+	if span.Flags&c.SpanDirty != 0 {
+		return true
+	}
+	switch span.Mode {
+	case c.SpanLerp, c.SpanStep:
+		return s.rt >= float64(span.To)
+	case c.SpanBefore:
+		return s.rt >= float64(span.From)
+	}
+	return false
+}
+
+// eval writes the span's value at the render time into render.
+func (s *Interpolate) eval(span *c.Span, render *c.Render) {
+	render.State = span.State
+	switch span.Mode {
+	case c.SpanLerp:
+		t := float32((s.rt - float64(span.From)) * float64(span.Inv))
+		render.Pos = blend.Lerp(&span.Pos0, &span.Pos1, t)
+		render.Rot = blend.NlerpAligned(&span.Rot0, &span.Rot1, t)
+		render.Flags = c.Visible
+	case c.SpanPast:
+		ahead := float32((s.rt - float64(span.From)) / s.rate)
+		limit := float32(s.limit)
+		travel := s.cfg.Extrapolation.Travel(ahead, limit)
+		render.Pos = blend.AddScaled(&span.Pos0, &span.Vel, travel)
+		render.Rot = span.Rot0
+		if travel != 0 && s.cfg.Extrapolation.Moving(ahead, limit) {
+			render.Flags = c.Visible | c.Extrapolated
+		} else {
+			render.Flags = c.Visible | c.Held
+		}
+	case c.SpanStep, c.SpanBefore:
+		render.Pos = span.Pos0
+		render.Rot = span.Rot0
+		render.Flags = c.Visible
+		if span.Mode == c.SpanBefore {
+			render.Flags |= c.Held
+		}
+	default: // SpanEmpty
+		render.Flags = 0
+	}
+	if span.Flags&c.SpanHidden != 0 {
+		render.Flags &^= c.Visible
+	}
+}
+
+// refresh rebuilds the span from the ring. If new data moved the target of
+// an entity already on screen, the jump goes into corr; if the render time
+// crossed a discontinuity, the span is marked teleported for Snap.
+func (s *Interpolate) refresh(span *c.Span, ring *c.SnapshotRing, corr *c.Correction, fc *frameCounts) {
+	shown := span.Mode != c.SpanEmpty && span.Flags&c.SpanHidden == 0
+	dirty := span.Flags&c.SpanDirty != 0
+	oldFrom := span.From
+	var before c.Render
+	if dirty && shown {
+		s.eval(span, &before)
+	}
+
+	first := s.rebuild(span, ring)
+
+	if !shown || span.Flags&c.SpanHidden != 0 || span.Mode == c.SpanEmpty {
+		return
+	}
+	if s.crossedCut(ring, oldFrom, first) {
+		span.Flags |= c.SpanTeleported
+		fc.teleports++
+		return
+	}
+	if !dirty {
+		return
+	}
+	var after c.Render
+	s.eval(span, &after)
+	d := mgl32.Vec3{before.Pos[0] - after.Pos[0], before.Pos[1] - after.Pos[1], before.Pos[2] - after.Pos[2]}
+	rot := blend.Offset(&before.Rot, &after.Rot)
+	d2 := blend.LenSq(&d)
+	if d2 <= s.minCorr2 && blend.LenSq(&rot) <= 1e-10 {
+		return
+	}
+	corr.Pos = mgl32.Vec3{corr.Pos[0] + d[0], corr.Pos[1] + d[1], corr.Pos[2] + d[2]}
+	corr.Rot = blend.ComposeOffsets(&corr.Rot, &rot)
+	dist := math.Sqrt(float64(d2))
+	fc.corrections++
+	fc.corrDist += dist
+	fc.corrMax = math.Max(fc.corrMax, dist)
+}
+
+// rebuild points the span at the samples that bracket the render time and
+// returns the ring index of its first sample (-1 if none).
+func (s *Interpolate) rebuild(span *c.Span, ring *c.SnapshotRing) int {
+	span.Flags &^= c.SpanDirty | c.SpanHidden
+	n := ring.Len()
+	if n == 0 {
+		span.Mode = c.SpanEmpty
+		return -1
+	}
+	i := ring.Search(s.rt)
+	switch {
+	case i < 0:
+		a := ring.At(0)
+		span.Mode = c.SpanBefore
+		span.From, span.To = a.Tick, a.Tick
+		span.Pos0, span.Rot0, span.State = a.Pos, a.Rot, a.State
+		if a.Flags&c.Spawn != 0 {
+			span.Flags |= c.SpanHidden
+		}
+		return 0
+	case i == n-1:
+		a := ring.At(i)
+		span.Mode = c.SpanPast
+		span.From, span.To = a.Tick, a.Tick
+		span.Pos0, span.Rot0, span.State = a.Pos, a.Rot, a.State
+		span.Vel = s.velocity(ring, i)
+		return i
+	}
+	a, b := ring.At(i), ring.At(i+1)
+	span.From, span.To = a.Tick, b.Tick
+	span.Inv = 1 / float32(b.Tick-a.Tick)
+	span.Pos0, span.Pos1 = a.Pos, b.Pos
+	span.Rot0 = a.Rot
+	span.Rot1 = blend.Align(&a.Rot, &b.Rot)
+	span.State = a.State
+	if s.isCut(a, b) {
+		span.Mode = c.SpanStep
+	} else {
+		span.Mode = c.SpanLerp
+	}
+	return i
+}
+
+// velocity returns the extrapolation velocity at ring index i: the sample's
+// own, or the slope from the previous sample when it carries none and no
+// discontinuity lies between them.
+func (s *Interpolate) velocity(ring *c.SnapshotRing, i int) mgl32.Vec3 {
+	a := ring.At(i)
+	if a.Flags&c.HasVelocity != 0 {
+		return a.Vel
+	}
+	if i == 0 {
+		return mgl32.Vec3{}
+	}
+	p := ring.At(i - 1)
+	if s.isCut(p, a) {
+		return mgl32.Vec3{}
+	}
+	k := float32(s.rate / float64(a.Tick-p.Tick))
+	return mgl32.Vec3{(a.Pos[0] - p.Pos[0]) * k, (a.Pos[1] - p.Pos[1]) * k, (a.Pos[2] - p.Pos[2]) * k}
+}
+
+// isCut reports whether a discontinuity separates consecutive samples a
+// and b.
+func (s *Interpolate) isCut(a, b *c.Sample) bool {
+	if b.Flags&c.Cut != 0 || a.Epoch != b.Epoch {
+		return true
+	}
+	return s.teleport2 > 0 && blend.DistSq(&a.Pos, &b.Pos) > s.teleport2
+}
+
+// crossedCut reports whether a discontinuity lies between the sample the
+// span started at before (tick oldFrom) and the one it starts at now (ring
+// index first).
+func (s *Interpolate) crossedCut(ring *c.SnapshotRing, oldFrom uint32, first int) bool {
+	if first <= 0 {
+		return false
+	}
+	for k := first; k > 0; k-- {
+		b := ring.At(k)
+		if b.Tick <= oldFrom {
+			return false
+		}
+		if s.isCut(ring.At(k-1), b) {
+			return true
+		}
+	}
+	return false
+}

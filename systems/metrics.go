@@ -1,0 +1,197 @@
+package systems
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/netsmooth/netsmooth/components"
+)
+
+// RejectReason says why the Receive system refused a message.
+type RejectReason uint8
+
+const (
+	// RejectDuplicate: a sample for this entity and tick is already buffered
+	// (or a second despawn for the same entity).
+	RejectDuplicate RejectReason = iota
+	// RejectStale: the render time has already passed the sample, or the
+	// entity's ring is full of newer samples.
+	RejectStale
+	// RejectNonFinite: a position, velocity or rotation component is NaN or
+	// infinite.
+	RejectNonFinite
+	// RejectInvalid: an unknown message kind, a rotation too short to
+	// normalise, or a coordinate beyond ReceiveConfig.MaxAbs.
+	RejectInvalid
+	// RejectUnknown: a despawn or (with SpawnOnFirstSnapshot off) a snapshot
+	// for a NetID with no entity.
+	RejectUnknown
+	// RejectDespawned: a sample for an entity at or after its despawn tick.
+	RejectDespawned
+	// RejectFuture: a tick further ahead of the estimated server time than
+	// ReceiveConfig.MaxFuture allows.
+	RejectFuture
+	// RejectEntityLimit: a spawn beyond ReceiveConfig.MaxEntities.
+	RejectEntityLimit
+	// RejectInboxFull: the inbox was full when the transport pushed it.
+	RejectInboxFull
+	// NumRejectReasons is the number of reasons, for sizing arrays.
+	NumRejectReasons
+)
+
+// String returns the reason's short name.
+func (r RejectReason) String() string {
+	switch r {
+	case RejectDuplicate:
+		return "duplicate"
+	case RejectStale:
+		return "stale"
+	case RejectNonFinite:
+		return "non-finite"
+	case RejectInvalid:
+		return "invalid"
+	case RejectUnknown:
+		return "unknown-entity"
+	case RejectDespawned:
+		return "despawned"
+	case RejectFuture:
+		return "future"
+	case RejectEntityLimit:
+		return "entity-limit"
+	case RejectInboxFull:
+		return "inbox-full"
+	}
+	return fmt.Sprintf("RejectReason(%d)", uint8(r))
+}
+
+// Metrics is the pipeline's dashboard, a world resource the systems update
+// as they run. It is plain data: read any field at any time on the world's
+// goroutine, at no cost and without allocation.
+//
+// Counting invariant: every message pushed to the inbox ends in exactly one
+// of Accepted or Rejected[reason], so Received() equals the number pushed.
+type Metrics struct {
+	// Frames counts pipeline frames run.
+	Frames uint64
+
+	// Accepted counts messages applied.
+	Accepted uint64
+	// Rejected counts refused messages by reason.
+	Rejected [NumRejectReasons]uint64
+
+	// Entities is the number of remote entities alive.
+	Entities int
+	// Spawned and Despawned count remote entity lifecycle events applied.
+	Spawned, Despawned uint64
+	// Evicted counts accepted samples pushed out of a full ring by newer ones.
+	Evicted uint64
+	// Occupancy[n] is the number of remote entities holding n samples.
+	Occupancy [components.RingCapacity + 1]int
+
+	// FrameExtrapolated and FrameHeld count remote entities, in the last
+	// frame, whose render time was past their newest sample and that were
+	// extrapolated or held still.
+	FrameExtrapolated, FrameHeld int
+	// Extrapolated and Held are the same, summed over all frames
+	// (entity-frames).
+	Extrapolated, Held uint64
+	// UnderrunFrames counts frames in which at least one remote entity ran
+	// past its newest sample.
+	UnderrunFrames uint64
+
+	// FrameCorrections counts corrections started in the last frame.
+	FrameCorrections int
+	// Corrections counts visual corrections started (a target jump absorbed
+	// by smoothing instead of drawn).
+	Corrections uint64
+	// CorrectionDistance sums the position distance of those corrections.
+	CorrectionDistance float64
+	// MaxCorrection is the largest correction distance seen.
+	MaxCorrection float64
+	// ActiveCorrections is the number of entities with a correction still
+	// being smoothed.
+	ActiveCorrections int
+
+	// FrameTeleports counts teleports crossed by the render time in the last
+	// frame; Teleports sums them.
+	FrameTeleports int
+	Teleports      uint64
+	// Snaps counts entities drawn straight at their target instead of
+	// smoothed: teleports and corrections beyond the snap distance.
+	Snaps uint64
+
+	// RenderTick is the render time used in the last frame, in ticks.
+	RenderTick float64
+	// Delay is the interpolation delay used in the last frame, in seconds.
+	Delay float64
+	// ClockResets counts render-time resets past a discontinuity.
+	ClockResets uint64
+}
+
+// Received returns the number of messages counted, accepted or rejected.
+func (m *Metrics) Received() uint64 {
+	return m.Accepted + m.RejectedTotal()
+}
+
+// RejectedTotal returns the number of rejected messages, all reasons.
+func (m *Metrics) RejectedTotal() uint64 {
+	var n uint64
+	for _, r := range m.Rejected {
+		n += r
+	}
+	return n
+}
+
+// OccupancyStats returns the minimum, mean and maximum number of samples
+// buffered per remote entity (zeros when there are none).
+func (m *Metrics) OccupancyStats() (minimum int, mean float64, maximum int) {
+	total, sum := 0, 0
+	minimum = -1
+	for n, c := range m.Occupancy {
+		if c == 0 {
+			continue
+		}
+		if minimum < 0 {
+			minimum = n
+		}
+		maximum = n
+		total += c
+		sum += n * c
+	}
+	if total == 0 {
+		return 0, 0, 0
+	}
+	return minimum, float64(sum) / float64(total), maximum
+}
+
+func (m *Metrics) occupancyMove(from, to int) {
+	if from == to {
+		return
+	}
+	m.Occupancy[from]--
+	m.Occupancy[to]++
+}
+
+func (m *Metrics) reject(r RejectReason) { m.Rejected[r]++ }
+
+// WriteTo prints the metrics as aligned "name value" lines.
+func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
+	var b strings.Builder
+	lo, mean, hi := m.OccupancyStats()
+	fmt.Fprintf(&b, "frames              %d\n", m.Frames)
+	fmt.Fprintf(&b, "entities            %d (spawned %d, despawned %d)\n", m.Entities, m.Spawned, m.Despawned)
+	fmt.Fprintf(&b, "messages            %d accepted, %d rejected\n", m.Accepted, m.RejectedTotal())
+	for r := RejectReason(0); r < NumRejectReasons; r++ {
+		if m.Rejected[r] > 0 {
+			fmt.Fprintf(&b, "  rejected %-10s %d\n", r, m.Rejected[r])
+		}
+	}
+	fmt.Fprintf(&b, "buffer occupancy    min %d, mean %.1f, max %d (evicted %d)\n", lo, mean, hi, m.Evicted)
+	fmt.Fprintf(&b, "underruns           %d frames; %d extrapolated, %d held entity-frames\n", m.UnderrunFrames, m.Extrapolated, m.Held)
+	fmt.Fprintf(&b, "corrections         %d (total distance %.3g, max %.3g, active %d)\n", m.Corrections, m.CorrectionDistance, m.MaxCorrection, m.ActiveCorrections)
+	fmt.Fprintf(&b, "snaps               %d (teleports %d)\n", m.Snaps, m.Teleports)
+	fmt.Fprintf(&b, "delay               %.1f ms (clock resets %d)\n", m.Delay*1000, m.ClockResets)
+	n, err := io.WriteString(w, b.String())
+	return int64(n), err
+}

@@ -1,0 +1,359 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+	"github.com/netsmooth/netsmooth/blend"
+	c "github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/timeline"
+)
+
+// ReceiveConfig sets up the [Receive] system.
+type ReceiveConfig struct {
+	// SpawnOnFirstSnapshot creates an entity for a snapshot of an unknown
+	// NetID. When false, only Spawn messages create entities and snapshots
+	// of unknown ids are rejected (RejectUnknown).
+	SpawnOnFirstSnapshot bool
+	// MaxEntities bounds the number of remote entities; spawns beyond it are
+	// rejected (RejectEntityLimit).
+	MaxEntities int
+	// MaxFuture is how far, in seconds, a tick may lie ahead of the
+	// estimated server time before it is rejected (RejectFuture).
+	MaxFuture float64
+	// MaxAbs bounds every coordinate of positions and velocities; larger
+	// values are rejected (RejectInvalid) so that no later arithmetic can
+	// overflow.
+	MaxAbs float32
+	// DenseIDs and Tombstones size the NetID index (see [NewIndex]).
+	DenseIDs, Tombstones int
+	// OnSpawn, if set, is called right after a remote entity is created, on
+	// the world's goroutine and outside any query, so it may add the game's
+	// own components (a sprite, a mesh) to e.
+	OnSpawn func(w *ecs.World, e ecs.Entity, id c.NetID)
+	// OnDespawn, if set, is called right before a remote entity is removed.
+	OnDespawn func(w *ecs.World, e ecs.Entity, id c.NetID)
+}
+
+// DefaultReceiveConfig returns the defaults: spawn on first snapshot, up to
+// one million entities, ticks at most 2 s in the future, coordinates within
+// ±1e9.
+func DefaultReceiveConfig() ReceiveConfig {
+	return ReceiveConfig{
+		SpawnOnFirstSnapshot: true,
+		MaxEntities:          1 << 20,
+		MaxFuture:            2,
+		MaxAbs:               1e9,
+		DenseIDs:             DefaultDenseIDs,
+		Tombstones:           DefaultTombstones,
+	}
+}
+
+// Validate reports the first setting that is out of range.
+func (cfg *ReceiveConfig) Validate() error {
+	switch {
+	case cfg.MaxEntities <= 0:
+		return fmt.Errorf("systems: ReceiveConfig.MaxEntities must be positive, got %d", cfg.MaxEntities)
+	case !(cfg.MaxFuture > 0) || math.IsInf(cfg.MaxFuture, 0):
+		return fmt.Errorf("systems: ReceiveConfig.MaxFuture must be positive seconds, got %v", cfg.MaxFuture)
+	case !(cfg.MaxAbs > 0) || math.IsInf(float64(cfg.MaxAbs), 0):
+		return fmt.Errorf("systems: ReceiveConfig.MaxAbs must be a positive finite bound, got %v", cfg.MaxAbs)
+	case cfg.DenseIDs < 0 || cfg.Tombstones < 0:
+		return fmt.Errorf("systems: ReceiveConfig.DenseIDs and Tombstones must not be negative")
+	}
+	return nil
+}
+
+type scheduledDespawn struct {
+	id   c.NetID
+	tick uint32
+}
+
+// Receive is the first system of a frame. It advances the clock by the
+// frame's dt, drains the [Inbox], maps NetIDs to entities (spawning on first
+// sight or on Spawn), inserts each sample into its entity's ring at its tick
+// position, counts every message as accepted or rejected with a reason,
+// feeds arrivals to the clock, then advances the render time and removes
+// entities whose despawn tick the render time has reached.
+type Receive struct {
+	cfg ReceiveConfig
+
+	inbox   *Inbox
+	index   *Index
+	clock   *timeline.Clock
+	metrics *Metrics
+	frame   *Frame
+
+	spawner  generic.Map6[c.NetID, c.Remote, c.SnapshotRing, c.Span, c.Render, c.Correction]
+	ringSpan generic.Map2[c.SnapshotRing, c.Span]
+
+	buf       []Message
+	despawns  []scheduledDespawn
+	maxFuture float64 // ticks
+	recount   bool
+	ready     bool
+}
+
+// NewReceive returns the Receive system for cfg, or the configuration error.
+func NewReceive(cfg ReceiveConfig) (*Receive, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Receive{cfg: cfg}, nil
+}
+
+// Initialize implements the arche-model System interface. It looks up the
+// resources the pipeline added; calling it again is harmless.
+func (r *Receive) Initialize(w *ecs.World) {
+	if r.ready {
+		return
+	}
+	r.inbox = mustResource[Inbox](w)
+	r.index = mustResource[Index](w)
+	r.clock = mustResource[timeline.Clock](w)
+	r.metrics = mustResource[Metrics](w)
+	r.frame = mustResource[Frame](w)
+	r.spawner = generic.NewMap6[c.NetID, c.Remote, c.SnapshotRing, c.Span, c.Render, c.Correction](w)
+	r.ringSpan = generic.NewMap2[c.SnapshotRing, c.Span](w)
+	r.maxFuture = r.cfg.MaxFuture * r.clock.TickRate()
+	r.ready = true
+}
+
+// Update implements the arche-model System interface.
+func (r *Receive) Update(w *ecs.World) {
+	m := r.metrics
+	m.Frames++
+	r.clock.BeginFrame(r.frame.Dt)
+
+	msgs, dropped := r.inbox.Drain(r.buf)
+	m.Rejected[RejectInboxFull] += dropped
+	for i := range msgs {
+		r.handle(w, &msgs[i])
+	}
+	r.buf = msgs
+
+	r.clock.Advance()
+	m.RenderTick = r.clock.RenderTick()
+	m.Delay = r.clock.DelaySeconds()
+	m.ClockResets = r.clock.Resets()
+	r.applyDespawns(w)
+	m.Entities = r.index.Len()
+	if r.recount {
+		r.recountOccupancy(w)
+		r.recount = false
+	}
+}
+
+// recountOccupancy rebuilds the occupancy histogram from the rings. It runs
+// only after the game removed remote entities itself (instead of through a
+// Despawn message), which the incremental count cannot see.
+func (r *Receive) recountOccupancy(w *ecs.World) {
+	r.metrics.Occupancy = [c.RingCapacity + 1]int{}
+	q := generic.NewFilter1[c.SnapshotRing]().With(generic.T[c.Remote]()).Query(w)
+	for q.Next() {
+		r.metrics.Occupancy[q.Get().Len()]++
+	}
+}
+
+// renderPassed reports whether the render time has reached the span's first
+// sample, so that anything older can no longer be shown.
+func renderPassed(s *c.Span) bool {
+	return s.Mode == c.SpanLerp || s.Mode == c.SpanStep || s.Mode == c.SpanPast
+}
+
+// Finalize implements the arche-model System interface.
+func (r *Receive) Finalize(w *ecs.World) {}
+
+// Index returns the NetID index this system maintains.
+func (r *Receive) Index() *Index { return r.index }
+
+func (r *Receive) handle(w *ecs.World, msg *Message) {
+	m := r.metrics
+	sample, reason, ok := r.validate(msg)
+	if !ok {
+		m.reject(reason)
+		return
+	}
+	entry := r.index.get(msg.NetID)
+	if entry.state.alive() && !w.Alive(entry.entity) {
+		// The game removed the entity itself: forget it.
+		r.index.put(msg.NetID, indexEntry{})
+		entry = indexEntry{}
+		r.recount = true
+	}
+	if msg.Kind == Despawn {
+		r.scheduleDespawn(msg, entry)
+		return
+	}
+
+	if entry.state == entryDead && msg.Tick <= entry.despawnTick ||
+		entry.state == entryDespawning && msg.Tick > entry.despawnTick {
+		m.reject(RejectDespawned)
+		return
+	}
+	if r.clock.Synced() && float64(msg.Tick) > r.clock.ServerTick()+r.maxFuture {
+		m.reject(RejectFuture)
+		return
+	}
+	if !entry.state.alive() {
+		if msg.Kind != Spawn && !r.cfg.SpawnOnFirstSnapshot {
+			m.reject(RejectUnknown)
+			return
+		}
+		if r.index.Len() >= r.cfg.MaxEntities {
+			m.reject(RejectEntityLimit)
+			return
+		}
+		e, alive := r.spawn(w, msg.NetID)
+		if !alive {
+			m.Accepted++ // the game's OnSpawn removed it again; nothing to store
+			return
+		}
+		entry = indexEntry{entity: e, state: entryLive}
+		sample.Flags |= c.Spawn
+	}
+
+	ring, span := r.ringSpan.Get(entry.entity)
+	if renderPassed(span) && msg.Tick < span.From {
+		m.reject(RejectStale) // the render time has already passed it
+		return
+	}
+	before := ring.Len()
+	switch ring.Insert(sample) {
+	case c.Duplicate:
+		m.reject(RejectDuplicate)
+		return
+	case c.TooOld:
+		m.reject(RejectStale)
+		return
+	case c.InsertedEvicting:
+		m.Evicted++
+	}
+	m.Accepted++
+	m.occupancyMove(before, ring.Len())
+	switch span.Mode {
+	case c.SpanEmpty, c.SpanPast:
+		span.Flags |= c.SpanDirty
+	case c.SpanBefore:
+		if msg.Tick < span.From {
+			span.Flags |= c.SpanDirty
+		}
+	default:
+		if msg.Tick < span.To {
+			span.Flags |= c.SpanDirty
+		}
+	}
+	r.clock.Observe(msg.Tick)
+}
+
+// validate checks a message's numbers and turns it into a ring sample.
+func (r *Receive) validate(msg *Message) (c.Sample, RejectReason, bool) {
+	if msg.Kind >= numKinds {
+		return c.Sample{}, RejectInvalid, false
+	}
+	if msg.Kind == Despawn {
+		return c.Sample{}, 0, true
+	}
+	lim := r.cfg.MaxAbs
+	for i := 0; i < 3; i++ {
+		if !finite32(msg.Pos[i]) || !finite32(msg.Vel[i]) {
+			return c.Sample{}, RejectNonFinite, false
+		}
+		if !(abs32(msg.Pos[i]) <= lim && abs32(msg.Vel[i]) <= lim) {
+			return c.Sample{}, RejectInvalid, false
+		}
+	}
+	if !finite32(msg.Rot.W) || !finite32(msg.Rot.V[0]) || !finite32(msg.Rot.V[1]) || !finite32(msg.Rot.V[2]) {
+		return c.Sample{}, RejectNonFinite, false
+	}
+	rot, ok := blend.Normalize(msg.Rot)
+	if !ok {
+		return c.Sample{}, RejectInvalid, false
+	}
+	s := c.Sample{Tick: msg.Tick, State: msg.State, Epoch: msg.Epoch, Pos: msg.Pos, Rot: rot}
+	if msg.HasVelocity {
+		s.Vel = msg.Vel
+		s.Flags |= c.HasVelocity
+	}
+	if msg.Kind == Teleport {
+		s.Flags |= c.Cut
+	}
+	return s, 0, true
+}
+
+func (r *Receive) spawn(w *ecs.World, id c.NetID) (ecs.Entity, bool) {
+	nid := id
+	e := r.spawner.NewWith(&nid, &c.Remote{}, &c.SnapshotRing{}, &c.Span{},
+		&c.Render{Rot: mgl32.QuatIdent()}, &c.Correction{})
+	r.index.put(id, indexEntry{entity: e, state: entryLive})
+	r.metrics.Spawned++
+	r.metrics.Occupancy[0]++
+	if r.cfg.OnSpawn != nil {
+		r.cfg.OnSpawn(w, e, id)
+		if !w.Alive(e) {
+			r.index.put(id, indexEntry{})
+			r.metrics.Occupancy[0]--
+			return e, false
+		}
+	}
+	return e, true
+}
+
+func (r *Receive) scheduleDespawn(msg *Message, entry indexEntry) {
+	m := r.metrics
+	switch entry.state {
+	case entryLive:
+		entry.state, entry.despawnTick = entryDespawning, msg.Tick
+		r.index.put(msg.NetID, entry)
+		r.despawns = append(r.despawns, scheduledDespawn{id: msg.NetID, tick: msg.Tick})
+		m.Accepted++
+	case entryDespawning, entryDead:
+		m.reject(RejectDuplicate)
+	default:
+		m.reject(RejectUnknown)
+	}
+}
+
+// applyDespawns removes the entities whose despawn tick the render time has
+// reached.
+func (r *Receive) applyDespawns(w *ecs.World) {
+	rt := r.clock.RenderTick()
+	kept := r.despawns[:0]
+	for _, d := range r.despawns {
+		if float64(d.tick) > rt {
+			kept = append(kept, d)
+			continue
+		}
+		entry := r.index.get(d.id)
+		if entry.state != entryDespawning {
+			continue
+		}
+		if w.Alive(entry.entity) {
+			ring, _ := r.ringSpan.Get(entry.entity)
+			r.metrics.Occupancy[ring.Len()]--
+			if r.cfg.OnDespawn != nil {
+				r.cfg.OnDespawn(w, entry.entity, d.id)
+			}
+			if w.Alive(entry.entity) {
+				w.RemoveEntity(entry.entity)
+			}
+		} else {
+			r.recount = true
+		}
+		r.index.put(d.id, indexEntry{despawnTick: d.tick, state: entryDead})
+		r.metrics.Despawned++
+	}
+	r.despawns = kept
+}
+
+func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+
+func abs32(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

@@ -1,0 +1,141 @@
+package systems
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+	"github.com/netsmooth/netsmooth/blend"
+	c "github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/timeline"
+)
+
+// SmoothConfig sets up the [Smooth] system.
+type SmoothConfig struct {
+	// Rate is the decay rate of corrections per second: after t seconds a
+	// fraction exp(-Rate*t) of a correction remains, whatever the frame
+	// rate. [RateFromAlpha] converts a per-tick fraction (seed 000's alpha)
+	// into a rate.
+	Rate float64
+	// Epsilon is the position offset, in world units, below which a
+	// correction is considered finished and cleared.
+	Epsilon float32
+	// RotEpsilon is the rotation offset, in radians, below which a rotation
+	// correction is cleared.
+	RotEpsilon float32
+}
+
+// RateFromAlpha converts "close a fraction alpha of the remaining gap every
+// tick", at tickRate ticks per second, into a decay rate per second. At
+// frames of exactly one tick the two are identical; at any other frame rate
+// the rate gives the same decay per second.
+func RateFromAlpha(alpha, tickRate float64) float64 {
+	if !(alpha > 0) {
+		return 0
+	}
+	if alpha >= 1 {
+		return math.Inf(1)
+	}
+	return -math.Log(1-alpha) * tickRate
+}
+
+// DefaultSmoothConfig returns the defaults for a server at tickRate: seed
+// 003's factor, half of the remaining correction closed per tick (a
+// half-life of one tick, 50 ms at 20 Hz), cleared below 0.001 units and
+// 0.0001 rad.
+func DefaultSmoothConfig(tickRate float64) SmoothConfig {
+	return SmoothConfig{Rate: RateFromAlpha(0.5, tickRate), Epsilon: 1e-3, RotEpsilon: 1e-4}
+}
+
+// Validate reports the first setting that is out of range.
+func (cfg *SmoothConfig) Validate() error {
+	switch {
+	case !(cfg.Rate >= 0):
+		return fmt.Errorf("systems: SmoothConfig.Rate must be a non-negative rate per second, got %v", cfg.Rate)
+	case !(cfg.Epsilon >= 0) || !(cfg.RotEpsilon >= 0):
+		return fmt.Errorf("systems: SmoothConfig epsilons must be non-negative")
+	}
+	return nil
+}
+
+// Smooth decays every entity's [c.Correction] geometrically and draws
+// target + correction: Render holds the target when Smooth runs (written by
+// Interpolate or the prediction systems) and the drawn value after.
+//
+// When no entity has a correction the system returns at once, so a frame
+// with nothing to smooth costs nothing per entity.
+type Smooth struct {
+	cfg SmoothConfig
+
+	clock   *timeline.Clock
+	metrics *Metrics
+	filter  *generic.Filter2[c.Correction, c.Render]
+	ready   bool
+}
+
+// NewSmooth returns the Smooth system for cfg, or the configuration error.
+func NewSmooth(cfg SmoothConfig) (*Smooth, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Smooth{cfg: cfg}, nil
+}
+
+// Initialize implements the arche-model System interface.
+func (s *Smooth) Initialize(w *ecs.World) {
+	if s.ready {
+		return
+	}
+	s.clock = mustResource[timeline.Clock](w)
+	s.metrics = mustResource[Metrics](w)
+	s.filter = generic.NewFilter2[c.Correction, c.Render]()
+	s.filter.Register(w)
+	s.ready = true
+}
+
+// Decay returns the fraction of a correction that remains after dt seconds.
+func (s *Smooth) Decay(dt float64) float32 {
+	if math.IsInf(s.cfg.Rate, 1) {
+		return 0
+	}
+	return float32(math.Exp(-s.cfg.Rate * dt))
+}
+
+// Update implements the arche-model System interface.
+func (s *Smooth) Update(w *ecs.World) {
+	m := s.metrics
+	if m.ActiveCorrections == 0 && m.FrameCorrections == 0 {
+		return
+	}
+	k := s.Decay(s.clock.Dt())
+	eps2 := s.cfg.Epsilon * s.cfg.Epsilon
+	rotEps := s.cfg.RotEpsilon / 2 // offsets store sin(angle/2) ~ angle/2
+	rotEps2 := rotEps * rotEps
+	active := 0
+	q := s.filter.Query(w)
+	for q.Next() {
+		corr, render := q.Get()
+		if corr.IsZero() {
+			continue
+		}
+		corr.Pos = blend.AddScaled(&zero3, &corr.Pos, k)
+		corr.Rot = blend.ScaleOffset(&corr.Rot, k)
+		if blend.LenSq(&corr.Pos) <= eps2 && blend.LenSq(&corr.Rot) <= rotEps2 {
+			*corr = c.Correction{}
+			continue
+		}
+		active++
+		render.Pos = blend.AddScaled(&render.Pos, &corr.Pos, 1)
+		render.Rot = blend.ApplyOffset(&corr.Rot, &render.Rot)
+	}
+	m.ActiveCorrections = active
+}
+
+// Finalize implements the arche-model System interface.
+func (s *Smooth) Finalize(w *ecs.World) {
+	if s.ready {
+		s.filter.Unregister(w)
+		s.ready = false
+	}
+}

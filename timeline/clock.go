@@ -1,0 +1,291 @@
+package timeline
+
+import (
+	"fmt"
+	"math"
+)
+
+// Config sets up a [Clock].
+type Config struct {
+	// TickRate is the server's simulation rate in ticks per second.
+	TickRate float64
+	// Delay chooses the interpolation delay. Nil means FixedDelay(0.1).
+	Delay DelayPolicy
+	// MaxCatchUp bounds how much faster than real time the render time may
+	// run to catch up with its target (0.05 = 5% faster).
+	MaxCatchUp float64
+	// MaxSlowDown bounds how much slower than real time the render time may
+	// run to let its target catch up (0.05 = 5% slower). Must be below 1 so
+	// the render time never stops or reverses.
+	MaxSlowDown float64
+	// SlewTime is the time constant, in seconds, over which an error between
+	// render time and target is worked off (before the bounds above apply).
+	SlewTime float64
+	// ResetThreshold is the discontinuity bound in seconds: when the target
+	// is further than this from the render time, or a new arrival disagrees
+	// with the offset estimate by more than this, the clock re-anchors
+	// instead of slewing.
+	ResetThreshold float64
+	// OffsetSmoothing is the weight of a new arrival in the exponential
+	// average of the server clock offset (0 < w <= 1).
+	OffsetSmoothing float64
+}
+
+// DefaultConfig returns the defaults for a server ticking at tickRate:
+// 100 ms fixed delay, at most 5% catch-up and 5% slow-down, a one second
+// slew time constant, and a one second reset threshold.
+func DefaultConfig(tickRate float64) Config {
+	return Config{
+		TickRate:        tickRate,
+		Delay:           FixedDelay(0.1),
+		MaxCatchUp:      0.05,
+		MaxSlowDown:     0.05,
+		SlewTime:        1,
+		ResetThreshold:  1,
+		OffsetSmoothing: 0.1,
+	}
+}
+
+// Validate reports the first setting that is out of range.
+func (c *Config) Validate() error {
+	switch {
+	case !(c.TickRate > 0) || math.IsInf(c.TickRate, 0):
+		return fmt.Errorf("timeline: TickRate must be a positive number of ticks per second, got %v", c.TickRate)
+	case !(c.MaxCatchUp >= 0 && c.MaxCatchUp <= 1):
+		return fmt.Errorf("timeline: MaxCatchUp must be in [0, 1], got %v", c.MaxCatchUp)
+	case !(c.MaxSlowDown >= 0 && c.MaxSlowDown < 1):
+		return fmt.Errorf("timeline: MaxSlowDown must be in [0, 1), got %v", c.MaxSlowDown)
+	case !(c.SlewTime > 0) || math.IsInf(c.SlewTime, 0):
+		return fmt.Errorf("timeline: SlewTime must be positive seconds, got %v", c.SlewTime)
+	case !(c.ResetThreshold > 0) || math.IsInf(c.ResetThreshold, 0):
+		return fmt.Errorf("timeline: ResetThreshold must be positive seconds, got %v", c.ResetThreshold)
+	case !(c.OffsetSmoothing > 0 && c.OffsetSmoothing <= 1):
+		return fmt.Errorf("timeline: OffsetSmoothing must be in (0, 1], got %v", c.OffsetSmoothing)
+	}
+	return nil
+}
+
+// Stats are the arrival statistics a [Clock] gathers; delay policies read
+// them.
+type Stats struct {
+	// TickRate is the server tick rate, copied from the config.
+	TickRate float64
+	// Arrivals counts distinct server ticks observed.
+	Arrivals uint64
+	// Interval is the smoothed number of ticks between consecutive new
+	// ticks: the snapshot send interval as the client sees it.
+	Interval float64
+	// Jitter is the smoothed standard deviation, in ticks, of arrival times
+	// around the offset estimate.
+	Jitter float64
+}
+
+// Clock estimates server time from snapshot arrivals and advances the render
+// time. Use it from one goroutine (the one that runs the world).
+//
+// Each frame: [Clock.BeginFrame] with the frame's dt, [Clock.Observe] for
+// every accepted snapshot tick, then [Clock.Advance].
+type Clock struct {
+	cfg   Config
+	stats Stats
+
+	local  float64 // seconds since start
+	dt     float64 // this frame's dt, seconds
+	offset float64 // server tick - local*rate, smoothed
+	synced bool
+
+	render  float64 // render tick
+	started bool
+	scale   float64
+	delay   float64 // ticks
+	resets  uint64
+	anchors uint64
+
+	// Distinct-tick detection: newest tick seen, and a bitmask of which of
+	// the 64 ticks before it were seen.
+	newest   uint32
+	seenMask uint64
+	anySeen  bool
+
+	frameNewest uint32 // newest tick first seen this frame
+	frameNew    bool
+}
+
+// NewClock returns a clock for cfg, or the configuration error.
+func NewClock(cfg Config) (*Clock, error) {
+	if cfg.Delay == nil {
+		cfg.Delay = FixedDelay(0.1)
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	return &Clock{cfg: cfg, stats: Stats{TickRate: cfg.TickRate}, scale: 1}, nil
+}
+
+// Config returns the clock's configuration.
+func (c *Clock) Config() Config { return c.cfg }
+
+// SetDelayPolicy replaces the delay policy; nil restores the default.
+func (c *Clock) SetDelayPolicy(p DelayPolicy) {
+	if p == nil {
+		p = FixedDelay(0.1)
+	}
+	c.cfg.Delay = p
+}
+
+// BeginFrame advances local time by dt seconds. Negative or non-finite dt
+// counts as zero.
+func (c *Clock) BeginFrame(dt float64) {
+	if !(dt >= 0) || math.IsInf(dt, 0) {
+		dt = 0
+	}
+	c.dt = dt
+	c.local += dt
+	c.frameNew = false
+}
+
+// Observe records that a snapshot for tick arrived during this frame. Only
+// the first arrival of each tick counts; calling it for every snapshot of a
+// tick is cheap.
+func (c *Clock) Observe(tick uint32) {
+	if c.anySeen && tick == c.newest {
+		return
+	}
+	c.observe(tick)
+}
+
+func (c *Clock) observe(tick uint32) {
+	rate := c.cfg.TickRate
+	sample := float64(tick) - c.local*rate
+	if !c.anySeen {
+		c.anySeen = true
+		c.newest = tick
+		c.seenMask = 0
+		c.stats.Arrivals = 1
+		c.frameNewest, c.frameNew = tick, true
+		return
+	}
+	if tick > c.newest {
+		gap := tick - c.newest
+		if gap >= 64 {
+			c.seenMask = 0
+		} else {
+			c.seenMask = c.seenMask<<gap | 1<<(gap-1)
+		}
+		c.newest = tick
+		g := float64(gap)
+		if c.stats.Interval == 0 {
+			c.stats.Interval = g
+		} else if g < 4*c.stats.Interval+1 {
+			// Gaps from lost packets would inflate the interval; ignore long ones.
+			c.stats.Interval += 0.05 * (g - c.stats.Interval)
+		}
+		if !c.frameNew || tick > c.frameNewest {
+			c.frameNewest, c.frameNew = tick, true
+		}
+	} else {
+		back := c.newest - tick
+		if back > 64 || c.seenMask&(1<<(back-1)) != 0 {
+			return // already seen, or too old to tell
+		}
+		c.seenMask |= 1 << (back - 1)
+	}
+	c.stats.Arrivals++
+	if !c.synced {
+		return
+	}
+	// Arrival deviation: how late this tick came relative to the estimate.
+	dev := sample - c.offset
+	if math.Abs(dev) < c.cfg.ResetThreshold*rate {
+		v := c.stats.Jitter*c.stats.Jitter + 0.05*(dev*dev-c.stats.Jitter*c.stats.Jitter)
+		c.stats.Jitter = math.Sqrt(math.Max(v, 0))
+	}
+}
+
+// Advance finishes the frame: it folds this frame's newest arrival into the
+// offset estimate, asks the delay policy for the delay, and moves the render
+// time toward server time minus delay by slewing, or resets it past a
+// discontinuity.
+func (c *Clock) Advance() {
+	rate := c.cfg.TickRate
+	bound := c.cfg.ResetThreshold * rate
+	if c.frameNew {
+		sample := float64(c.frameNewest) - c.local*rate
+		switch d := sample - c.offset; {
+		case !c.synced:
+			c.offset, c.synced = sample, true
+		case math.Abs(d) > bound:
+			c.offset = sample
+			c.anchors++
+		default:
+			c.offset += c.cfg.OffsetSmoothing * d
+		}
+	}
+	if !c.synced {
+		return
+	}
+	c.delay = c.cfg.Delay.Delay(&c.stats)
+	if !(c.delay >= 0) || math.IsInf(c.delay, 0) {
+		c.delay = 0
+	}
+	target := c.local*rate + c.offset - c.delay
+	if !c.started {
+		c.render, c.started, c.scale = target, true, 1
+		return
+	}
+	// The error left if this frame advanced at real-time speed.
+	err := target - (c.render + c.dt*rate)
+	if math.Abs(err) > bound {
+		c.render = target
+		c.scale = 1
+		c.resets++
+		return
+	}
+	s := err / (c.cfg.SlewTime * rate)
+	s = math.Max(-c.cfg.MaxSlowDown, math.Min(c.cfg.MaxCatchUp, s))
+	c.scale = 1 + s
+	c.render += c.dt * rate * c.scale
+}
+
+// Synced reports whether at least one arrival has been observed, so the
+// render time means something.
+func (c *Clock) Synced() bool { return c.synced }
+
+// RenderTick is the render time in server ticks: where remote entities are
+// drawn this frame.
+func (c *Clock) RenderTick() float64 { return c.render }
+
+// ServerTick is the estimated server time in ticks as seen from arrivals
+// (the newest tick plus the local time since it arrived, smoothed).
+func (c *Clock) ServerTick() float64 { return c.local*c.cfg.TickRate + c.offset }
+
+// NewestTick is the newest server tick observed.
+func (c *Clock) NewestTick() uint32 { return c.newest }
+
+// Delay is the current interpolation delay in ticks.
+func (c *Clock) Delay() float64 { return c.delay }
+
+// DelaySeconds is the current interpolation delay in seconds.
+func (c *Clock) DelaySeconds() float64 { return c.delay / c.cfg.TickRate }
+
+// Scale is the time scale applied this frame (1 = real time).
+func (c *Clock) Scale() float64 { return c.scale }
+
+// Local is the local time in seconds since the clock started.
+func (c *Clock) Local() float64 { return c.local }
+
+// Dt is the current frame's dt in seconds.
+func (c *Clock) Dt() float64 { return c.dt }
+
+// TickRate is the server tick rate in ticks per second.
+func (c *Clock) TickRate() float64 { return c.cfg.TickRate }
+
+// Resets counts render-time resets past a discontinuity.
+func (c *Clock) Resets() uint64 { return c.resets }
+
+// Reanchors counts offset re-anchorings after an arrival that disagreed with
+// the estimate by more than the reset threshold.
+func (c *Clock) Reanchors() uint64 { return c.anchors }
+
+// Stats returns the arrival statistics.
+func (c *Clock) Stats() Stats { return c.stats }
