@@ -74,4 +74,4 @@ func snapVel(id components.NetID, tick uint32, x, vx float32) nsecs.Message {
 type stringsBuilder struct{ b []byte }
 
 func (s *stringsBuilder) Write(p []byte) (int, error) { s.b = append(s.b, p...); return len(p), nil }
-func (s *stringsBuilder) String() string             { return string(s.b) }
+func (s *stringsBuilder) String() string              { return string(s.b) }

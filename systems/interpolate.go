@@ -147,6 +147,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 		m.UnderrunFrames++
 	}
 	m.FrameCorrections = fc.corrections
+	m.ActiveCorrections += fc.corrections // Smooth recounts
 	m.Corrections += uint64(fc.corrections)
 	m.CorrectionDistance += fc.corrDist
 	m.MaxCorrection = math.Max(m.MaxCorrection, fc.corrMax)

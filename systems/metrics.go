@@ -110,7 +110,9 @@ type Metrics struct {
 	// MaxCorrection is the largest correction distance seen.
 	MaxCorrection float64
 	// ActiveCorrections is the number of entities with a correction still
-	// being smoothed.
+	// being smoothed, recounted by Smooth every frame it runs. Smooth and
+	// Snap skip their loops while it is zero: code that writes a Correction
+	// itself must increment it.
 	ActiveCorrections int
 
 	// FrameTeleports counts teleports crossed by the render time in the last
@@ -125,8 +127,10 @@ type Metrics struct {
 	RenderTick float64
 	// Delay is the interpolation delay used in the last frame, in seconds.
 	Delay float64
-	// ClockResets counts render-time resets past a discontinuity.
-	ClockResets uint64
+	// ClockResets counts forward jumps of the render time past a
+	// discontinuity; ClockHolds counts frames it stood still because its
+	// target fell too far behind (see timeline.Clock).
+	ClockResets, ClockHolds uint64
 }
 
 // Received returns the number of messages counted, accepted or rejected.
@@ -191,7 +195,7 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(&b, "underruns           %d frames; %d extrapolated, %d held entity-frames\n", m.UnderrunFrames, m.Extrapolated, m.Held)
 	fmt.Fprintf(&b, "corrections         %d (total distance %.3g, max %.3g, active %d)\n", m.Corrections, m.CorrectionDistance, m.MaxCorrection, m.ActiveCorrections)
 	fmt.Fprintf(&b, "snaps               %d (teleports %d)\n", m.Snaps, m.Teleports)
-	fmt.Fprintf(&b, "delay               %.1f ms (clock resets %d)\n", m.Delay*1000, m.ClockResets)
+	fmt.Fprintf(&b, "delay               %.1f ms (clock resets %d, holds %d)\n", m.Delay*1000, m.ClockResets, m.ClockHolds)
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err
 }

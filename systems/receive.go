@@ -139,6 +139,7 @@ func (r *Receive) Update(w *ecs.World) {
 	m.RenderTick = r.clock.RenderTick()
 	m.Delay = r.clock.DelaySeconds()
 	m.ClockResets = r.clock.Resets()
+	m.ClockHolds = r.clock.Holds()
 	r.applyDespawns(w)
 	m.Entities = r.index.Len()
 	if r.recount {

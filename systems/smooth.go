@@ -64,7 +64,9 @@ func (cfg *SmoothConfig) Validate() error {
 // Interpolate or the prediction systems) and the drawn value after.
 //
 // When no entity has a correction the system returns at once, so a frame
-// with nothing to smooth costs nothing per entity.
+// with nothing to smooth costs nothing per entity. It knows from
+// [Metrics].ActiveCorrections, which it recounts every frame it runs: code
+// that writes a Correction outside netsmooth's systems must increment it.
 type Smooth struct {
 	cfg SmoothConfig
 
@@ -105,7 +107,7 @@ func (s *Smooth) Decay(dt float64) float32 {
 // Update implements the arche-model System interface.
 func (s *Smooth) Update(w *ecs.World) {
 	m := s.metrics
-	if m.ActiveCorrections == 0 && m.FrameCorrections == 0 {
+	if m.ActiveCorrections == 0 {
 		return
 	}
 	k := s.Decay(s.clock.Dt())

@@ -99,6 +99,7 @@ type Clock struct {
 	scale   float64
 	delay   float64 // ticks
 	resets  uint64
+	holds   uint64
 	anchors uint64
 
 	// Distinct-tick detection: newest tick seen, and a bitmask of which of
@@ -235,10 +236,18 @@ func (c *Clock) Advance() {
 	}
 	// The error left if this frame advanced at real-time speed.
 	err := target - (c.render + c.dt*rate)
-	if math.Abs(err) > bound {
+	switch {
+	case err > bound:
+		// Forward discontinuity (suspend, stall): jump to the target.
 		c.render = target
 		c.scale = 1
 		c.resets++
+		return
+	case err < -bound:
+		// Backward discontinuity (arrivals suddenly far later): hold still
+		// until the target catches up; the render time never reverses.
+		c.scale = 0
+		c.holds++
 		return
 	}
 	s := err / (c.cfg.SlewTime * rate)
@@ -268,7 +277,7 @@ func (c *Clock) Delay() float64 { return c.delay }
 // DelaySeconds is the current interpolation delay in seconds.
 func (c *Clock) DelaySeconds() float64 { return c.delay / c.cfg.TickRate }
 
-// Scale is the time scale applied this frame (1 = real time).
+// Scale is the time scale applied this frame (1 = real time, 0 = held).
 func (c *Clock) Scale() float64 { return c.scale }
 
 // Local is the local time in seconds since the clock started.
@@ -280,8 +289,12 @@ func (c *Clock) Dt() float64 { return c.dt }
 // TickRate is the server tick rate in ticks per second.
 func (c *Clock) TickRate() float64 { return c.cfg.TickRate }
 
-// Resets counts render-time resets past a discontinuity.
+// Resets counts forward jumps of the render time past a discontinuity.
 func (c *Clock) Resets() uint64 { return c.resets }
+
+// Holds counts frames in which the render time stood still because its
+// target fell behind it by more than the reset threshold.
+func (c *Clock) Holds() uint64 { return c.holds }
 
 // Reanchors counts offset re-anchorings after an arrival that disagreed with
 // the estimate by more than the reset threshold.

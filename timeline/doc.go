@@ -17,9 +17,15 @@
 // The render time advances with local frame time, scaled by a time scale
 // within [1-MaxSlowDown, 1+MaxCatchUp] that pulls it toward its target (the
 // way Mirror's snapshot interpolation slews its timeline). It therefore never
-// moves backwards and never jumps, except when the target is further away
-// than ResetThreshold (a return from suspend, a stall, a server restart):
-// then it is reset to the target and [Clock.Resets] counts it.
+// moves backwards and never jumps, except when the target is further ahead
+// than ResetThreshold (a return from suspend, a stall): then it jumps to the
+// target and [Clock.Resets] counts it. A target further behind than that
+// (arrivals suddenly much later) makes it stand still until the target
+// catches up ([Clock.Holds]); it never reverses.
+//
+// Ticks are uint32 and must increase over a session. A server that restarts
+// its tick count starts a new session: give the client a new clock (a new
+// pipeline).
 //
 // The package has no dependency on arche; the netsmooth pipeline registers a
 // [Clock] as a world resource.

@@ -1,0 +1,265 @@
+package timeline
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+func newTestClock(t *testing.T, rate float64, delay DelayPolicy) *Clock {
+	t.Helper()
+	cfg := DefaultConfig(rate)
+	cfg.Delay = delay
+	c, err := NewClock(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+func TestConfigValidate(t *testing.T) {
+	for _, tc := range []struct {
+		mutate func(*Config)
+		want   string
+	}{
+		{func(c *Config) { c.TickRate = 0 }, "TickRate"},
+		{func(c *Config) { c.TickRate = math.NaN() }, "TickRate"},
+		{func(c *Config) { c.MaxCatchUp = -0.1 }, "MaxCatchUp"},
+		{func(c *Config) { c.MaxSlowDown = 1 }, "MaxSlowDown"},
+		{func(c *Config) { c.SlewTime = 0 }, "SlewTime"},
+		{func(c *Config) { c.ResetThreshold = math.Inf(1) }, "ResetThreshold"},
+		{func(c *Config) { c.OffsetSmoothing = 0 }, "OffsetSmoothing"},
+	} {
+		cfg := DefaultConfig(20)
+		tc.mutate(&cfg)
+		_, err := NewClock(cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v, want one naming %s", err, tc.want)
+		}
+	}
+	if _, err := NewClock(DefaultConfig(60)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSyncOnFirstArrival(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	c.BeginFrame(0.016)
+	c.Advance()
+	if c.Synced() {
+		t.Fatal("synced without arrivals")
+	}
+	c.BeginFrame(0.016)
+	c.Observe(500)
+	c.Observe(498) // out of order, same frame
+	c.Advance()
+	if !c.Synced() || c.RenderTick() != 498 {
+		t.Fatalf("synced %v, render tick %v; want 500 - 2 = 498", c.Synced(), c.RenderTick())
+	}
+	if s := c.Stats(); s.Arrivals != 2 {
+		t.Fatalf("arrivals = %d, want 2", s.Arrivals)
+	}
+}
+
+// feed simulates a server at rate sending every tick over a link with the
+// given latency and jitter function, and a client rendering at fps, for
+// seconds of local time. It calls check after every frame.
+func feed(c *Clock, rate, fps, seconds, latency float64, jitter func() float64, check func(frame int)) {
+	type arrival struct {
+		at   float64
+		tick uint32
+	}
+	var queue []arrival
+	sent := 0
+	dt := 1 / fps
+	local := 0.0
+	for f := 0; float64(f)*dt < seconds; f++ {
+		local += dt
+		for float64(sent)/rate <= local {
+			queue = append(queue, arrival{at: float64(sent)/rate + latency + jitter(), tick: uint32(sent + 1000)})
+			sent++
+		}
+		c.BeginFrame(dt)
+		kept := queue[:0]
+		for _, a := range queue {
+			if a.at <= local {
+				c.Observe(a.tick)
+			} else {
+				kept = append(kept, a)
+			}
+		}
+		queue = kept
+		c.Advance()
+		check(f)
+	}
+}
+
+func TestSteadyLinkRealTime(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	prev := math.Inf(-1)
+	feed(c, 20, 60, 10, 0.05, func() float64 { return 0 }, func(f int) {
+		if !c.Synced() {
+			return
+		}
+		rt := c.RenderTick()
+		if f > 120 {
+			// server time at the newest arrival is (local-latency)*rate+1000;
+			// rendered 2 ticks behind it, within a tick of frame phase.
+			want := (c.Local()-0.05)*20 + 1000 - 2
+			if math.Abs(rt-want) > 1.01 {
+				t.Fatalf("frame %d: render %v, want %v ± 1", f, rt, want)
+			}
+			if step := rt - prev; math.Abs(step-20.0/60) > 0.05*20/60+1e-9 {
+				t.Fatalf("frame %d: render advanced %v ticks, want %v ± 5%%", f, step, 20.0/60)
+			}
+		}
+		prev = rt
+	})
+	if c.Resets() != 0 {
+		t.Fatalf("resets = %d on a steady link", c.Resets())
+	}
+}
+
+func TestJitterNeverReversesAndStaysBounded(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	prev := math.Inf(-1)
+	feed(c, 20, 60, 30, 0.08, func() float64 { return (rng.Float64()*2 - 1) * 0.04 }, func(f int) {
+		if !c.Synced() {
+			return
+		}
+		rt := c.RenderTick()
+		if rt < prev {
+			t.Fatalf("frame %d: render time went back from %v to %v", f, prev, rt)
+		}
+		if s := c.Scale(); s < 1-0.05-1e-12 || s > 1+0.05+1e-12 {
+			t.Fatalf("frame %d: time scale %v outside [0.95, 1.05]", f, s)
+		}
+		if f > 300 {
+			// Mean latency 80 ms: render ~ (local-0.08)*20+1000-2, within
+			// the jitter (±0.8 tick) and a frame.
+			want := (c.Local()-0.08)*20 + 1000 - 2
+			if math.Abs(rt-want) > 1.5 {
+				t.Fatalf("frame %d: render %v, want %v ± 1.5", f, rt, want)
+			}
+		}
+		prev = rt
+	})
+	if c.Resets() != 0 {
+		t.Fatalf("resets = %d under ±40 ms jitter", c.Resets())
+	}
+	if j := c.Stats().Jitter; j < 0.2 || j > 0.8 {
+		t.Fatalf("jitter estimate %v ticks, want about 0.46 (40 ms uniform: sd 23 ms)", j)
+	}
+	if iv := c.Stats().Interval; math.Abs(iv-1) > 0.05 {
+		t.Fatalf("interval estimate %v ticks, want 1", iv)
+	}
+}
+
+func TestDiscontinuityResets(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	c.BeginFrame(0)
+	c.Observe(100)
+	c.Advance() // render 98
+	// A suspend reported honestly: one frame of 3 s; the server moved on by
+	// 60 ticks. Local time and server time agree: no discontinuity.
+	c.BeginFrame(3)
+	c.Observe(160)
+	c.Advance()
+	if rt := c.RenderTick(); math.Abs(rt-158) > 1e-9 || c.Resets() != 0 {
+		t.Fatalf("after a 3 s frame: render %v (want 158), resets %d (want 0)", rt, c.Resets())
+	}
+	// A suspend the frame time hides (the game clamped dt to 0.1 s): the
+	// server moved on 3 s, local time 0.1 s. The offset re-anchors and the
+	// render time jumps forward, counted.
+	c.BeginFrame(0.1)
+	c.Observe(222)
+	c.Advance()
+	if rt := c.RenderTick(); math.Abs(rt-220) > 1e-9 || c.Resets() != 1 || c.Reanchors() != 1 {
+		t.Fatalf("after a hidden suspend: render %v (want 220), resets %d, reanchors %d", rt, c.Resets(), c.Reanchors())
+	}
+}
+
+func TestLateArrivalsHoldNeverReverse(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	c.BeginFrame(0)
+	c.Observe(100)
+	c.Advance() // render 98
+	// Two seconds later only tick 101 has arrived: the link now delays by
+	// about two seconds. The target falls 39 ticks behind; the render time
+	// stands still rather than reverse.
+	c.BeginFrame(2)
+	c.Observe(101)
+	c.Advance()
+	if rt := c.RenderTick(); rt != 98 || c.Holds() != 1 || c.Reanchors() != 1 {
+		t.Fatalf("render %v (want 98 held), holds %d, reanchors %d", rt, c.Holds(), c.Reanchors())
+	}
+	prev := c.RenderTick()
+	for i := 0; i < 120; i++ {
+		c.BeginFrame(1.0 / 60)
+		if i%3 == 0 {
+			c.Observe(uint32(102 + i/3))
+		}
+		c.Advance()
+		if c.RenderTick() < prev {
+			t.Fatalf("render went back from %v to %v", prev, c.RenderTick())
+		}
+		prev = c.RenderTick()
+	}
+}
+
+func TestSmallErrorsAreSlewedNotJumped(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	c.BeginFrame(0)
+	c.Observe(100)
+	c.Advance()
+	// Arrivals suddenly 100 ms earlier than expected (latency dropped): the
+	// target moves 2 ticks ahead; render must catch up at most 5% faster.
+	for i := 1; i <= 600; i++ {
+		before := c.RenderTick()
+		c.BeginFrame(1.0 / 60)
+		if i%3 == 0 {
+			c.Observe(uint32(100 + i/3 + 2))
+		}
+		c.Advance()
+		step := c.RenderTick() - before
+		if step < 20.0/60*0.95-1e-9 || step > 20.0/60*1.05+1e-9 {
+			t.Fatalf("frame %d: render advanced %v ticks, outside 5%% of %v", i, step, 20.0/60)
+		}
+	}
+	want := float64(100+200+2) - 2
+	if math.Abs(c.RenderTick()-want) > 0.5 {
+		t.Fatalf("render %v, want converged near %v", c.RenderTick(), want)
+	}
+}
+
+func TestBadFrameTimes(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	c.BeginFrame(0)
+	c.Observe(100)
+	c.Advance()
+	for _, dt := range []float64{math.NaN(), math.Inf(1), -1, math.Inf(-1)} {
+		before := c.RenderTick()
+		c.BeginFrame(dt)
+		c.Advance()
+		if rt := c.RenderTick(); rt != before || math.IsNaN(rt) {
+			t.Fatalf("dt %v moved render time from %v to %v", dt, before, rt)
+		}
+	}
+}
+
+// nanDelay is a misbehaving policy.
+type nanDelay struct{}
+
+func (nanDelay) Delay(*Stats) float64 { return math.NaN() }
+
+func TestMisbehavingDelayPolicy(t *testing.T) {
+	c := newTestClock(t, 20, nanDelay{})
+	c.BeginFrame(0)
+	c.Observe(100)
+	c.Advance()
+	if rt := c.RenderTick(); rt != 100 || c.Delay() != 0 {
+		t.Fatalf("render %v, delay %v; want 100 and 0", rt, c.Delay())
+	}
+}
