@@ -38,6 +38,10 @@ type Render struct {
 // every frame. It absorbs a jump of the target (a reconciliation, or a real
 // sample replacing an extrapolated guess) so the drawn entity glides instead
 // of popping. The zero value means no correction.
+//
+// Smooth skips its loop on frames where the metrics resource counts no
+// active corrections: code outside netsmooth's systems that writes a
+// Correction must increment systems.Metrics.ActiveCorrections.
 type Correction struct {
 	// Pos is the position offset added to the target.
 	Pos mgl32.Vec3

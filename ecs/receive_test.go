@@ -109,7 +109,7 @@ func TestStaleRejected(t *testing.T) {
 	for tick := uint32(10); tick <= 20; tick++ {
 		r.push(snap(1, tick, float32(tick)))
 	}
-	r.frame(0) // render tick 18
+	r.frame(0)             // render tick 18
 	r.push(snap(1, 5, 0))  // long gone
 	r.push(snap(1, 17, 0)) // before the span the render time is in (18..19)
 	r.frame(0)
@@ -132,9 +132,9 @@ func TestNonFiniteAndInvalidRejected(t *testing.T) {
 		{NetID: 1, Tick: 5, Rot: mgl32.Quat{V: mgl32.Vec3{0, inf, 0}}},
 	}
 	invalid := []nsecs.Message{
-		{NetID: 1, Tick: 6, Pos: mgl32.Vec3{2e9, 0, 0}},         // beyond MaxAbs
-		{NetID: 1, Tick: 7, Rot: mgl32.Quat{W: 1e-30}},          // no direction
-		{Kind: nsecs.Kind(200), NetID: 1, Tick: 8},              // unknown kind
+		{NetID: 1, Tick: 6, Pos: mgl32.Vec3{2e9, 0, 0}}, // beyond MaxAbs
+		{NetID: 1, Tick: 7, Rot: mgl32.Quat{W: 1e-30}},  // no direction
+		{Kind: nsecs.Kind(200), NetID: 1, Tick: 8},      // unknown kind
 		{NetID: 1, Tick: 9, Vel: mgl32.Vec3{0, -3e9, 0}, HasVelocity: true},
 	}
 	r.push(bad...)
@@ -159,7 +159,7 @@ func TestUnknownEntities(t *testing.T) {
 	r := newRig(t, cfg)
 	r.push(
 		nsecs.Message{Kind: nsecs.Despawn, NetID: 9, Tick: 3}, // despawn of an unknown entity
-		snap(1, 1, 0),                                         // snapshot without a spawn
+		snap(1, 1, 0), // snapshot without a spawn
 		nsecs.Message{Kind: nsecs.Teleport, NetID: 2, Tick: 1},
 		nsecs.Message{Kind: nsecs.Spawn, NetID: 3, Tick: 1},
 		snap(3, 2, 1),
