@@ -17,7 +17,11 @@ func QuatFromAngle(angle float32) mgl32.Quat {
 // AngleOf returns the rotation about the Z axis of q, in (-pi, pi]: the
 // inverse of [QuatFromAngle] for 2D games.
 func AngleOf(q *mgl32.Quat) float32 {
-	return float32(2 * math.Atan2(float64(q.V[2]), float64(q.W)))
+	w, z := float64(q.W), float64(q.V[2])
+	if w < 0 { // q and -q are the same rotation; take the one with w >= 0
+		w, z = -w, -z
+	}
+	return float32(2 * math.Atan2(z, w))
 }
 
 // WrapAngle maps an angle in radians into (-pi, pi].

@@ -69,7 +69,7 @@ func (e Extrapolation) Travel(ahead, limit float32) float32 {
 // Moving reports whether, ahead seconds past the newest sample, the policy is
 // still changing the position (as opposed to holding it).
 func (e Extrapolation) Moving(ahead, limit float32) bool {
-	return e != Hold && ahead < limit && limit > 0
+	return e != Hold && e <= DampedSeed && ahead >= 0 && ahead < limit && limit > 0
 }
 
 // String returns the policy's name.

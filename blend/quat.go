@@ -53,9 +53,6 @@ func Slerp(a, b *mgl32.Quat, t float32) mgl32.Quat {
 	if d > 0.9995 {
 		return NlerpAligned(a, &bb, t)
 	}
-	if d > 1 {
-		d = 1
-	}
 	theta := math.Acos(d)
 	s := math.Sin(theta)
 	wa := float32(math.Sin((1-float64(t))*theta) / s)

@@ -99,8 +99,12 @@ func (r *SnapshotRing) Insert(s Sample) InsertResult {
 }
 
 // Search returns the index of the newest sample whose tick is at or before
-// tick, or -1 when tick is before the oldest sample (or the ring is empty).
+// tick, or -1 when tick is before the oldest sample (or the ring is empty,
+// or tick is NaN).
 func (r *SnapshotRing) Search(tick float64) int {
+	if tick != tick {
+		return -1
+	}
 	i := int(r.count) - 1
 	for i >= 0 && float64(r.At(i).Tick) > tick {
 		i--

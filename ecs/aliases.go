@@ -29,4 +29,6 @@ const (
 	Teleport = systems.Teleport
 )
 
-var errAlreadyInstalled = errors.New("ecs: the world already has a netsmooth pipeline (its resources are present)")
+// ErrAlreadyInstalled is returned by [New] for a world that already has a
+// netsmooth pipeline: its resources are per world.
+var ErrAlreadyInstalled = errors.New("ecs: the world already has a netsmooth pipeline")

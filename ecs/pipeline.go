@@ -46,7 +46,7 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 		return nil, err
 	}
 	if w.Resources().Has(ecs.ResourceID[systems.Metrics](w)) {
-		return nil, errAlreadyInstalled
+		return nil, ErrAlreadyInstalled
 	}
 	clockCfg := cfg.Clock
 	clockCfg.TickRate = cfg.TickRate

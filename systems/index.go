@@ -46,9 +46,9 @@ type Index struct {
 	dense     []indexEntry
 	denseIDs  uint64
 	sparse    map[components.NetID]indexEntry
-	tombs     []components.NetID // FIFO of sparse tombstones
+	tombs     []components.NetID // FIFO of sparse tombstones, grown up to tombCap
+	tombCap   int
 	tombNext  int
-	tombCount int
 	live      int
 }
 
@@ -64,7 +64,7 @@ func NewIndex(denseIDs, tombstones int) *Index {
 	return &Index{
 		denseIDs: uint64(denseIDs),
 		sparse:   map[components.NetID]indexEntry{},
-		tombs:    make([]components.NetID, tombstones),
+		tombCap:  tombstones,
 	}
 }
 
@@ -122,14 +122,14 @@ func (x *Index) put(id components.NetID, e indexEntry) {
 // addTombstone records a sparse tombstone, forgetting the oldest one when
 // the FIFO is full (unless that id has been reused since).
 func (x *Index) addTombstone(id components.NetID) {
-	if x.tombCount == len(x.tombs) {
-		old := x.tombs[x.tombNext]
-		if e, ok := x.sparse[old]; ok && e.state == entryDead {
-			delete(x.sparse, old)
-		}
-		x.tombCount--
+	if len(x.tombs) < x.tombCap {
+		x.tombs = append(x.tombs, id)
+		return
+	}
+	old := x.tombs[x.tombNext]
+	if e, ok := x.sparse[old]; ok && e.state == entryDead {
+		delete(x.sparse, old)
 	}
 	x.tombs[x.tombNext] = id
-	x.tombNext = (x.tombNext + 1) % len(x.tombs)
-	x.tombCount++
+	x.tombNext = (x.tombNext + 1) % x.tombCap
 }
