@@ -43,13 +43,13 @@ type indexEntry struct {
 //
 // Only the Receive system changes the index.
 type Index struct {
-	dense     []indexEntry
-	denseIDs  uint64
-	sparse    map[components.NetID]indexEntry
-	tombs     []components.NetID // FIFO of sparse tombstones, grown up to tombCap
-	tombCap   int
-	tombNext  int
-	live      int
+	dense    []indexEntry
+	denseIDs uint64
+	sparse   map[components.NetID]indexEntry
+	tombs    []components.NetID // FIFO of sparse tombstones, grown up to tombCap
+	tombCap  int
+	tombNext int
+	live     int
 }
 
 // NewIndex returns an empty index with a direct table for ids below denseIDs

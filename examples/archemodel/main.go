@@ -104,4 +104,3 @@ func (p *printer) Update(w *ecs.World) {
 		}
 	}
 }
-
