@@ -88,10 +88,13 @@ func Conj(q *mgl32.Quat) mgl32.Quat {
 // netsmooth treats as "no rotation sent", becomes the identity. ok is false
 // when q is not finite or too short to have a direction.
 func Normalize(q mgl32.Quat) (out mgl32.Quat, ok bool) {
+	if q.W == 0 && q.V == (mgl32.Vec3{}) {
+		return mgl32.Quat{W: 1}, true
+	}
 	n := float64(q.W)*float64(q.W) + float64(q.V[0])*float64(q.V[0]) +
 		float64(q.V[1])*float64(q.V[1]) + float64(q.V[2])*float64(q.V[2])
-	if n == 0 {
-		return mgl32.QuatIdent(), true
+	if n > 0.99999 && n < 1.00001 {
+		return q, true // already unit within float32 rounding
 	}
 	if !(n > 1e-12) || math.IsInf(n, 0) {
 		return mgl32.QuatIdent(), false

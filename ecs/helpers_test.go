@@ -70,8 +70,3 @@ func snap(id components.NetID, tick uint32, x float32) nsecs.Message {
 func snapVel(id components.NetID, tick uint32, x, vx float32) nsecs.Message {
 	return nsecs.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}, Vel: mgl32.Vec3{vx, 0, 0}, HasVelocity: true}
 }
-
-type stringsBuilder struct{ b []byte }
-
-func (s *stringsBuilder) Write(p []byte) (int, error) { s.b = append(s.b, p...); return len(p), nil }
-func (s *stringsBuilder) String() string              { return string(s.b) }

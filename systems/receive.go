@@ -258,17 +258,22 @@ func (r *Receive) validate(msg *Message) (c.Sample, RejectReason, bool) {
 	if msg.Kind == Despawn {
 		return c.Sample{}, 0, true
 	}
+	// One comparison per number catches NaN, infinities and out-of-range
+	// values at once; only a failing message is examined further.
 	lim := r.cfg.MaxAbs
-	for i := 0; i < 3; i++ {
-		if !finite32(msg.Pos[i]) || !finite32(msg.Vel[i]) {
-			return c.Sample{}, RejectNonFinite, false
+	p, v, q := &msg.Pos, &msg.Vel, &msg.Rot
+	if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
+		abs32(v[0]) <= lim && abs32(v[1]) <= lim && abs32(v[2]) <= lim &&
+		abs32(q.W) <= 2 && abs32(q.V[0]) <= 2 && abs32(q.V[1]) <= 2 && abs32(q.V[2]) <= 2) {
+		for _, x := range [...]float32{p[0], p[1], p[2], v[0], v[1], v[2], q.W, q.V[0], q.V[1], q.V[2]} {
+			if !finite32(x) {
+				return c.Sample{}, RejectNonFinite, false
+			}
 		}
-		if !(abs32(msg.Pos[i]) <= lim && abs32(msg.Vel[i]) <= lim) {
+		if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
+			abs32(v[0]) <= lim && abs32(v[1]) <= lim && abs32(v[2]) <= lim) {
 			return c.Sample{}, RejectInvalid, false
 		}
-	}
-	if !finite32(msg.Rot.W) || !finite32(msg.Rot.V[0]) || !finite32(msg.Rot.V[1]) || !finite32(msg.Rot.V[2]) {
-		return c.Sample{}, RejectNonFinite, false
 	}
 	rot, ok := blend.Normalize(msg.Rot)
 	if !ok {
@@ -350,7 +355,9 @@ func (r *Receive) applyDespawns(w *ecs.World) {
 	r.despawns = kept
 }
 
-func finite32(x float32) bool { return !math.IsNaN(float64(x)) && !math.IsInf(float64(x), 0) }
+// finite32 reports whether x is neither NaN nor infinite (its exponent bits
+// are not all ones).
+func finite32(x float32) bool { return math.Float32bits(x)&0x7f800000 != 0x7f800000 }
 
 func abs32(x float32) float32 {
 	if x < 0 {

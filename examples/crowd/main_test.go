@@ -1,0 +1,62 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func smallScene() options {
+	return options{
+		entities: 300, seconds: 4, tickRate: 20, fps: 60, perPacket: 64,
+		latency: 80 * time.Millisecond, jitter: 20 * time.Millisecond, loss: 0.05,
+		delay: 100 * time.Millisecond, extrapolation: "coast", seed: 1,
+	}
+}
+
+func TestCrowdSceneQuality(t *testing.T) {
+	res, err := run(smallScene())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &res.metrics
+	if m.Entities != 300 || res.frames != 240 {
+		t.Fatalf("entities %d, frames %d", m.Entities, res.frames)
+	}
+	if m.Received() != m.Accepted || m.Accepted == 0 {
+		t.Fatalf("accepted %d of %d: a clean scene rejects nothing", m.Accepted, m.Received())
+	}
+	mean := res.sumErr / float64(res.entityFrames)
+	// Speeds up to ~18 units/s; 5% loss and 20 ms jitter: errors stay small.
+	if mean > 0.02 || res.maxErr > 2 {
+		t.Fatalf("mean error %.4f, max %.4f: worse than expected", mean, res.maxErr)
+	}
+	if res.link.Lost == 0 || m.Extrapolated == 0 {
+		t.Fatalf("lost %d, extrapolated %d: the scene did not exercise loss", res.link.Lost, m.Extrapolated)
+	}
+	var out strings.Builder
+	res.print(&out, smallScene())
+	for _, want := range []string{"mean error vs true path", "underrun frames", "pipeline cost per entity per frame"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func TestCrowdRejectsBadOptions(t *testing.T) {
+	o := smallScene()
+	o.extrapolation = "warp"
+	if _, err := run(o); err == nil || !strings.Contains(err.Error(), "warp") {
+		t.Fatalf("err = %v", err)
+	}
+	o = smallScene()
+	o.entities = 0
+	if _, err := run(o); err == nil {
+		t.Fatal("no error for zero entities")
+	}
+	o = smallScene()
+	o.loss = 2
+	if _, err := run(o); err == nil || !strings.Contains(err.Error(), "Loss") {
+		t.Fatalf("err = %v", err)
+	}
+}
