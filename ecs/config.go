@@ -25,13 +25,16 @@ type Config struct {
 	Interpolate systems.InterpolateConfig
 	Smooth      systems.SmoothConfig
 	Snap        systems.SnapConfig
+	// Predict configures the prediction systems added by AddPrediction.
+	Predict systems.PredictConfig
 }
 
 // DefaultConfig returns settings for a 20 Hz server sending a snapshot
 // every tick: a fixed 100 ms interpolation delay (two snapshot intervals),
 // the Coast extrapolation policy for up to 250 ms, corrections that close
-// half the remaining gap every tick, snapping beyond 20 units and teleports
-// assumed beyond 400 units between samples.
+// half the remaining gap every tick, snapping beyond 20 units, teleports
+// assumed beyond 400 units between samples, and for predicted entities a
+// dead zone of 0.5 units and a hard cut beyond 20 (seed 003).
 func DefaultConfig() Config {
 	const rate = 20
 	return Config{
@@ -42,6 +45,7 @@ func DefaultConfig() Config {
 		Interpolate:   systems.DefaultInterpolateConfig(),
 		Smooth:        systems.DefaultSmoothConfig(rate),
 		Snap:          systems.DefaultSnapConfig(),
+		Predict:       systems.DefaultPredictConfig(rate),
 	}
 }
 
@@ -54,6 +58,7 @@ func (c Config) WithTickRate(rate float64) Config {
 	}
 	c.TickRate = rate
 	c.Clock.TickRate = rate
+	c.Predict.TickRate = rate
 	return c
 }
 
@@ -69,6 +74,6 @@ func (c *Config) Validate() error {
 	clock := c.Clock
 	clock.TickRate = c.TickRate
 	errs = append(errs, clock.Validate(), c.Receive.Validate(), c.Interpolate.Validate(),
-		c.Smooth.Validate(), c.Snap.Validate())
+		c.Smooth.Validate(), c.Snap.Validate(), c.Predict.Validate())
 	return errors.Join(errs...)
 }

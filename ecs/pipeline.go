@@ -16,7 +16,8 @@ type System interface {
 }
 
 // Pipeline owns netsmooth's resources in one arche world and runs its
-// systems in order: Receive, Interpolate, Smooth, Snap. Create it with
+// systems in order: Receive, then Reconcile and Predict for each
+// [AddPrediction], then Interpolate, Smooth, Snap. Create it with
 // [New]; call [Pipeline.Update] once per render frame on the world's
 // goroutine. Transports push into [Pipeline.Inbox] from any goroutine.
 type Pipeline struct {
@@ -34,6 +35,7 @@ type Pipeline struct {
 	smooth      *systems.Smooth
 	snap        *systems.Snap
 	ordered     []System
+	predictors  int
 
 	initialized bool
 }

@@ -6,13 +6,15 @@
 //  1. [Receive]: advance the clock, drain the [Inbox], map NetIDs to
 //     entities, buffer samples by tick, reject and count bad ones, move the
 //     render time, apply due despawns.
-//  2. Reconcile (predicted entities): replay unacknowledged inputs from
-//     authoritative states; in a later release, alongside the prediction
-//     components.
-//  3. [Interpolate]: draw remote entities at the render time (lerp, nlerp,
+//  2. [Reconcile] (predicted entities): apply authoritative states by
+//     replaying unacknowledged inputs; smooth or hard-cut the difference.
+//  3. [Predict] (predicted entities): run the frame's fixed prediction ticks
+//     and draw between the last two. Reconcile and Predict come in pairs
+//     from a [Predictor], generic over the game's state and input types.
+//  4. [Interpolate]: draw remote entities at the render time (lerp, nlerp,
 //     discrete state switch, epoch boundaries, extrapolation policy).
-//  4. [Smooth]: decay visual corrections and draw target + correction.
-//  5. [Snap]: draw the target outright on teleports and oversized
+//  5. [Smooth]: decay visual corrections and draw target + correction.
+//  6. [Snap]: draw the target outright on teleports and oversized
 //     corrections.
 //
 // Every system has the arche-model shape Initialize / Update / Finalize
@@ -25,7 +27,8 @@
 //
 // The systems find their shared state as arche world resources, added by the
 // pipeline: [Inbox], [Index], [Metrics], [Frame] and the
-// [github.com/netsmooth/netsmooth/timeline.Clock].
+// [github.com/netsmooth/netsmooth/timeline.Clock]. A [Predictor] keeps its
+// own [AuthInbox] and [InputOutbox], typed by the game's state and input.
 //
 // # Cost
 //

@@ -22,9 +22,14 @@ const (
 	entryLive
 	entryDespawning // a despawn is scheduled at despawnTick
 	entryDead       // despawned at despawnTick; a tombstone
+	entryPredicted  // a locally predicted entity
 )
 
-func (s entryState) alive() bool { return s == entryLive || s == entryDespawning }
+func (s entryState) alive() bool {
+	return s == entryLive || s == entryDespawning || s == entryPredicted
+}
+
+func (s entryState) remote() bool { return s == entryLive || s == entryDespawning }
 
 type indexEntry struct {
 	entity      ecs.Entity
@@ -43,13 +48,14 @@ type indexEntry struct {
 //
 // Only the Receive system changes the index.
 type Index struct {
-	dense    []indexEntry
-	denseIDs uint64
-	sparse   map[components.NetID]indexEntry
-	tombs    []components.NetID // FIFO of sparse tombstones, grown up to tombCap
-	tombCap  int
-	tombNext int
-	live     int
+	dense     []indexEntry
+	denseIDs  uint64
+	sparse    map[components.NetID]indexEntry
+	tombs     []components.NetID // FIFO of sparse tombstones, grown up to tombCap
+	tombCap   int
+	tombNext  int
+	remote    int // live remote entities
+	predicted int // predicted entities
 }
 
 // NewIndex returns an empty index with a direct table for ids below denseIDs
@@ -78,8 +84,12 @@ func (x *Index) Lookup(id components.NetID) (ecs.Entity, bool) {
 	return ecs.Entity{}, false
 }
 
-// Len returns the number of live entities in the index.
-func (x *Index) Len() int { return x.live }
+// Len returns the number of live entities in the index, remote and
+// predicted.
+func (x *Index) Len() int { return x.remote + x.predicted }
+
+// Remote returns the number of live remote entities.
+func (x *Index) Remote() int { return x.remote }
 
 func (x *Index) get(id components.NetID) indexEntry {
 	if uint64(id) < x.denseIDs {
@@ -93,10 +103,17 @@ func (x *Index) get(id components.NetID) indexEntry {
 
 func (x *Index) put(id components.NetID, e indexEntry) {
 	old := x.get(id)
-	if old.state.alive() && !e.state.alive() {
-		x.live--
-	} else if !old.state.alive() && e.state.alive() {
-		x.live++
+	if old.state.remote() {
+		x.remote--
+	}
+	if e.state.remote() {
+		x.remote++
+	}
+	if old.state == entryPredicted {
+		x.predicted--
+	}
+	if e.state == entryPredicted {
+		x.predicted++
 	}
 	if uint64(id) < x.denseIDs {
 		if uint64(id) >= uint64(len(x.dense)) {

@@ -146,12 +146,12 @@ func (s *Interpolate) Update(w *ecs.World) {
 	if fc.extrapolated+fc.held > 0 {
 		m.UnderrunFrames++
 	}
-	m.FrameCorrections = fc.corrections
+	m.FrameCorrections += fc.corrections
 	m.ActiveCorrections += fc.corrections // Smooth recounts
 	m.Corrections += uint64(fc.corrections)
 	m.CorrectionDistance += fc.corrDist
 	m.MaxCorrection = math.Max(m.MaxCorrection, fc.corrMax)
-	m.FrameTeleports = fc.teleports
+	m.FrameTeleports += fc.teleports
 	m.Teleports += uint64(fc.teleports)
 }
 

@@ -36,6 +36,9 @@ const (
 	RejectEntityLimit
 	// RejectInboxFull: the inbox was full when the transport pushed it.
 	RejectInboxFull
+	// RejectPredicted: a remote snapshot or lifecycle message for a locally
+	// predicted entity (its authoritative states go to the prediction inbox).
+	RejectPredicted
 	// NumRejectReasons is the number of reasons, for sizing arrays.
 	NumRejectReasons
 )
@@ -61,6 +64,8 @@ func (r RejectReason) String() string {
 		return "entity-limit"
 	case RejectInboxFull:
 		return "inbox-full"
+	case RejectPredicted:
+		return "predicted"
 	}
 	return fmt.Sprintf("RejectReason(%d)", uint8(r))
 }
@@ -100,7 +105,8 @@ type Metrics struct {
 	// past its newest sample.
 	UnderrunFrames uint64
 
-	// FrameCorrections counts corrections started in the last frame.
+	// FrameCorrections counts corrections started in the last frame
+	// (reset by Receive at the start of each frame).
 	FrameCorrections int
 	// Corrections counts visual corrections started (a target jump absorbed
 	// by smoothing instead of drawn).
@@ -122,6 +128,24 @@ type Metrics struct {
 	// Snaps counts entities drawn straight at their target instead of
 	// smoothed: teleports and corrections beyond the snap distance.
 	Snaps uint64
+
+	// PredictionTicks counts fixed prediction ticks run; SkippedTicks the
+	// ticks dropped by the per-frame cap (a frame that took too long).
+	PredictionTicks, SkippedTicks uint64
+	// InputOverflows counts predicted entity-ticks paused because the
+	// input history was full (no acknowledgement for too long).
+	InputOverflows uint64
+	// OutboxDropped counts inputs the outbox could not hold (nobody drained it).
+	OutboxDropped uint64
+	// Reconciles counts authoritative states applied to predicted entities;
+	// InputsReplayed sums the inputs replayed on top of them.
+	Reconciles, InputsReplayed uint64
+	// PredictionError is the error of the last reconciliation, in world
+	// units; MaxPredictionError the largest seen.
+	PredictionError, MaxPredictionError float64
+	// HardCuts counts reconciliations whose error exceeded the hard-cut
+	// distance: drawn at the replayed state at once, not smoothed.
+	HardCuts uint64
 
 	// RenderTick is the render time used in the last frame, in ticks.
 	RenderTick float64
@@ -195,6 +219,11 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(&b, "underruns           %d frames; %d extrapolated, %d held entity-frames\n", m.UnderrunFrames, m.Extrapolated, m.Held)
 	fmt.Fprintf(&b, "corrections         %d (total distance %.3g, max %.3g, active %d)\n", m.Corrections, m.CorrectionDistance, m.MaxCorrection, m.ActiveCorrections)
 	fmt.Fprintf(&b, "snaps               %d (teleports %d)\n", m.Snaps, m.Teleports)
+	if m.PredictionTicks > 0 {
+		fmt.Fprintf(&b, "prediction          %d ticks (%d skipped, %d input overflows), %d reconciles, %d inputs replayed\n",
+			m.PredictionTicks, m.SkippedTicks, m.InputOverflows, m.Reconciles, m.InputsReplayed)
+		fmt.Fprintf(&b, "prediction error    last %.3g, max %.3g; hard cuts %d\n", m.PredictionError, m.MaxPredictionError, m.HardCuts)
+	}
 	fmt.Fprintf(&b, "delay               %.1f ms (clock resets %d, holds %d)\n", m.Delay*1000, m.ClockResets, m.ClockHolds)
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err

@@ -126,6 +126,7 @@ func (r *Receive) Initialize(w *ecs.World) {
 func (r *Receive) Update(w *ecs.World) {
 	m := r.metrics
 	m.Frames++
+	m.FrameCorrections, m.FrameTeleports = 0, 0
 	r.clock.BeginFrame(r.frame.Dt)
 
 	msgs, dropped := r.inbox.Drain(r.buf)
@@ -141,7 +142,7 @@ func (r *Receive) Update(w *ecs.World) {
 	m.ClockResets = r.clock.Resets()
 	m.ClockHolds = r.clock.Holds()
 	r.applyDespawns(w)
-	m.Entities = r.index.Len()
+	m.Entities = r.index.Remote()
 	if r.recount {
 		r.recountOccupancy(w)
 		r.recount = false
@@ -185,6 +186,10 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 		entry = indexEntry{}
 		r.recount = true
 	}
+	if entry.state == entryPredicted {
+		m.reject(RejectPredicted)
+		return
+	}
 	if msg.Kind == Despawn {
 		r.scheduleDespawn(msg, entry)
 		return
@@ -204,7 +209,7 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 			m.reject(RejectUnknown)
 			return
 		}
-		if r.index.Len() >= r.cfg.MaxEntities {
+		if r.index.Remote() >= r.cfg.MaxEntities {
 			m.reject(RejectEntityLimit)
 			return
 		}
