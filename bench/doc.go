@@ -1,8 +1,23 @@
-// Package bench holds netsmooth's benchmarks over entity counts: the cost of
-// a whole pipeline frame per entity, in steady state, reported as ns/entity
-// with allocations (which must be zero).
+// Package bench measures netsmooth's per-frame cost over entity counts and
+// compares it, in the same run, with two baselines:
+//
+//   - [Flat]: a hand-written loop over flat slices doing the same work for
+//     the steady snapshot stream (ring insert, bracket refresh, lerp, nlerp),
+//     with none of the ECS, index or generality: the practical lower bound.
+//   - [Naive]: an object-per-entity implementation in the style of the
+//     source documents: a pointer per entity in a map from NetID, a slice
+//     of snapshots sorted on every push, mathgl method chains.
+//
+// Run the benchmarks with
 //
 //	go test ./bench -bench . -benchmem
 //
-// The package has no non-test API; this file only documents it.
+// or write the report, BENCHMARKS.md and a plot, with
+//
+//	go run ./bench/cmd/report
+//
+// The benchmark bodies are exported functions of this package (so the
+// report command can run them through testing.Benchmark); the *_test.go
+// files only name the cases. Every case reports ns/entity with
+// b.ReportMetric; per-frame cases must report 0 allocs/op.
 package bench

@@ -3,56 +3,53 @@ package bench
 import (
 	"fmt"
 	"testing"
-
-	"github.com/go-gl/mathgl/mgl32"
-	"github.com/mlange-42/arche/ecs"
-	"github.com/netsmooth/netsmooth/components"
-	nsecs "github.com/netsmooth/netsmooth/ecs"
 )
 
-// steadyFrames builds a pipeline with n remote entities and returns a step
-// function that runs one 60 Hz frame, pushing one 20 Hz snapshot per entity
-// every third frame, as a transport would.
-func steadyFrames(b *testing.B, n int) func() {
-	b.Helper()
-	w := ecs.NewWorld()
-	cfg := nsecs.DefaultConfig()
-	cfg.Receive.MaxEntities = max(cfg.Receive.MaxEntities, n)
-	p, err := nsecs.New(&w, cfg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	batch := make([]nsecs.Message, n)
-	tick, frame := uint32(0), 0
-	step := func() {
-		if frame%3 == 0 {
-			for i := range batch {
-				batch[i] = nsecs.Message{NetID: components.NetID(i + 1), Tick: tick, Pos: mgl32.Vec3{float32(tick), float32(i), 0}}
+// Entity counts of the suite. The naive baseline stops at 100k: at 1M its
+// setup alone takes minutes and gigabytes.
+var (
+	counts      = []int{1_000, 10_000, 100_000, 1_000_000}
+	naiveCounts = []int{1_000, 10_000, 100_000}
+)
+
+func BenchmarkFrame(b *testing.B) {
+	for _, n := range counts {
+		for _, impl := range []string{NetSmooth, FlatName, NaiveName} {
+			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
+				continue
 			}
-			p.Inbox().PushBatch(batch)
-			tick++
+			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { Frame(b, impl, n) })
 		}
-		p.Update(1.0 / 60)
-		frame++
 	}
-	for i := 0; i < 60; i++ { // fill the rings
-		step()
-	}
-	return step
 }
 
-// BenchmarkFrame is the whole frame (Receive, Interpolate, Smooth, Snap)
-// averaged over the three frames of a snapshot interval.
-func BenchmarkFrame(b *testing.B) {
-	for _, n := range []int{1_000, 10_000, 100_000} {
-		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) {
-			step := steadyFrames(b, n)
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				step()
+func BenchmarkIngest(b *testing.B) {
+	for _, n := range counts {
+		for _, impl := range []string{NetSmooth, FlatName, NaiveName} {
+			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
+				continue
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entity")
-		})
+			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { Ingest(b, impl, n) })
+		}
+	}
+}
+
+func BenchmarkSystem(b *testing.B) {
+	for _, n := range counts {
+		for i, name := range []string{"receive", "interpolate", "smooth", "snap"} {
+			b.Run(fmt.Sprintf("system=%s/entities=%d", name, n), func(b *testing.B) { System(b, i, n) })
+		}
+	}
+}
+
+func BenchmarkChurn(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprintf("entities=%d/per-tick=1%%", n), func(b *testing.B) { Churn(b, n, 0.01) })
+	}
+}
+
+func BenchmarkPredicted(b *testing.B) {
+	for _, n := range []int{1, 4, 16, 64} {
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { Predicted(b, n) })
 	}
 }

@@ -1,0 +1,55 @@
+package bench
+
+import (
+	"math"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/systems"
+)
+
+// Rates of the steady scenario: a 20 Hz server sending every entity every
+// tick, a 60 Hz client.
+const (
+	TickRate = 20
+	FPS      = 60
+	// FramesPerTick is how many render frames a snapshot interval lasts.
+	FramesPerTick = FPS / TickRate
+)
+
+// Stream generates the server side of the steady scenario: n entities with
+// NetIDs 1..n moving along straight lines with slowly turning headings,
+// with position and rotation, one snapshot per entity per tick.
+type Stream struct {
+	n    int
+	tick uint32
+	buf  []systems.Message
+}
+
+// NewStream returns a stream of n entities starting at tick 1.
+func NewStream(n int) *Stream {
+	return &Stream{n: n, tick: 1, buf: make([]systems.Message, n)}
+}
+
+// Tick returns the next tick's snapshots (the slice is reused by the next
+// call) and advances the tick.
+func (s *Stream) Tick() []systems.Message {
+	t := float32(s.tick)
+	heading := float64(s.tick) * 0.05
+	sin, cos := math.Sincos(heading / 2)
+	rot := mgl32.Quat{W: float32(cos), V: mgl32.Vec3{0, 0, float32(sin)}}
+	for i := range s.buf {
+		fi := float32(i)
+		s.buf[i] = systems.Message{
+			NetID: components.NetID(i + 1),
+			Tick:  s.tick,
+			Pos:   mgl32.Vec3{fi + 0.5*t, 0.25 * t, fi * 0.001},
+			Rot:   rot,
+		}
+	}
+	s.tick++
+	return s.buf
+}
+
+// Current returns the tick the next call to Tick will produce.
+func (s *Stream) Current() uint32 { return s.tick }
