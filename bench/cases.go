@@ -47,16 +47,21 @@ func Frame(b *testing.B, name string, n int) {
 }
 
 // Ingest measures receiving one snapshot per entity: handing it over and
-// running netsmooth's Receive system (the baselines' Push), without
+// running netsmooth's Receive system (the baselines' ingest step), without
 // interpolation.
 func Ingest(b *testing.B, name string, n int) {
 	impl, s := New(name, n), NewStream(n)
 	warmup(impl, s)
 	var recv func()
-	if p, ok := impl.(*Pipeline); ok {
+	switch p := impl.(type) {
+	case *Pipeline:
 		r := p.Pipe.Systems()[0]
 		frame := ecs.GetResource[systems.Frame](&p.World)
 		recv = func() { frame.Dt = 1.0 / TickRate; r.Update(&p.World) }
+	case *Flat:
+		recv = func() { p.clock.BeginFrame(1.0 / TickRate); p.ingest(); p.clock.Advance() }
+	case *Naive:
+		recv = func() { p.clock.BeginFrame(1.0 / TickRate); p.ingest(); p.clock.Advance() }
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -65,9 +70,7 @@ func Ingest(b *testing.B, name string, n int) {
 		msgs := s.Tick()
 		b.StartTimer()
 		impl.Push(msgs)
-		if recv != nil {
-			recv()
-		}
+		recv()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/snapshot")
 }

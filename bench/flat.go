@@ -10,13 +10,16 @@ import (
 )
 
 // Flat is the lower-bound baseline: the steady scenario's work done by hand
-// over flat slices indexed by NetID-1, reusing netsmooth's component types
-// and maths so that only the machinery differs: no ECS queries, no NetID
-// index, no generality (no lifecycle, extrapolation, cuts or smoothing,
-// which the steady scenario never needs).
+// over flat slices indexed by NetID-1, with the same data layout and maths
+// as netsmooth (ring head and bracket in a span, the ring's slots as
+// columns, one slot read when the render time crosses a sample), so that only
+// the machinery differs: no ECS queries, no NetID index, no validation
+// beyond a finite check, no generality (lifecycle, extrapolation, cuts,
+// smoothing), which the steady scenario never needs.
 type Flat struct {
 	clock   *timeline.Clock
-	rings   []c.SnapshotRing
+	pending []systems.Message
+	slots   [c.RingCapacity][]c.Sample
 	spans   []c.Span
 	renders []c.Render
 }
@@ -24,23 +27,35 @@ type Flat struct {
 // NewFlat returns the baseline for n entities with the default clock.
 func NewFlat(n int) *Flat {
 	clock, _ := timeline.NewClock(timeline.DefaultConfig(TickRate))
-	return &Flat{clock: clock, rings: make([]c.SnapshotRing, n), spans: make([]c.Span, n), renders: make([]c.Render, n)}
+	f := &Flat{clock: clock, spans: make([]c.Span, n), renders: make([]c.Render, n)}
+	for k := range f.slots {
+		f.slots[k] = make([]c.Sample, n)
+	}
+	return f
 }
 
-// Push ingests snapshots: a finite check, the ring insert and the dirty mark.
-func (f *Flat) Push(msgs []systems.Message) {
+// Push queues snapshots for the next frame (a copy, as into an inbox).
+func (f *Flat) Push(msgs []systems.Message) { f.pending = append(f.pending, msgs...) }
+
+// ingest applies the queued snapshots: a finite check, the ring append and
+// the dirty mark.
+func (f *Flat) ingest() {
+	msgs := f.pending
+	f.pending = f.pending[:0]
 	for i := range msgs {
 		m := &msgs[i]
 		if !finite(m) {
 			continue
 		}
 		k := int(m.NetID) - 1
-		rot, _ := blend.Normalize(m.Rot)
-		if f.rings[k].Insert(c.Sample{Tick: m.Tick, Pos: m.Pos, Rot: rot}) >= c.Duplicate {
-			continue
-		}
 		s := &f.spans[k]
-		if s.Mode != c.SpanLerp || m.Tick < s.To {
+		if newest, ok := s.Ring.NewestTick(); ok && m.Tick <= newest {
+			continue // the steady scenario has no out-of-order samples
+		}
+		rot, _ := blend.Normalize(m.Rot)
+		phys, _ := s.Ring.Append(m.Tick)
+		f.slots[phys][k] = c.Sample{Tick: m.Tick, Pos: m.Pos, Rot: rot}
+		if s.Mode != c.SpanLerp {
 			s.Flags |= c.SpanDirty
 		}
 		f.clock.Observe(m.Tick)
@@ -57,29 +72,56 @@ func finite(m *systems.Message) bool {
 // Frame advances the clock by dt and draws every entity at the render time.
 func (f *Flat) Frame(dt float64) {
 	f.clock.BeginFrame(dt)
+	f.ingest()
 	f.clock.Advance()
 	rt := f.clock.RenderTick()
 	for i := range f.spans {
 		s := &f.spans[i]
 		if s.Flags&c.SpanDirty != 0 || rt >= float64(s.To) {
-			s.Flags &^= c.SpanDirty
-			r := &f.rings[i]
-			k := r.Search(rt)
-			if k < 0 || k >= r.Len()-1 {
+			if !f.bracket(i, s, rt) {
 				continue // the steady scenario keeps the render time inside the ring
 			}
-			a, b := r.At(k), r.At(k+1)
-			s.From, s.To = a.Tick, b.Tick
-			s.Inv = 1 / float32(b.Tick-a.Tick)
-			s.Pos0, s.Pos1, s.Rot0 = a.Pos, b.Pos, a.Rot
-			s.Rot1 = blend.Align(&a.Rot, &b.Rot)
-			s.Mode = c.SpanLerp
 		}
 		t := float32((rt - float64(s.From)) * float64(s.Inv))
 		out := &f.renders[i]
 		out.Pos = blend.Lerp(&s.Pos0, &s.Pos1, t)
-		out.Rot = blend.NlerpAligned(&s.Rot0, &s.Rot1, t)
+		if s.Rot0 == s.Rot1 {
+			out.Rot = s.Rot0
+		} else {
+			out.Rot = blend.NlerpAligned(&s.Rot0, &s.Rot1, t)
+		}
 	}
+}
+
+// bracket points entity i's span at the samples around rt: the slot after
+// To when that is enough, else a search from the newest sample.
+func (f *Flat) bracket(i int, s *c.Span, rt float64) bool {
+	h := &s.Ring
+	if s.Flags&c.SpanDirty == 0 && s.Mode == c.SpanLerp {
+		if l := h.Logical(int(s.ToPhys)); l+1 < h.Len() {
+			np := (int(s.ToPhys) + 1) & (c.RingCapacity - 1)
+			if next := &f.slots[np][i]; rt < float64(next.Tick) {
+				s.From, s.Pos0, s.Rot0 = s.To, s.Pos1, s.Rot1
+				s.To, s.ToPhys, s.Pos1 = next.Tick, uint8(np), next.Pos
+				s.Rot1 = blend.Align(&s.Rot0, &next.Rot)
+				s.Inv = 1 / float32(s.To-s.From)
+				return true
+			}
+		}
+	}
+	s.Flags &^= c.SpanDirty
+	for k := h.Len() - 2; k >= 0; k-- {
+		a, b := &f.slots[h.Phys(k)][i], &f.slots[h.Phys(k+1)][i]
+		if float64(a.Tick) <= rt && rt < float64(b.Tick) {
+			s.From, s.To, s.ToPhys = a.Tick, b.Tick, uint8(h.Phys(k+1))
+			s.Inv = 1 / float32(b.Tick-a.Tick)
+			s.Pos0, s.Pos1, s.Rot0 = a.Pos, b.Pos, a.Rot
+			s.Rot1 = blend.Align(&a.Rot, &b.Rot)
+			s.Mode = c.SpanLerp
+			return true
+		}
+	}
+	return false
 }
 
 // Render returns entity id's drawn state (for tests).

@@ -15,6 +15,7 @@ import (
 // front, sampled by a linear scan, blended with mathgl method chains.
 type Naive struct {
 	clock    *timeline.Clock
+	pending  []systems.Message
 	entities map[c.NetID]*naiveEntity
 }
 
@@ -39,9 +40,11 @@ func NewNaive() *Naive {
 	return &Naive{clock: clock, entities: map[c.NetID]*naiveEntity{}}
 }
 
-// Push ingests snapshots.
-func (n *Naive) Push(msgs []systems.Message) {
-	for _, m := range msgs {
+// Push queues snapshots for the next frame.
+func (n *Naive) Push(msgs []systems.Message) { n.pending = append(n.pending, msgs...) }
+
+func (n *Naive) ingest() {
+	for _, m := range n.pending {
 		e := n.entities[m.NetID]
 		if e == nil {
 			e = &naiveEntity{}
@@ -54,11 +57,13 @@ func (n *Naive) Push(msgs []systems.Message) {
 		}
 		n.clock.Observe(m.Tick)
 	}
+	n.pending = n.pending[:0]
 }
 
 // Frame advances the clock by dt and samples every entity.
 func (n *Naive) Frame(dt float64) {
 	n.clock.BeginFrame(dt)
+	n.ingest()
 	n.clock.Advance()
 	rt := n.clock.RenderTick()
 	for _, e := range n.entities {

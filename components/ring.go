@@ -1,14 +1,13 @@
 package components
 
-// RingCapacity is the number of samples a [SnapshotRing] keeps: 800 ms of
-// history at 20 snapshots per second, 267 ms at 60. It is a compile-time
-// constant so the ring is inline, fixed-size data and a whole archetype
-// column of rings is one block of memory.
+// RingCapacity is the number of samples a remote entity's ring keeps: 800 ms
+// of history at 20 snapshots per second, 267 ms at 60. It is a compile-time
+// constant so the ring is inline, fixed-size data.
 const RingCapacity = 16
 
 const ringMask = RingCapacity - 1
 
-// InsertResult says what [SnapshotRing.Insert] did with a sample.
+// InsertResult says what an insert did with a sample.
 type InsertResult uint8
 
 const (
@@ -24,50 +23,93 @@ const (
 	TooOld
 )
 
-// SnapshotRing is the cold per-entity buffer of a remote entity's recent
-// snapshots, ordered by tick (not by arrival), with at most one sample per
-// tick. Out-of-order samples are inserted at their place. When full, the
-// oldest sample makes room for a newer one.
+// RingHead is the bookkeeping of a ring of samples ordered by tick: which of
+// its [RingCapacity] physical slots hold samples, and the newest tick. The
+// samples themselves live elsewhere: inline in a [SnapshotRing], or, in the
+// pipeline, in the [RingSlot] columns of the entity. The zero value is an
+// empty ring.
 //
-// The zero value is an empty ring. Index 0 is always the oldest sample.
-type SnapshotRing struct {
-	start uint8
-	count uint8
-	slots [RingCapacity]Sample
+// Samples never move between physical slots except when a sample is
+// inserted out of order; appending the newest sample (the common case) and
+// evicting the oldest touch one slot.
+type RingHead struct {
+	start  uint8
+	count  uint8
+	_      [2]uint8
+	newest uint32
 }
 
 // Len returns the number of stored samples.
-func (r *SnapshotRing) Len() int { return int(r.count) }
+func (h *RingHead) Len() int { return int(h.count) }
 
-// At returns the i-th sample counted from the oldest (0 <= i < Len). The
-// pointer stays valid until the ring is modified or the entity changes
-// archetype.
-func (r *SnapshotRing) At(i int) *Sample {
-	return &r.slots[(int(r.start)+i)&ringMask]
+// Phys returns the physical slot of the i-th sample counted from the oldest.
+func (h *RingHead) Phys(i int) int { return (int(h.start) + i) & ringMask }
+
+// Logical returns the position, counted from the oldest, of physical slot p.
+func (h *RingHead) Logical(p int) int { return (p - int(h.start)) & ringMask }
+
+// NewestTick returns the newest sample's tick; ok is false for an empty ring.
+func (h *RingHead) NewestTick() (tick uint32, ok bool) { return h.newest, h.count > 0 }
+
+// Append reserves the slot for a sample newer than every stored one and
+// returns its physical index; the caller writes the sample there. When the
+// ring is full the oldest sample is dropped (evicted is true). It must only
+// be called with tick > NewestTick (or on an empty ring).
+func (h *RingHead) Append(tick uint32) (phys int, evicted bool) {
+	if h.count == RingCapacity {
+		h.start = uint8((int(h.start) + 1) & ringMask)
+		h.count--
+		evicted = true
+	}
+	phys = (int(h.start) + int(h.count)) & ringMask
+	h.count++
+	h.newest = tick
+	return phys, evicted
 }
 
+// Ring is a view of a ring: its head and pointers to its physical slots. It
+// performs the general operations (out-of-order insert, search, drop);
+// building one costs RingCapacity pointer lookups, so the pipeline uses it
+// only off the common path.
+type Ring struct {
+	Head  *RingHead
+	Slots [RingCapacity]*Sample
+}
+
+// Len returns the number of stored samples.
+func (r *Ring) Len() int { return int(r.Head.count) }
+
+// At returns the i-th sample counted from the oldest (0 <= i < Len).
+func (r *Ring) At(i int) *Sample { return r.Slots[r.Head.Phys(i)] }
+
 // Newest returns the newest sample, or nil when the ring is empty.
-func (r *SnapshotRing) Newest() *Sample {
-	if r.count == 0 {
+func (r *Ring) Newest() *Sample {
+	if r.Head.count == 0 {
 		return nil
 	}
-	return r.At(int(r.count) - 1)
+	return r.At(int(r.Head.count) - 1)
 }
 
 // Oldest returns the oldest sample, or nil when the ring is empty.
-func (r *SnapshotRing) Oldest() *Sample {
-	if r.count == 0 {
+func (r *Ring) Oldest() *Sample {
+	if r.Head.count == 0 {
 		return nil
 	}
-	return &r.slots[r.start]
+	return r.At(0)
 }
 
-// Insert stores s at its tick position and reports what happened. The
-// common case, a sample newer than all others, costs one copy.
-func (r *SnapshotRing) Insert(s Sample) InsertResult {
-	n := int(r.count)
-	// Find the insertion point scanning from the newest end: samples almost
-	// always arrive in order or nearly so.
+// Insert stores s at its tick position and reports what happened.
+func (r *Ring) Insert(s Sample) InsertResult {
+	h := r.Head
+	if h.count == 0 || s.Tick > h.newest {
+		p, evicted := h.Append(s.Tick)
+		*r.Slots[p] = s
+		if evicted {
+			return InsertedEvicting
+		}
+		return Inserted
+	}
+	n := int(h.count)
 	pos := n
 	for pos > 0 {
 		t := r.At(pos - 1).Tick
@@ -84,8 +126,7 @@ func (r *SnapshotRing) Insert(s Sample) InsertResult {
 		if pos == 0 {
 			return TooOld
 		}
-		// Drop the oldest; every index shifts down by one.
-		r.start = uint8((int(r.start) + 1) & ringMask)
+		h.start = uint8((int(h.start) + 1) & ringMask)
 		n--
 		pos--
 		res = InsertedEvicting
@@ -94,18 +135,18 @@ func (r *SnapshotRing) Insert(s Sample) InsertResult {
 		*r.At(i) = *r.At(i - 1)
 	}
 	*r.At(pos) = s
-	r.count = uint8(n + 1)
+	h.count = uint8(n + 1)
 	return res
 }
 
 // Search returns the index of the newest sample whose tick is at or before
 // tick, or -1 when tick is before the oldest sample (or the ring is empty,
 // or tick is NaN).
-func (r *SnapshotRing) Search(tick float64) int {
+func (r *Ring) Search(tick float64) int {
 	if tick != tick {
 		return -1
 	}
-	i := int(r.count) - 1
+	i := int(r.Head.count) - 1
 	for i >= 0 && float64(r.At(i).Tick) > tick {
 		i--
 	}
@@ -113,8 +154,8 @@ func (r *SnapshotRing) Search(tick float64) int {
 }
 
 // Contains reports whether a sample with exactly this tick is stored.
-func (r *SnapshotRing) Contains(tick uint32) bool {
-	for i := int(r.count) - 1; i >= 0; i-- {
+func (r *Ring) Contains(tick uint32) bool {
+	for i := int(r.Head.count) - 1; i >= 0; i-- {
 		t := r.At(i).Tick
 		if t == tick {
 			return true
@@ -128,15 +169,106 @@ func (r *SnapshotRing) Contains(tick uint32) bool {
 
 // DropBefore removes every sample older than tick and returns how many it
 // removed.
-func (r *SnapshotRing) DropBefore(tick uint32) int {
+func (r *Ring) DropBefore(tick uint32) int {
+	h := r.Head
 	dropped := 0
-	for r.count > 0 && r.slots[r.start].Tick < tick {
-		r.start = uint8((int(r.start) + 1) & ringMask)
-		r.count--
+	for h.count > 0 && r.At(0).Tick < tick {
+		h.start = uint8((int(h.start) + 1) & ringMask)
+		h.count--
 		dropped++
 	}
 	return dropped
 }
 
 // Clear empties the ring.
-func (r *SnapshotRing) Clear() { r.start, r.count = 0, 0 }
+func (r *Ring) Clear() { r.Head.start, r.Head.count = 0, 0 }
+
+// SnapshotRing is a ring with its samples stored inline: RingCapacity
+// samples ordered by tick (not by arrival), at most one per tick;
+// out-of-order samples are inserted at their place and, when full, the oldest
+// sample makes room for a newer one. It is the self-contained form of the
+// ring, for use outside the pipeline; the pipeline keeps the same head in
+// [Span] and the samples in [RingSlot] columns.
+//
+// The zero value is an empty ring. Index 0 is always the oldest sample.
+type SnapshotRing struct {
+	head  RingHead
+	slots [RingCapacity]Sample
+}
+
+// View returns the general view of the ring. It points into r.
+func (r *SnapshotRing) View() Ring {
+	v := Ring{Head: &r.head}
+	for i := range r.slots {
+		v.Slots[i] = &r.slots[i]
+	}
+	return v
+}
+
+// Len returns the number of stored samples.
+func (r *SnapshotRing) Len() int { return int(r.head.count) }
+
+// At returns the i-th sample counted from the oldest (0 <= i < Len). The
+// pointer stays valid until the ring is modified.
+func (r *SnapshotRing) At(i int) *Sample { return &r.slots[r.head.Phys(i)] }
+
+// Newest returns the newest sample, or nil when the ring is empty.
+func (r *SnapshotRing) Newest() *Sample {
+	if r.head.count == 0 {
+		return nil
+	}
+	return r.At(int(r.head.count) - 1)
+}
+
+// Oldest returns the oldest sample, or nil when the ring is empty.
+func (r *SnapshotRing) Oldest() *Sample {
+	if r.head.count == 0 {
+		return nil
+	}
+	return r.At(0)
+}
+
+// Insert stores s at its tick position and reports what happened. The
+// common case, a sample newer than all others, costs one copy.
+func (r *SnapshotRing) Insert(s Sample) InsertResult {
+	if r.head.count == 0 || s.Tick > r.head.newest {
+		p, evicted := r.head.Append(s.Tick)
+		r.slots[p] = s
+		if evicted {
+			return InsertedEvicting
+		}
+		return Inserted
+	}
+	v := r.View()
+	return v.Insert(s)
+}
+
+// Search returns the index of the newest sample whose tick is at or before
+// tick, or -1 when tick is before the oldest sample (or the ring is empty,
+// or tick is NaN).
+func (r *SnapshotRing) Search(tick float64) int {
+	if tick != tick {
+		return -1
+	}
+	i := int(r.head.count) - 1
+	for i >= 0 && float64(r.At(i).Tick) > tick {
+		i--
+	}
+	return i
+}
+
+// Contains reports whether a sample with exactly this tick is stored.
+func (r *SnapshotRing) Contains(tick uint32) bool {
+	v := r.View()
+	return v.Contains(tick)
+}
+
+// DropBefore removes every sample older than tick and returns how many it
+// removed.
+func (r *SnapshotRing) DropBefore(tick uint32) int {
+	v := r.View()
+	return v.DropBefore(tick)
+}
+
+// Clear empties the ring.
+func (r *SnapshotRing) Clear() { r.head.start, r.head.count = 0, 0 }

@@ -225,7 +225,7 @@ func TestRingWrapAround(t *testing.T) {
 			}
 		}
 		checkTicks(t, &r, model)
-		starts[r.start] = true
+		starts[r.head.start] = true
 	}
 	if len(starts) != RingCapacity {
 		t.Errorf("start took %d distinct values, want all %d", len(starts), RingCapacity)

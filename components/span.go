@@ -18,7 +18,7 @@ const (
 	// between the two samples; hold sample 0 until To, then switch.
 	SpanStep
 	// SpanPast: the render time is at or after the newest sample (From);
-	// apply the extrapolation policy from Pos0 along Vel.
+	// apply the extrapolation policy from Pos0 along the velocity in Pos1.
 	SpanPast
 )
 
@@ -29,9 +29,6 @@ const (
 	// SpanDirty is set by Receive when a new sample may change the span; the
 	// next Interpolate rebuilds it from the ring and smooths any jump.
 	SpanDirty SpanFlags = 1 << iota
-	// SpanCutAhead says the span is a [SpanStep] caused by a discontinuity:
-	// crossing To is a teleport.
-	SpanCutAhead
 	// SpanTeleported is set by Interpolate on the frame the render time
 	// crosses a teleport; Snap clears it after dropping the correction and
 	// the samples from before the teleport.
@@ -41,29 +38,39 @@ const (
 	SpanHidden
 )
 
-// Span is the hot per-entity interpolation state: the two samples that
-// bracket the render time, copied out of the [SnapshotRing] when the render
-// time crosses a sample or a new sample lands inside the span. The
-// per-frame work reads only this component.
+// Span is the hot per-entity state of a remote entity: the head of its ring
+// of samples (whose slots are the [RingSlot] columns) and the two samples
+// that bracket the render time, copied out of the ring. The per-frame work
+// reads only this component; when the render time crosses To, the next
+// sample is one slot read away (ToPhys+1), and only unusual changes (a
+// sample landing inside the span, a teleport, extrapolation ending) rebuild
+// the span from the whole ring.
 //
 // 84 bytes, no pointers.
 type Span struct {
-	// From and To are the ticks of sample 0 and sample 1. In SpanPast, From
-	// is the newest sample's tick and To is unused.
+	// From and To are the ticks of sample 0 and sample 1. In SpanPast and
+	// SpanBefore, From is the tick of the sample held and To is unused.
 	From, To uint32
 	// Inv is 1/(To-From), so the blend factor is (renderTick-From)*Inv.
 	Inv float32
-	// State is the discrete state word to show while this span is current.
-	State uint16
+	// State is the discrete state word to show while this span is current
+	// (sample 0's); State1 is sample 1's, shown once the span moves on.
+	State, State1 uint16
 	// Mode says how to evaluate the span.
 	Mode SpanMode
 	// Flags holds the bits in [SpanFlags].
 	Flags SpanFlags
-	// Pos0 and Pos1 are the positions of sample 0 and sample 1.
+	// ToPhys is the ring slot holding sample 1 (in SpanPast and SpanBefore,
+	// the slot of the sample held).
+	ToPhys uint8
+	// Epoch1 is sample 1's lifecycle epoch.
+	Epoch1 uint8
+	// Ring is the head of the entity's ring of samples.
+	Ring RingHead
+	// Pos0 and Pos1 are the positions of sample 0 and sample 1. In
+	// SpanPast, Pos1 holds the extrapolation velocity in units per second.
 	Pos0, Pos1 mgl32.Vec3
 	// Rot0 and Rot1 are the rotations of sample 0 and sample 1, with Rot1
 	// already flipped to the same hemisphere as Rot0 (shortest path).
 	Rot0, Rot1 mgl32.Quat
-	// Vel is the extrapolation velocity in units per second (SpanPast only).
-	Vel mgl32.Vec3
 }

@@ -7,24 +7,26 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
-	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
-func (r *rig) ring(id components.NetID) *components.SnapshotRing {
+func (r *rig) ring(id components.NetID) *components.Ring {
 	r.t.Helper()
 	e, ok := r.pipe.Lookup(id)
 	if !ok {
 		r.t.Fatalf("entity %d not found", id)
 	}
-	m := generic.NewMap1[components.SnapshotRing](&r.world)
-	return m.Get(e)
+	ring, ok := systems.RingOf(&r.world, e)
+	if !ok {
+		r.t.Fatalf("entity %d has no ring", id)
+	}
+	return &ring
 }
 
-func ringTicks(ring *components.SnapshotRing) []uint32 {
+func ringTicks(ring *components.Ring) []uint32 {
 	var ticks []uint32
 	for i := 0; i < ring.Len(); i++ {
 		ticks = append(ticks, ring.At(i).Tick)

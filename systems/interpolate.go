@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
-	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/timeline"
@@ -78,7 +77,10 @@ type Interpolate struct {
 
 	clock   *timeline.Clock
 	metrics *Metrics
-	filter  *generic.Filter4[c.Span, c.Render, c.Correction, c.SnapshotRing]
+	cols    columns
+	cached  ecs.CachedFilter
+	render  ecs.ID
+	corr    ecs.ID
 
 	// Per-frame constants.
 	rt, rate, limit float64
@@ -103,9 +105,12 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 	}
 	s.clock = mustResource[timeline.Clock](w)
 	s.metrics = mustResource[Metrics](w)
-	s.filter = generic.NewFilter4[c.Span, c.Render, c.Correction, c.SnapshotRing]().
-		With(generic.T[c.Remote]()).Without(generic.T[c.Predicted]())
-	s.filter.Register(w)
+	s.cols = newColumns(w)
+	s.render = ecs.ComponentID[c.Render](w)
+	s.corr = ecs.ComponentID[c.Correction](w)
+	mask := ecs.All(s.cols.span, s.render, s.corr, ecs.ComponentID[c.Remote](w))
+	filter := mask.Without(ecs.ComponentID[c.Predicted](w))
+	s.cached = w.Cache().Register(&filter)
 	s.teleport2 = s.cfg.TeleportDistance * s.cfg.TeleportDistance
 	s.minCorr2 = s.cfg.MinCorrection * s.cfg.MinCorrection
 	s.ready = true
@@ -122,13 +127,34 @@ func (s *Interpolate) Update(w *ecs.World) {
 	s.rt = s.clock.RenderTick()
 	s.rate = s.clock.TickRate()
 	s.limit = s.cfg.ExtrapolationLimit
+	rt := s.rt
 	var fc frameCounts
 
-	q := s.filter.Query(w)
+	q := w.Query(&s.cached)
 	for q.Next() {
-		span, render, corr, ring := q.Get()
+		span := (*c.Span)(q.Get(s.cols.span))
+		render := (*c.Render)(q.Get(s.render))
+		if span.Mode == c.SpanLerp && span.Flags&c.SpanDirty == 0 {
+			if rt < float64(span.To) {
+				// The common case, inline: blend the two samples.
+				t := float32((rt - float64(span.From)) * float64(span.Inv))
+				render.Pos = blend.Lerp(&span.Pos0, &span.Pos1, t)
+				if span.Rot0 == span.Rot1 {
+					render.Rot = span.Rot0
+				} else {
+					render.Rot = blend.NlerpAligned(&span.Rot0, &span.Rot1, t)
+				}
+				render.State = span.State
+				render.Flags = c.Visible
+				continue
+			}
+			if s.advance(&q, span, &fc) {
+				s.eval(span, render)
+				continue
+			}
+		}
 		if s.needsRefresh(span) {
-			s.refresh(span, ring, corr, &fc)
+			s.refresh(&q, span, (*c.Correction)(q.Get(s.corr)), &fc)
 		}
 		s.eval(span, render)
 		switch {
@@ -158,9 +184,43 @@ func (s *Interpolate) Update(w *ecs.World) {
 // Finalize implements the arche-model System interface.
 func (s *Interpolate) Finalize(w *ecs.World) {
 	if s.ready {
-		s.filter.Unregister(w)
+		w.Cache().Unregister(&s.cached)
 		s.ready = false
 	}
+}
+
+// advance moves a clean Lerp or Step span past To when the render time has
+// crossed it and the next sample is the one right after To in the ring: one
+// slot read instead of a rebuild. It reports false when the span needs the
+// general rebuild instead.
+func (s *Interpolate) advance(q *ecs.Query, span *c.Span, fc *frameCounts) bool {
+	head := &span.Ring
+	l := head.Logical(int(span.ToPhys))
+	if l+1 >= head.Len() {
+		return false // To was the newest sample: extrapolation starts
+	}
+	np := (int(span.ToPhys) + 1) & (c.RingCapacity - 1)
+	next := s.cols.slotQ(q, np)
+	if s.rt >= float64(next.Tick) || next.Tick <= span.To {
+		return false // skipped past more than one sample, or inconsistent
+	}
+	if span.Mode == c.SpanStep {
+		// Crossing the discontinuity between the old samples: a teleport.
+		span.Flags |= c.SpanTeleported
+		fc.teleports++
+	}
+	epoch0 := span.Epoch1
+	span.From, span.Pos0, span.Rot0, span.State = span.To, span.Pos1, span.Rot1, span.State1
+	span.To, span.ToPhys, span.Epoch1, span.State1 = next.Tick, uint8(np), next.Epoch, next.State
+	span.Pos1 = next.Pos
+	span.Rot1 = blend.Align(&span.Rot0, &next.Rot)
+	span.Inv = 1 / float32(span.To-span.From)
+	if next.Flags&c.Cut != 0 || next.Epoch != epoch0 || s.farApart(&span.Pos0, &next.Pos) {
+		span.Mode = c.SpanStep
+	} else {
+		span.Mode = c.SpanLerp
+	}
+	return true
 }
 
 func (s *Interpolate) needsRefresh(span *c.Span) bool {
@@ -189,7 +249,7 @@ func (s *Interpolate) eval(span *c.Span, render *c.Render) {
 		ahead := float32((s.rt - float64(span.From)) / s.rate)
 		limit := float32(s.limit)
 		travel := s.cfg.Extrapolation.Travel(ahead, limit)
-		render.Pos = blend.AddScaled(&span.Pos0, &span.Vel, travel)
+		render.Pos = blend.AddScaled(&span.Pos0, &span.Pos1, travel) // Pos1 holds the velocity
 		render.Rot = span.Rot0
 		if travel != 0 && s.cfg.Extrapolation.Moving(ahead, limit) {
 			render.Flags = c.Visible | c.Extrapolated
@@ -214,7 +274,7 @@ func (s *Interpolate) eval(span *c.Span, render *c.Render) {
 // refresh rebuilds the span from the ring. If new data moved the target of
 // an entity already on screen, the jump goes into corr; if the render time
 // crossed a discontinuity, the span is marked teleported for Snap.
-func (s *Interpolate) refresh(span *c.Span, ring *c.SnapshotRing, corr *c.Correction, fc *frameCounts) {
+func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc *frameCounts) {
 	shown := span.Mode != c.SpanEmpty && span.Flags&c.SpanHidden == 0
 	dirty := span.Flags&c.SpanDirty != 0
 	oldFrom := span.From
@@ -223,12 +283,13 @@ func (s *Interpolate) refresh(span *c.Span, ring *c.SnapshotRing, corr *c.Correc
 		s.eval(span, &before)
 	}
 
-	first := s.rebuild(span, ring)
+	ring := s.cols.viewQ(q, &span.Ring)
+	first := s.rebuild(span, &ring)
 
 	if !shown || span.Flags&c.SpanHidden != 0 || span.Mode == c.SpanEmpty {
 		return
 	}
-	if s.crossedCut(ring, oldFrom, first) {
+	if s.crossedCut(&ring, oldFrom, first) {
 		span.Flags |= c.SpanTeleported
 		fc.teleports++
 		return
@@ -254,8 +315,9 @@ func (s *Interpolate) refresh(span *c.Span, ring *c.SnapshotRing, corr *c.Correc
 
 // rebuild points the span at the samples that bracket the render time and
 // returns the ring index of its first sample (-1 if none).
-func (s *Interpolate) rebuild(span *c.Span, ring *c.SnapshotRing) int {
+func (s *Interpolate) rebuild(span *c.Span, ring *c.Ring) int {
 	span.Flags &^= c.SpanDirty | c.SpanHidden
+	head := ring.Head
 	n := ring.Len()
 	if n == 0 {
 		span.Mode = c.SpanEmpty
@@ -266,8 +328,8 @@ func (s *Interpolate) rebuild(span *c.Span, ring *c.SnapshotRing) int {
 	case i < 0:
 		a := ring.At(0)
 		span.Mode = c.SpanBefore
-		span.From, span.To = a.Tick, a.Tick
-		span.Pos0, span.Rot0, span.State = a.Pos, a.Rot, a.State
+		span.From, span.To, span.ToPhys = a.Tick, a.Tick, uint8(head.Phys(0))
+		span.Pos0, span.Rot0, span.State, span.Epoch1 = a.Pos, a.Rot, a.State, a.Epoch
 		if a.Flags&c.Spawn != 0 {
 			span.Flags |= c.SpanHidden
 		}
@@ -275,18 +337,18 @@ func (s *Interpolate) rebuild(span *c.Span, ring *c.SnapshotRing) int {
 	case i == n-1:
 		a := ring.At(i)
 		span.Mode = c.SpanPast
-		span.From, span.To = a.Tick, a.Tick
-		span.Pos0, span.Rot0, span.State = a.Pos, a.Rot, a.State
-		span.Vel = s.velocity(ring, i)
+		span.From, span.To, span.ToPhys = a.Tick, a.Tick, uint8(head.Phys(i))
+		span.Pos0, span.Rot0, span.State, span.Epoch1 = a.Pos, a.Rot, a.State, a.Epoch
+		span.Pos1 = s.velocity(ring, i)
 		return i
 	}
 	a, b := ring.At(i), ring.At(i+1)
-	span.From, span.To = a.Tick, b.Tick
+	span.From, span.To, span.ToPhys = a.Tick, b.Tick, uint8(head.Phys(i+1))
 	span.Inv = 1 / float32(b.Tick-a.Tick)
 	span.Pos0, span.Pos1 = a.Pos, b.Pos
 	span.Rot0 = a.Rot
 	span.Rot1 = blend.Align(&a.Rot, &b.Rot)
-	span.State = a.State
+	span.State, span.State1, span.Epoch1 = a.State, b.State, b.Epoch
 	if s.isCut(a, b) {
 		span.Mode = c.SpanStep
 	} else {
@@ -298,7 +360,7 @@ func (s *Interpolate) rebuild(span *c.Span, ring *c.SnapshotRing) int {
 // velocity returns the extrapolation velocity at ring index i: the sample's
 // own, or the slope from the previous sample when it carries none and no
 // discontinuity lies between them.
-func (s *Interpolate) velocity(ring *c.SnapshotRing, i int) mgl32.Vec3 {
+func (s *Interpolate) velocity(ring *c.Ring, i int) mgl32.Vec3 {
 	a := ring.At(i)
 	if a.Flags&c.HasVelocity != 0 {
 		return a.Vel
@@ -317,19 +379,19 @@ func (s *Interpolate) velocity(ring *c.SnapshotRing, i int) mgl32.Vec3 {
 // isCut reports whether a discontinuity separates consecutive samples a
 // and b.
 func (s *Interpolate) isCut(a, b *c.Sample) bool {
-	if b.Flags&c.Cut != 0 || a.Epoch != b.Epoch {
-		return true
-	}
-	return s.teleport2 > 0 && blend.DistSq(&a.Pos, &b.Pos) > s.teleport2
+	return b.Flags&c.Cut != 0 || a.Epoch != b.Epoch || s.farApart(&a.Pos, &b.Pos)
+}
+
+// farApart reports whether two consecutive positions are further apart than
+// the teleport distance.
+func (s *Interpolate) farApart(a, b *mgl32.Vec3) bool {
+	return s.teleport2 > 0 && blend.DistSq(a, b) > s.teleport2
 }
 
 // crossedCut reports whether a discontinuity lies between the sample the
 // span started at before (tick oldFrom) and the one it starts at now (ring
 // index first).
-func (s *Interpolate) crossedCut(ring *c.SnapshotRing, oldFrom uint32, first int) bool {
-	if first <= 0 {
-		return false
-	}
+func (s *Interpolate) crossedCut(ring *c.Ring, oldFrom uint32, first int) bool {
 	for k := first; k > 0; k-- {
 		b := ring.At(k)
 		if b.Tick <= oldFrom {

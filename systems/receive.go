@@ -87,8 +87,10 @@ type Receive struct {
 	metrics *Metrics
 	frame   *Frame
 
-	spawner  generic.Map6[c.NetID, c.Remote, c.SnapshotRing, c.Span, c.Render, c.Correction]
-	ringSpan generic.Map2[c.SnapshotRing, c.Span]
+	cols      columns
+	remoteIDs []ecs.ID
+	netIDs    generic.Map1[c.NetID]
+	renders   generic.Map1[c.Render]
 
 	buf       []Message
 	despawns  []scheduledDespawn
@@ -116,8 +118,10 @@ func (r *Receive) Initialize(w *ecs.World) {
 	r.clock = mustResource[timeline.Clock](w)
 	r.metrics = mustResource[Metrics](w)
 	r.frame = mustResource[Frame](w)
-	r.spawner = generic.NewMap6[c.NetID, c.Remote, c.SnapshotRing, c.Span, c.Render, c.Correction](w)
-	r.ringSpan = generic.NewMap2[c.SnapshotRing, c.Span](w)
+	r.cols = newColumns(w)
+	r.remoteIDs = r.cols.remoteIDs(w)
+	r.netIDs = generic.NewMap1[c.NetID](w)
+	r.renders = generic.NewMap1[c.Render](w)
 	r.maxFuture = r.cfg.MaxFuture * r.clock.TickRate()
 	r.ready = true
 }
@@ -154,9 +158,9 @@ func (r *Receive) Update(w *ecs.World) {
 // Despawn message), which the incremental count cannot see.
 func (r *Receive) recountOccupancy(w *ecs.World) {
 	r.metrics.Occupancy = [c.RingCapacity + 1]int{}
-	q := generic.NewFilter1[c.SnapshotRing]().With(generic.T[c.Remote]()).Query(w)
+	q := generic.NewFilter1[c.Span]().With(generic.T[c.Remote]()).Query(w)
 	for q.Next() {
-		r.metrics.Occupancy[q.Get().Len()]++
+		r.metrics.Occupancy[q.Get().Ring.Len()]++
 	}
 }
 
@@ -222,24 +226,45 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 		sample.Flags |= c.Spawn
 	}
 
-	ring, span := r.ringSpan.Get(entry.entity)
+	e := entry.entity
+	span := (*c.Span)(w.GetUnchecked(e, r.cols.span))
 	if renderPassed(span) && msg.Tick < span.From {
 		m.reject(RejectStale) // the render time has already passed it
 		return
 	}
-	before := ring.Len()
-	switch ring.Insert(sample) {
-	case c.Duplicate:
+	head := &span.Ring
+	before := head.Len()
+	if newest, ok := head.NewestTick(); !ok || msg.Tick > newest {
+		// The common case: a sample newer than all others, one slot write.
+		if before == c.RingCapacity && holdsSpan(span) && head.Logical(int(span.ToPhys)) <= 1 {
+			span.Flags |= c.SpanDirty // the eviction takes a sample the span uses
+		}
+		phys, evicted := head.Append(msg.Tick)
+		*r.cols.slot(w, e, phys) = sample
+		if evicted {
+			m.Evicted++
+		}
+	} else if msg.Tick == newest {
 		m.reject(RejectDuplicate)
 		return
-	case c.TooOld:
-		m.reject(RejectStale)
-		return
-	case c.InsertedEvicting:
-		m.Evicted++
+	} else {
+		if before == c.RingCapacity && holdsSpan(span) && head.Logical(int(span.ToPhys)) <= 1 {
+			span.Flags |= c.SpanDirty
+		}
+		ring := r.cols.view(w, e, head)
+		switch ring.Insert(sample) {
+		case c.Duplicate:
+			m.reject(RejectDuplicate)
+			return
+		case c.TooOld:
+			m.reject(RejectStale)
+			return
+		case c.InsertedEvicting:
+			m.Evicted++
+		}
 	}
 	m.Accepted++
-	m.occupancyMove(before, ring.Len())
+	m.occupancyMove(before, head.Len())
 	switch span.Mode {
 	case c.SpanEmpty, c.SpanPast:
 		span.Flags |= c.SpanDirty
@@ -253,6 +278,12 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 		}
 	}
 	r.clock.Observe(msg.Tick)
+}
+
+// holdsSpan reports whether the span refers to samples in the ring by slot
+// (so that evicting them must rebuild it).
+func holdsSpan(s *c.Span) bool {
+	return s.Mode == c.SpanLerp || s.Mode == c.SpanStep || s.Mode == c.SpanBefore
 }
 
 // validate checks a message's numbers and turns it into a ring sample.
@@ -296,9 +327,9 @@ func (r *Receive) validate(msg *Message) (c.Sample, RejectReason, bool) {
 }
 
 func (r *Receive) spawn(w *ecs.World, id c.NetID) (ecs.Entity, bool) {
-	nid := id
-	e := r.spawner.NewWith(&nid, &c.Remote{}, &c.SnapshotRing{}, &c.Span{},
-		&c.Render{Rot: mgl32.QuatIdent()}, &c.Correction{})
+	e := w.NewEntity(r.remoteIDs...)
+	*r.netIDs.Get(e) = id
+	r.renders.Get(e).Rot = mgl32.QuatIdent()
 	r.index.put(id, indexEntry{entity: e, state: entryLive})
 	r.metrics.Spawned++
 	r.metrics.Occupancy[0]++
@@ -343,8 +374,8 @@ func (r *Receive) applyDespawns(w *ecs.World) {
 			continue
 		}
 		if w.Alive(entry.entity) {
-			ring, _ := r.ringSpan.Get(entry.entity)
-			r.metrics.Occupancy[ring.Len()]--
+			span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
+			r.metrics.Occupancy[span.Ring.Len()]--
 			if r.cfg.OnDespawn != nil {
 				r.cfg.OnDespawn(w, entry.entity, d.id)
 			}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
-	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
 )
@@ -42,7 +41,10 @@ type Snap struct {
 	cfg SnapConfig
 
 	metrics *Metrics
-	filter  *generic.Filter4[c.Correction, c.Render, c.Span, c.SnapshotRing]
+	cols    columns
+	corr    ecs.ID
+	render  ecs.ID
+	cached  ecs.CachedFilter
 	ready   bool
 }
 
@@ -60,9 +62,11 @@ func (s *Snap) Initialize(w *ecs.World) {
 		return
 	}
 	s.metrics = mustResource[Metrics](w)
-	s.filter = generic.NewFilter4[c.Correction, c.Render, c.Span, c.SnapshotRing]().
-		Optional(generic.T[c.Span](), generic.T[c.SnapshotRing]())
-	s.filter.Register(w)
+	s.cols = newColumns(w)
+	s.corr = ecs.ComponentID[c.Correction](w)
+	s.render = ecs.ComponentID[c.Render](w)
+	filter := ecs.All(s.corr, s.render)
+	s.cached = w.Cache().Register(&filter)
 	s.ready = true
 }
 
@@ -73,20 +77,24 @@ func (s *Snap) Update(w *ecs.World) {
 		return
 	}
 	d2 := s.cfg.Distance * s.cfg.Distance
-	q := s.filter.Query(w)
+	q := w.Query(&s.cached)
 	for q.Next() {
-		corr, render, span, ring := q.Get()
+		corr := (*c.Correction)(q.Get(s.corr))
+		var span *c.Span
+		if q.Has(s.cols.span) {
+			span = (*c.Span)(q.Get(s.cols.span))
+		}
 		teleported := span != nil && span.Flags&c.SpanTeleported != 0
 		if teleported {
 			span.Flags &^= c.SpanTeleported
-			if ring != nil {
-				before := ring.Len()
-				ring.DropBefore(span.From)
-				m.occupancyMove(before, ring.Len())
-			}
+			ring := s.cols.viewQ(&q, &span.Ring)
+			before := ring.Len()
+			ring.DropBefore(span.From)
+			m.occupancyMove(before, ring.Len())
 		} else if corr.IsZero() || d2 == 0 || blend.LenSq(&corr.Pos) <= d2 {
 			continue
 		}
+		render := (*c.Render)(q.Get(s.render))
 		if !corr.IsZero() {
 			// Smooth drew target + correction; take the correction back out.
 			render.Pos = blend.AddScaled(&render.Pos, &corr.Pos, -1)
@@ -103,7 +111,7 @@ func (s *Snap) Update(w *ecs.World) {
 // Finalize implements the arche-model System interface.
 func (s *Snap) Finalize(w *ecs.World) {
 	if s.ready {
-		s.filter.Unregister(w)
+		w.Cache().Unregister(&s.cached)
 		s.ready = false
 	}
 }

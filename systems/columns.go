@@ -1,0 +1,82 @@
+package systems
+
+import (
+	"github.com/mlange-42/arche/ecs"
+	c "github.com/netsmooth/netsmooth/components"
+)
+
+// columns are the component IDs of a remote entity's ring: the Span that
+// holds its head and the RingCapacity RingSlot columns that hold its samples.
+type columns struct {
+	span  ecs.ID
+	slots [c.RingCapacity]ecs.ID
+}
+
+func newColumns(w *ecs.World) columns {
+	return columns{
+		span: ecs.ComponentID[c.Span](w),
+		slots: [c.RingCapacity]ecs.ID{
+			ecs.ComponentID[c.RingSlot[c.P0]](w), ecs.ComponentID[c.RingSlot[c.P1]](w),
+			ecs.ComponentID[c.RingSlot[c.P2]](w), ecs.ComponentID[c.RingSlot[c.P3]](w),
+			ecs.ComponentID[c.RingSlot[c.P4]](w), ecs.ComponentID[c.RingSlot[c.P5]](w),
+			ecs.ComponentID[c.RingSlot[c.P6]](w), ecs.ComponentID[c.RingSlot[c.P7]](w),
+			ecs.ComponentID[c.RingSlot[c.P8]](w), ecs.ComponentID[c.RingSlot[c.P9]](w),
+			ecs.ComponentID[c.RingSlot[c.P10]](w), ecs.ComponentID[c.RingSlot[c.P11]](w),
+			ecs.ComponentID[c.RingSlot[c.P12]](w), ecs.ComponentID[c.RingSlot[c.P13]](w),
+			ecs.ComponentID[c.RingSlot[c.P14]](w), ecs.ComponentID[c.RingSlot[c.P15]](w),
+		},
+	}
+}
+
+// slot returns entity e's sample in physical slot phys. A RingSlot is a
+// struct whose only field is the Sample, so the pointers coincide.
+func (cols *columns) slot(w *ecs.World, e ecs.Entity, phys int) *c.Sample {
+	return (*c.Sample)(w.GetUnchecked(e, cols.slots[phys]))
+}
+
+// slotQ returns the current query entity's sample in physical slot phys.
+func (cols *columns) slotQ(q *ecs.Query, phys int) *c.Sample {
+	return (*c.Sample)(q.Get(cols.slots[phys]))
+}
+
+// view returns the general ring view of entity e.
+func (cols *columns) view(w *ecs.World, e ecs.Entity, head *c.RingHead) c.Ring {
+	v := c.Ring{Head: head}
+	for k, id := range cols.slots {
+		v.Slots[k] = (*c.Sample)(w.GetUnchecked(e, id))
+	}
+	return v
+}
+
+// viewQ returns the general ring view of the current query entity.
+func (cols *columns) viewQ(q *ecs.Query, head *c.RingHead) c.Ring {
+	v := c.Ring{Head: head}
+	for k, id := range cols.slots {
+		v.Slots[k] = (*c.Sample)(q.Get(id))
+	}
+	return v
+}
+
+// remoteIDs returns every component ID a remote entity is created with.
+func (cols *columns) remoteIDs(w *ecs.World) []ecs.ID {
+	ids := []ecs.ID{
+		ecs.ComponentID[c.NetID](w), ecs.ComponentID[c.Remote](w), cols.span,
+		ecs.ComponentID[c.Render](w), ecs.ComponentID[c.Correction](w),
+	}
+	return append(ids, cols.slots[:]...)
+}
+
+// RingOf returns a view of remote entity e's ring of samples (its head in
+// the Span, its samples in the RingSlot columns), for inspection: debugging
+// overlays, trails, tests. ok is false when e is not a live remote entity.
+// The view points into the world's storage and is valid until the next
+// structural change; it is not meant for per-frame loops over many
+// entities.
+func RingOf(w *ecs.World, e ecs.Entity) (ring c.Ring, ok bool) {
+	cols := newColumns(w)
+	if !w.Alive(e) || !w.Has(e, cols.span) || !w.Has(e, cols.slots[0]) {
+		return c.Ring{}, false
+	}
+	span := (*c.Span)(w.Get(e, cols.span))
+	return cols.view(w, e, &span.Ring), true
+}
