@@ -134,21 +134,32 @@ func (s *Interpolate) Update(w *ecs.World) {
 	for q.Next() {
 		span := (*c.Span)(q.Get(s.cols.span))
 		render := (*c.Render)(q.Get(s.render))
-		if span.Mode == c.SpanLerp && span.Flags&c.SpanDirty == 0 {
-			if rt < float64(span.To) {
-				// The common case, inline: blend the two samples.
+		if span.Flags&c.SpanDirty == 0 && (span.Mode == c.SpanLerp || span.Mode == c.SpanStep) {
+			// Crossing To usually needs just the next slot.
+			fast := rt < float64(span.To) || s.advance(&q, span, &fc)
+			if fast && span.Mode == c.SpanLerp {
+				// The common case, written out so that it inlines: position
+				// lerp and normalised quaternion lerp (Rot1 is pre-aligned).
 				t := float32((rt - float64(span.From)) * float64(span.Inv))
-				render.Pos = blend.Lerp(&span.Pos0, &span.Pos1, t)
-				if span.Rot0 == span.Rot1 {
-					render.Rot = span.Rot0
+				p0, p1 := &span.Pos0, &span.Pos1
+				render.Pos = mgl32.Vec3{p0[0] + (p1[0]-p0[0])*t, p0[1] + (p1[1]-p0[1])*t, p0[2] + (p1[2]-p0[2])*t}
+				if r0, r1 := &span.Rot0, &span.Rot1; *r0 == *r1 {
+					render.Rot = *r0
 				} else {
-					render.Rot = blend.NlerpAligned(&span.Rot0, &span.Rot1, t)
+					qw := r0.W + (r1.W-r0.W)*t
+					qx := r0.V[0] + (r1.V[0]-r0.V[0])*t
+					qy := r0.V[1] + (r1.V[1]-r0.V[1])*t
+					qz := r0.V[2] + (r1.V[2]-r0.V[2])*t
+					// Aligned unit quaternions blend to a length in [0.7, 1]:
+					// never near zero, so no guard is needed here.
+					inv := 1 / float32(math.Sqrt(float64(qw*qw+qx*qx+qy*qy+qz*qz)))
+					render.Rot = mgl32.Quat{W: qw * inv, V: mgl32.Vec3{qx * inv, qy * inv, qz * inv}}
 				}
 				render.State = span.State
 				render.Flags = c.Visible
 				continue
 			}
-			if s.advance(&q, span, &fc) {
+			if fast { // a Step span: hold sample 0
 				s.eval(span, render)
 				continue
 			}

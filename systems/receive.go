@@ -92,11 +92,12 @@ type Receive struct {
 	netIDs    generic.Map1[c.NetID]
 	renders   generic.Map1[c.Render]
 
-	buf       []Message
-	despawns  []scheduledDespawn
-	maxFuture float64 // ticks
-	recount   bool
-	ready     bool
+	buf         []Message
+	despawns    []scheduledDespawn
+	maxFuture   float64 // ticks
+	futureLimit float64 // this frame's limit, in ticks
+	recount     bool
+	ready       bool
 }
 
 // NewReceive returns the Receive system for cfg, or the configuration error.
@@ -133,6 +134,11 @@ func (r *Receive) Update(w *ecs.World) {
 	m.FrameCorrections, m.FrameTeleports = 0, 0
 	r.clock.BeginFrame(r.frame.Dt)
 
+	// Ticks beyond this are future-dated (none before the clock has synced).
+	r.futureLimit = math.Inf(1)
+	if r.clock.Synced() {
+		r.futureLimit = r.clock.ServerTick() + r.maxFuture
+	}
 	msgs, dropped := r.inbox.Drain(r.buf)
 	m.Rejected[RejectInboxFull] += dropped
 	for i := range msgs {
@@ -178,10 +184,16 @@ func (r *Receive) Index() *Index { return r.index }
 
 func (r *Receive) handle(w *ecs.World, msg *Message) {
 	m := r.metrics
-	sample, reason, ok := r.validate(msg)
-	if !ok {
-		m.reject(reason)
+	if msg.Kind >= numKinds {
+		m.reject(RejectInvalid)
 		return
+	}
+	rot := msg.Rot
+	if msg.Kind != Despawn {
+		if reason := r.check(msg, &rot); reason != accept {
+			m.reject(reason)
+			return
+		}
 	}
 	entry := r.index.get(msg.NetID)
 	if entry.state.alive() && !w.Alive(entry.entity) {
@@ -204,10 +216,11 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 		m.reject(RejectDespawned)
 		return
 	}
-	if r.clock.Synced() && float64(msg.Tick) > r.clock.ServerTick()+r.maxFuture {
+	if float64(msg.Tick) > r.futureLimit {
 		m.reject(RejectFuture)
 		return
 	}
+	spawned := false
 	if !entry.state.alive() {
 		if msg.Kind != Spawn && !r.cfg.SpawnOnFirstSnapshot {
 			m.reject(RejectUnknown)
@@ -223,7 +236,7 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 			return
 		}
 		entry = indexEntry{entity: e, state: entryLive}
-		sample.Flags |= c.Spawn
+		spawned = true
 	}
 
 	e := entry.entity
@@ -240,7 +253,7 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 			span.Flags |= c.SpanDirty // the eviction takes a sample the span uses
 		}
 		phys, evicted := head.Append(msg.Tick)
-		*r.cols.slot(w, e, phys) = sample
+		fill(r.cols.slot(w, e, phys), msg, &rot, spawned)
 		if evicted {
 			m.Evicted++
 		}
@@ -251,6 +264,8 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 		if before == c.RingCapacity && holdsSpan(span) && head.Logical(int(span.ToPhys)) <= 1 {
 			span.Flags |= c.SpanDirty
 		}
+		var sample c.Sample
+		fill(&sample, msg, &rot, spawned)
 		ring := r.cols.view(w, e, head)
 		switch ring.Insert(sample) {
 		case c.Duplicate:
@@ -286,14 +301,11 @@ func holdsSpan(s *c.Span) bool {
 	return s.Mode == c.SpanLerp || s.Mode == c.SpanStep || s.Mode == c.SpanBefore
 }
 
-// validate checks a message's numbers and turns it into a ring sample.
-func (r *Receive) validate(msg *Message) (c.Sample, RejectReason, bool) {
-	if msg.Kind >= numKinds {
-		return c.Sample{}, RejectInvalid, false
-	}
-	if msg.Kind == Despawn {
-		return c.Sample{}, 0, true
-	}
+// accept is check's verdict for a good message (not a reason).
+const accept = NumRejectReasons
+
+// check validates a snapshot's numbers and normalises its rotation into rot.
+func (r *Receive) check(msg *Message, rot *mgl32.Quat) RejectReason {
 	// One comparison per number catches NaN, infinities and out-of-range
 	// values at once; only a failing message is examined further.
 	lim := r.cfg.MaxAbs
@@ -303,27 +315,41 @@ func (r *Receive) validate(msg *Message) (c.Sample, RejectReason, bool) {
 		abs32(q.W) <= 2 && abs32(q.V[0]) <= 2 && abs32(q.V[1]) <= 2 && abs32(q.V[2]) <= 2) {
 		for _, x := range [...]float32{p[0], p[1], p[2], v[0], v[1], v[2], q.W, q.V[0], q.V[1], q.V[2]} {
 			if !finite32(x) {
-				return c.Sample{}, RejectNonFinite, false
+				return RejectNonFinite
 			}
 		}
 		if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
 			abs32(v[0]) <= lim && abs32(v[1]) <= lim && abs32(v[2]) <= lim) {
-			return c.Sample{}, RejectInvalid, false
+			return RejectInvalid
 		}
 	}
-	rot, ok := blend.Normalize(msg.Rot)
-	if !ok {
-		return c.Sample{}, RejectInvalid, false
+	// Servers send unit quaternions (or none, zero): skip the square root.
+	if n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]; n > 0.99999 && n < 1.00001 {
+		return accept
 	}
-	s := c.Sample{Tick: msg.Tick, State: msg.State, Epoch: msg.Epoch, Pos: msg.Pos, Rot: rot}
+	var ok bool
+	if *rot, ok = blend.Normalize(*q); !ok {
+		return RejectInvalid
+	}
+	return accept
+}
+
+// fill writes msg as a ring sample into s.
+func fill(s *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
+	s.Tick, s.State, s.Epoch, s.Pos, s.Rot = msg.Tick, msg.State, msg.Epoch, msg.Pos, *rot
+	s.Flags = 0
 	if msg.HasVelocity {
 		s.Vel = msg.Vel
 		s.Flags |= c.HasVelocity
+	} else {
+		s.Vel = mgl32.Vec3{}
 	}
 	if msg.Kind == Teleport {
 		s.Flags |= c.Cut
 	}
-	return s, 0, true
+	if spawned {
+		s.Flags |= c.Spawn
+	}
 }
 
 func (r *Receive) spawn(w *ecs.World, id c.NetID) (ecs.Entity, bool) {
