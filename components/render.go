@@ -39,9 +39,9 @@ type Render struct {
 // sample replacing an extrapolated guess) so the drawn entity glides instead
 // of popping. The zero value means no correction.
 //
-// Smooth skips its loop on frames where the metrics resource counts no
-// active corrections: code outside netsmooth's systems that writes a
-// Correction must increment systems.Metrics.ActiveCorrections.
+// Smooth and Snap skip their loops on frames with nothing to do: code
+// outside netsmooth's systems that writes a Correction must call
+// systems.Metrics.NoteCorrection.
 type Correction struct {
 	// Pos is the position offset added to the target.
 	Pos mgl32.Vec3

@@ -80,7 +80,7 @@ func TestSeed000SmoothCorrectionFadesError(t *testing.T) {
 		e, _ := r.pipe.Lookup(1)
 		corrs := generic.NewMap1[components.Correction](&r.world)
 		corrs.Get(e).Pos = mgl32.Vec3{-10, 0, 0}
-		r.pipe.Metrics().ActiveCorrections++
+		r.pipe.Metrics().NoteCorrection(10)
 
 		dt := 1 / float64(framesPerTick)
 		for i := 0; i < framesPerTick; i++ {

@@ -120,6 +120,7 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 type frameCounts struct {
 	extrapolated, held, corrections, teleports int
 	corrDist, corrMax                          float64
+	corrLen                                    float64 // longest resulting correction
 }
 
 // Update implements the arche-model System interface.
@@ -185,6 +186,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 	}
 	m.FrameCorrections += fc.corrections
 	m.ActiveCorrections += fc.corrections // Smooth recounts
+	m.FrameMaxCorrection = math.Max(m.FrameMaxCorrection, fc.corrLen)
 	m.Corrections += uint64(fc.corrections)
 	m.CorrectionDistance += fc.corrDist
 	m.MaxCorrection = math.Max(m.MaxCorrection, fc.corrMax)
@@ -322,6 +324,7 @@ func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc
 	fc.corrections++
 	fc.corrDist += dist
 	fc.corrMax = math.Max(fc.corrMax, dist)
+	fc.corrLen = math.Max(fc.corrLen, float64(corr.Pos.Len()))
 }
 
 // rebuild points the span at the samples that bracket the render time and

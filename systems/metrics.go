@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/netsmooth/netsmooth/components"
@@ -116,10 +117,13 @@ type Metrics struct {
 	// MaxCorrection is the largest correction distance seen.
 	MaxCorrection float64
 	// ActiveCorrections is the number of entities with a correction still
-	// being smoothed, recounted by Smooth every frame it runs. Smooth and
-	// Snap skip their loops while it is zero: code that writes a Correction
-	// itself must increment it.
+	// being smoothed, recounted by Smooth every frame it runs. Smooth skips
+	// its loop while it is zero.
 	ActiveCorrections int
+	// FrameMaxCorrection is the longest correction written this frame; Snap
+	// looks at corrections only when it exceeds the snap distance (or a
+	// teleport happened), since smoothing only ever shrinks them.
+	FrameMaxCorrection float64
 
 	// FrameTeleports counts teleports crossed by the render time in the last
 	// frame; Teleports sums them.
@@ -155,6 +159,15 @@ type Metrics struct {
 	// discontinuity; ClockHolds counts frames it stood still because its
 	// target fell too far behind (see timeline.Clock).
 	ClockResets, ClockHolds uint64
+}
+
+// NoteCorrection tells Smooth and Snap that a Correction component was
+// written this frame and is now dist long. netsmooth's systems call it;
+// game code that writes a Correction itself must call it too, or the
+// correction may not be smoothed or snapped.
+func (m *Metrics) NoteCorrection(dist float64) {
+	m.ActiveCorrections++
+	m.FrameMaxCorrection = math.Max(m.FrameMaxCorrection, dist)
 }
 
 // Received returns the number of messages counted, accepted or rejected.

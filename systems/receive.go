@@ -131,7 +131,7 @@ func (r *Receive) Initialize(w *ecs.World) {
 func (r *Receive) Update(w *ecs.World) {
 	m := r.metrics
 	m.Frames++
-	m.FrameCorrections, m.FrameTeleports = 0, 0
+	m.FrameCorrections, m.FrameTeleports, m.FrameMaxCorrection = 0, 0, 0
 	r.clock.BeginFrame(r.frame.Dt)
 
 	// Ticks beyond this are future-dated (none before the clock has synced).

@@ -135,5 +135,5 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	m.FrameCorrections++
 	m.CorrectionDistance += dist
 	m.MaxCorrection = math.Max(m.MaxCorrection, dist)
-	m.ActiveCorrections++
+	m.NoteCorrection(float64(corr.Pos.Len()))
 }

@@ -66,7 +66,8 @@ func (cfg *SmoothConfig) Validate() error {
 // When no entity has a correction the system returns at once, so a frame
 // with nothing to smooth costs nothing per entity. It knows from
 // [Metrics].ActiveCorrections, which it recounts every frame it runs: code
-// that writes a Correction outside netsmooth's systems must increment it.
+// that writes a Correction outside netsmooth's systems must call
+// [Metrics.NoteCorrection].
 type Smooth struct {
 	cfg SmoothConfig
 

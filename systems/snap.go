@@ -35,8 +35,10 @@ func (cfg *SnapConfig) Validate() error {
 // Snap is the last system of a frame. It draws the target itself, with no
 // correction, where a correction has grown beyond the snap distance, and
 // where the render time crossed a teleport this frame; for teleports it also
-// drops the samples from before the teleport. Like Smooth, it returns at once
-// when there is nothing to do.
+// drops the samples from before the teleport. Corrections only grow when
+// they are written, so Snap returns at once unless a correction written this
+// frame ([Metrics].FrameMaxCorrection) exceeds the distance or a teleport
+// happened.
 type Snap struct {
 	cfg SnapConfig
 
@@ -73,7 +75,7 @@ func (s *Snap) Initialize(w *ecs.World) {
 // Update implements the arche-model System interface.
 func (s *Snap) Update(w *ecs.World) {
 	m := s.metrics
-	if m.ActiveCorrections == 0 && m.FrameTeleports == 0 {
+	if m.FrameTeleports == 0 && (m.FrameMaxCorrection <= float64(s.cfg.Distance) || s.cfg.Distance == 0) {
 		return
 	}
 	d2 := s.cfg.Distance * s.cfg.Distance
