@@ -32,7 +32,11 @@ type Reconcile[S, I any] struct {
 	metrics *Metrics
 	comps   generic.Map4[c.PredictedState[S], c.InputHistory[I], c.Prediction, c.Correction]
 	buf     []Authoritative[S]
-	ready   bool
+	// Replay scratch: the game's Position takes a pointer, which escapes
+	// through the function value, so these live here rather than on the
+	// stack (no allocation per reconciliation).
+	cur, prev S
+	ready     bool
 }
 
 // Initialize implements the arche-model System interface.
@@ -87,13 +91,13 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	// Replay the inputs the server has not seen yet.
 	hist.DropThrough(a.Ack)
 	dt := s.p.ticks.dt
-	cur, prev := a.State, a.State
+	s.cur, s.prev = a.State, a.State
 	n := hist.Len()
 	for i := 0; i < n; i++ {
-		prev = cur
-		cur = sim.Step(cur, hist.At(i).Input, dt)
+		s.prev = s.cur
+		s.cur = sim.Step(s.cur, hist.At(i).Input, dt)
 	}
-	newPos, oldPos := sim.Position(&cur), sim.Position(&st.Current)
+	newPos, oldPos := sim.Position(&s.cur), sim.Position(&st.Current)
 	if !finiteVec(newPos) {
 		// The game's Step produced garbage from this state: keep the
 		// prediction rather than draw it.
@@ -115,7 +119,7 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	}
 	alpha := s.p.ticks.alpha
 	beforePos, beforeRot := s.p.drawn(st, alpha)
-	st.Current, st.Previous = cur, prev
+	st.Current, st.Previous = s.cur, s.prev
 	if errDist > float64(s.p.cfg.HardCutDistance) {
 		report.HardCut = true
 		m.HardCuts++
