@@ -105,6 +105,27 @@ func System(b *testing.B, index, n int) {
 	perEntity(b, n)
 }
 
+// FlatInterpolate measures the flat baseline's interpolation step alone in
+// the steady scenario: the lower bound for netsmooth's Interpolate system.
+func FlatInterpolate(b *testing.B, n int) {
+	f, s := NewFlat(n), NewStream(n)
+	warmup(f, s)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		if i%FramesPerTick == 0 {
+			f.Push(s.Tick())
+		}
+		f.clock.BeginFrame(1.0 / FPS)
+		f.ingest()
+		f.clock.Advance()
+		b.StartTimer()
+		f.interpolate()
+	}
+	perEntity(b, n)
+}
+
 // Churn measures the steady scenario while a fraction of the entities is
 // replaced every snapshot: despawned (taking effect at the render time) and
 // spawned under new NetIDs.
@@ -153,7 +174,42 @@ func Churn(b *testing.B, n int, fraction float64) {
 		p.Frame(1.0 / FPS)
 	}
 	perEntity(b, n)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/(float64(b.N)/FramesPerTick)/float64(per), "ns/churned")
+}
+
+// Lifecycle measures spawning and despawning alone: each iteration spawns
+// batch entities (a Spawn message each) and despawns the batch spawned
+// before it, through the Receive system. It reports ns per entity spawned
+// and despawned.
+func Lifecycle(b *testing.B, batch int) {
+	p := NewPipeline(4 * batch)
+	recv := p.Pipe.Systems()[0]
+	frame := ecs.GetResource[systems.Frame](&p.World)
+	msgs := make([]systems.Message, 0, 2*batch)
+	next := c.NetID(1)
+	tick := uint32(1)
+	step := func() {
+		msgs = msgs[:0]
+		for k := 0; k < batch; k++ {
+			msgs = append(msgs, systems.Message{Kind: systems.Spawn, NetID: next + c.NetID(k), Tick: tick})
+			if next > c.NetID(batch) {
+				msgs = append(msgs, systems.Message{Kind: systems.Despawn, NetID: next - c.NetID(batch) + c.NetID(k), Tick: 0})
+			}
+		}
+		next += c.NetID(batch)
+		tick++
+		p.Push(msgs)
+		frame.Dt = 1.0 / TickRate
+		recv.Update(&p.World)
+	}
+	for i := 0; i < 4; i++ {
+		step()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		step()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(batch), "ns/lifecycle")
 }
 
 // predState and predInput are the predicted benchmark's game types.

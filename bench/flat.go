@@ -74,6 +74,11 @@ func (f *Flat) Frame(dt float64) {
 	f.clock.BeginFrame(dt)
 	f.ingest()
 	f.clock.Advance()
+	f.interpolate()
+}
+
+// interpolate draws every entity at the clock's render time.
+func (f *Flat) interpolate() {
 	rt := f.clock.RenderTick()
 	for i := range f.spans {
 		s := &f.spans[i]

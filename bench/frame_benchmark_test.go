@@ -42,10 +42,20 @@ func BenchmarkSystem(b *testing.B) {
 	}
 }
 
+func BenchmarkFlatInterpolate(b *testing.B) {
+	for _, n := range counts {
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { FlatInterpolate(b, n) })
+	}
+}
+
 func BenchmarkChurn(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprintf("entities=%d/per-tick=1%%", n), func(b *testing.B) { Churn(b, n, 0.01) })
 	}
+}
+
+func BenchmarkLifecycle(b *testing.B) {
+	b.Run("batch=1000", func(b *testing.B) { Lifecycle(b, 1000) })
 }
 
 func BenchmarkPredicted(b *testing.B) {

@@ -41,6 +41,7 @@ func NewPipeline(n int) *Pipeline {
 	if err != nil {
 		panic(err)
 	}
+	pipe.Initialize()
 	p.Pipe = pipe
 	return p
 }
