@@ -30,19 +30,28 @@ type Config struct {
 }
 
 // DefaultConfig returns settings for a 20 Hz server sending a snapshot
-// every tick: a fixed 100 ms interpolation delay (two snapshot intervals),
-// the Coast extrapolation policy for up to 250 ms, corrections that close
+// every tick: an adaptive interpolation delay (two measured snapshot
+// intervals plus 2.5 jitter deviations, 50 to 400 ms; timeline.FixedDelay
+// is the alternative), a render time that never runs past the newest
+// sample by more than extrapolation covers, the Coast extrapolation policy
+// for up to 250 ms, corrections that close
 // half the remaining gap every tick, snapping beyond 20 units, teleports
 // assumed beyond 400 units between samples, and for predicted entities a
 // dead zone of 0.5 units and a hard cut beyond 20 (seed 003).
 func DefaultConfig() Config {
 	const rate = 20
+	clock := timeline.DefaultConfig(rate)
+	clock.Delay = timeline.DefaultAdaptiveDelay()
+	interp := systems.DefaultInterpolateConfig()
+	// The render time may run past the newest sample only as far as
+	// extrapolation covers; beyond that the timeline holds.
+	clock.MaxAhead = interp.ExtrapolationLimit
 	return Config{
 		TickRate:      rate,
 		InboxCapacity: systems.DefaultInboxCapacity,
-		Clock:         timeline.DefaultConfig(rate),
+		Clock:         clock,
 		Receive:       systems.DefaultReceiveConfig(),
-		Interpolate:   systems.DefaultInterpolateConfig(),
+		Interpolate:   interp,
 		Smooth:        systems.DefaultSmoothConfig(rate),
 		Snap:          systems.DefaultSnapConfig(),
 		Predict:       systems.DefaultPredictConfig(rate),

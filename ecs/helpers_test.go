@@ -37,10 +37,14 @@ func newRig(t testing.TB, cfg nsecs.Config) *rig {
 	return r
 }
 
-// cfgAt returns the default config at a tick rate with an exact delay in ticks.
+// cfgAt returns the default config at a tick rate with an exact delay in
+// ticks and a render clock that may run any distance past the newest sample
+// (as the source documents' clocks do): the interpolation and extrapolation
+// rules are tested on their own; the clamp window has its own tests.
 func cfgAt(rate, delayTicks float64) nsecs.Config {
 	cfg := nsecs.DefaultConfig().WithTickRate(rate)
 	cfg.Clock.Delay = ticksDelay(delayTicks)
+	cfg.Clock.MaxAhead = 1e6
 	return cfg
 }
 

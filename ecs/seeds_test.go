@@ -220,6 +220,7 @@ func seed004Config(sendRate float64) nsecs.Config {
 	cfg.Clock.Delay = ticksDelay(2) // two send intervals
 	cfg.Interpolate.Extrapolation = blend.Linear
 	cfg.Interpolate.ExtrapolationLimit = 0.150
+	cfg.Clock.MaxAhead = 0.150
 	cfg.Interpolate.TeleportDistance = 400
 	cfg.Snap.Distance = 400
 	return cfg

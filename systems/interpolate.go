@@ -119,6 +119,7 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 // frameCounts are tallied in locals during the loop and stored once.
 type frameCounts struct {
 	extrapolated, held, corrections, teleports int
+	aheadSum, aheadN, aheadMin, aheadMax       int
 	corrDist, corrMax                          float64
 	corrLen                                    float64 // longest resulting correction
 }
@@ -129,7 +130,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 	s.rate = s.clock.TickRate()
 	s.limit = s.cfg.ExtrapolationLimit
 	rt := s.rt
-	var fc frameCounts
+	fc := frameCounts{aheadMin: c.RingCapacity}
 
 	q := w.Query(&s.cached)
 	for q.Next() {
@@ -158,10 +159,12 @@ func (s *Interpolate) Update(w *ecs.World) {
 				}
 				render.State = span.State
 				render.Flags = c.Visible
+				fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
 				continue
 			}
 			if fast { // a Step span: hold sample 0
 				s.eval(span, render)
+				fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
 				continue
 			}
 		}
@@ -175,10 +178,23 @@ func (s *Interpolate) Update(w *ecs.World) {
 		case render.Flags&c.Held != 0 && span.Mode == c.SpanPast:
 			fc.held++
 		}
+		switch span.Mode {
+		case c.SpanLerp, c.SpanStep:
+			fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
+		case c.SpanBefore:
+			fc.ahead(span.Ring.Len())
+		case c.SpanPast:
+			fc.ahead(0)
+		}
 	}
 
 	m := s.metrics
 	m.FrameExtrapolated, m.FrameHeld = fc.extrapolated, fc.held
+	m.AheadMin, m.AheadMax, m.AheadMean = 0, 0, 0
+	if fc.aheadN > 0 {
+		m.AheadMin, m.AheadMax = fc.aheadMin, fc.aheadMax
+		m.AheadMean = float64(fc.aheadSum) / float64(fc.aheadN)
+	}
 	m.Extrapolated += uint64(fc.extrapolated)
 	m.Held += uint64(fc.held)
 	if fc.extrapolated+fc.held > 0 {
@@ -192,6 +208,14 @@ func (s *Interpolate) Update(w *ecs.World) {
 	m.MaxCorrection = math.Max(m.MaxCorrection, fc.corrMax)
 	m.FrameTeleports += fc.teleports
 	m.Teleports += uint64(fc.teleports)
+}
+
+// ahead records how many samples one entity has ahead of the render time.
+func (fc *frameCounts) ahead(n int) {
+	fc.aheadSum += n
+	fc.aheadN++
+	fc.aheadMin = min(fc.aheadMin, n)
+	fc.aheadMax = max(fc.aheadMax, n)
 }
 
 // Finalize implements the arche-model System interface.

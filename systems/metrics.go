@@ -94,6 +94,12 @@ type Metrics struct {
 	Evicted uint64
 	// Occupancy[n] is the number of remote entities holding n samples.
 	Occupancy [components.RingCapacity + 1]int
+	// AheadMin, AheadMean and AheadMax describe, over the remote entities
+	// drawn last frame, how many buffered samples lay ahead of the render
+	// time: the margin left before an underrun (0 means extrapolating or
+	// holding).
+	AheadMin, AheadMax int
+	AheadMean          float64
 
 	// FrameExtrapolated and FrameHeld count remote entities, in the last
 	// frame, whose render time was past their newest sample and that were
@@ -153,8 +159,22 @@ type Metrics struct {
 
 	// RenderTick is the render time used in the last frame, in ticks.
 	RenderTick float64
-	// Delay is the interpolation delay used in the last frame, in seconds.
-	Delay float64
+	// Delay is the interpolation delay target of the last frame, in
+	// seconds (the delay policy's choice); ActualDelay is how far the render
+	// time actually was behind the estimated server time (more after an
+	// outage held the timeline back, until it has caught up).
+	Delay, ActualDelay float64
+	// PresentationDelay estimates how old what was drawn is relative to the
+	// server's present: one-way latency (if the game told the clock, see
+	// timeline.Clock.SetLatency) plus ActualDelay.
+	PresentationDelay float64
+	// NewestAge is how old the newest received tick is, in seconds of
+	// estimated server time: about a send interval normally, growing while
+	// nothing arrives.
+	NewestAge float64
+	// ClockClamps counts frames in which the render time was held at the
+	// newest sample (plus the allowance) instead of running ahead.
+	ClockClamps uint64
 	// ClockResets counts forward jumps of the render time past a
 	// discontinuity; ClockHolds counts frames it stood still because its
 	// target fell too far behind (see timeline.Clock).
@@ -237,7 +257,10 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 			m.PredictionTicks, m.SkippedTicks, m.InputOverflows, m.Reconciles, m.InputsReplayed)
 		fmt.Fprintf(&b, "prediction error    last %.3g, max %.3g; hard cuts %d\n", m.PredictionError, m.MaxPredictionError, m.HardCuts)
 	}
-	fmt.Fprintf(&b, "delay               %.1f ms (clock resets %d, holds %d)\n", m.Delay*1000, m.ClockResets, m.ClockHolds)
+	fmt.Fprintf(&b, "samples ahead       min %d, mean %.1f, max %d\n", m.AheadMin, m.AheadMean, m.AheadMax)
+	fmt.Fprintf(&b, "delay               target %.1f ms, actual %.1f ms, presentation %.1f ms, newest age %.1f ms\n",
+		m.Delay*1000, m.ActualDelay*1000, m.PresentationDelay*1000, m.NewestAge*1000)
+	fmt.Fprintf(&b, "clock               %d resets, %d holds, %d clamped frames\n", m.ClockResets, m.ClockHolds, m.ClockClamps)
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err
 }

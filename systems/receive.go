@@ -149,8 +149,12 @@ func (r *Receive) Update(w *ecs.World) {
 	r.clock.Advance()
 	m.RenderTick = r.clock.RenderTick()
 	m.Delay = r.clock.DelaySeconds()
+	m.ActualDelay = r.clock.ActualDelay()
+	m.PresentationDelay = r.clock.PresentationDelay()
+	m.NewestAge = r.clock.NewestAge()
 	m.ClockResets = r.clock.Resets()
 	m.ClockHolds = r.clock.Holds()
+	m.ClockClamps = r.clock.Clamps()
 	r.applyDespawns(w)
 	m.Entities = r.index.Remote()
 	if r.recount {

@@ -29,18 +29,31 @@ type Config struct {
 	// OffsetSmoothing is the weight of a new arrival in the exponential
 	// average of the server clock offset (0 < w <= 1).
 	OffsetSmoothing float64
+	// MaxAhead is how far, in seconds, the render time may run past the
+	// newest tick received. Zero (the default) never runs ahead: when
+	// snapshots stop arriving for everybody, the timeline holds at the
+	// newest sample instead of inventing the future, and catches up once
+	// data returns. A positive value lets per-entity extrapolation cover
+	// short global gaps instead.
+	MaxAhead float64
 }
 
 // DefaultConfig returns the defaults for a server ticking at tickRate:
-// 100 ms fixed delay, at most 5% catch-up and 5% slow-down, a one second
-// slew time constant, and a one second reset threshold.
+// 100 ms fixed delay, at most 10% catch-up and 5% slow-down with a
+// half-second slew time constant, a one second reset threshold, and a
+// timeline that never runs ahead of the newest sample.
+//
+// For comparison: Mirror catches up 2% and slows down 4% once the drift
+// exceeds one send interval; this clock slews proportionally to the error
+// (error / SlewTime), capped at those bounds, so small errors cause small
+// speed changes and large ones (after an outage) are worked off faster.
 func DefaultConfig(tickRate float64) Config {
 	return Config{
 		TickRate:        tickRate,
 		Delay:           FixedDelay(0.1),
-		MaxCatchUp:      0.05,
+		MaxCatchUp:      0.10,
 		MaxSlowDown:     0.05,
-		SlewTime:        1,
+		SlewTime:        0.5,
 		ResetThreshold:  1,
 		OffsetSmoothing: 0.1,
 	}
@@ -61,6 +74,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("timeline: ResetThreshold must be positive seconds, got %v", c.ResetThreshold)
 	case !(c.OffsetSmoothing > 0 && c.OffsetSmoothing <= 1):
 		return fmt.Errorf("timeline: OffsetSmoothing must be in (0, 1], got %v", c.OffsetSmoothing)
+	case !(c.MaxAhead >= 0) || math.IsInf(c.MaxAhead, 0):
+		return fmt.Errorf("timeline: MaxAhead must be non-negative seconds, got %v", c.MaxAhead)
 	}
 	return nil
 }
@@ -100,7 +115,9 @@ type Clock struct {
 	delay   float64 // ticks
 	resets  uint64
 	holds   uint64
+	clamps  uint64
 	anchors uint64
+	latency float64 // one-way latency in seconds, if the game knows it
 
 	// Distinct-tick detection: newest tick seen, and a bitmask of which of
 	// the 64 ticks before it were seen.
@@ -253,7 +270,17 @@ func (c *Clock) Advance() {
 	s := err / (c.cfg.SlewTime * rate)
 	s = math.Max(-c.cfg.MaxSlowDown, math.Min(c.cfg.MaxCatchUp, s))
 	c.scale = 1 + s
-	c.render += c.dt * rate * c.scale
+	next := c.render + c.dt*rate*c.scale
+	// The clamp window: never past the newest sample (plus MaxAhead), and
+	// never backwards.
+	if upper := float64(c.newest) + c.cfg.MaxAhead*rate; next > upper {
+		next = math.Max(c.render, upper)
+		if c.dt > 0 {
+			c.scale = (next - c.render) / (c.dt * rate)
+		}
+		c.clamps++
+	}
+	c.render = next
 }
 
 // Synced reports whether at least one arrival has been observed, so the
@@ -295,6 +322,44 @@ func (c *Clock) Resets() uint64 { return c.resets }
 // Holds counts frames in which the render time stood still because its
 // target fell behind it by more than the reset threshold.
 func (c *Clock) Holds() uint64 { return c.holds }
+
+// Clamps counts frames in which the render time was held back at the newest
+// sample (plus MaxAhead) by the clamp window.
+func (c *Clock) Clamps() uint64 { return c.clamps }
+
+// ActualDelay is how far, in seconds, the render time is behind the
+// estimated server time right now: the delay target while the timeline is
+// settled, more after an outage held it back, less while it catches up.
+func (c *Clock) ActualDelay() float64 {
+	if !c.synced {
+		return 0
+	}
+	return (c.ServerTick() - c.render) / c.cfg.TickRate
+}
+
+// SetLatency tells the clock the one-way network latency in seconds, if the
+// game measures it (from pings): arrivals alone cannot tell it. It only
+// feeds [Clock.PresentationDelay].
+func (c *Clock) SetLatency(seconds float64) {
+	if seconds >= 0 && !math.IsInf(seconds, 0) {
+		c.latency = seconds
+	}
+}
+
+// PresentationDelay estimates how old, in seconds, what is drawn this
+// frame is relative to the server's present: the one-way latency (as set
+// with SetLatency, else zero) plus the actual interpolation delay.
+func (c *Clock) PresentationDelay() float64 { return c.latency + c.ActualDelay() }
+
+// NewestAge is how long ago, in seconds of estimated server time, the
+// newest tick was sent: about the send interval normally, growing while
+// nothing arrives.
+func (c *Clock) NewestAge() float64 {
+	if !c.synced {
+		return 0
+	}
+	return (c.ServerTick() - float64(c.newest)) / c.cfg.TickRate
+}
 
 // Reanchors counts offset re-anchorings after an arrival that disagreed with
 // the estimate by more than the reset threshold.

@@ -133,8 +133,8 @@ func TestJitterNeverReversesAndStaysBounded(t *testing.T) {
 		if rt < prev {
 			t.Fatalf("frame %d: render time went back from %v to %v", f, prev, rt)
 		}
-		if s := c.Scale(); s < 1-0.05-1e-12 || s > 1+0.05+1e-12 {
-			t.Fatalf("frame %d: time scale %v outside [0.95, 1.05]", f, s)
+		if s, cfg := c.Scale(), c.Config(); s < 1-cfg.MaxSlowDown-1e-12 || s > 1+cfg.MaxCatchUp+1e-12 {
+			t.Fatalf("frame %d: time scale %v outside [%v, %v]", f, s, 1-cfg.MaxSlowDown, 1+cfg.MaxCatchUp)
 		}
 		if f > 300 {
 			// Mean latency 80 ms: render ~ (local-0.08)*20+1000-2, within
@@ -215,7 +215,8 @@ func TestSmallErrorsAreSlewedNotJumped(t *testing.T) {
 	c.Observe(100)
 	c.Advance()
 	// Arrivals suddenly 100 ms earlier than expected (latency dropped): the
-	// target moves 2 ticks ahead; render must catch up at most 5% faster.
+	// target moves 2 ticks ahead; render must catch up at most MaxCatchUp
+	// faster.
 	for i := 1; i <= 600; i++ {
 		before := c.RenderTick()
 		c.BeginFrame(1.0 / 60)
@@ -224,8 +225,8 @@ func TestSmallErrorsAreSlewedNotJumped(t *testing.T) {
 		}
 		c.Advance()
 		step := c.RenderTick() - before
-		if step < 20.0/60*0.95-1e-9 || step > 20.0/60*1.05+1e-9 {
-			t.Fatalf("frame %d: render advanced %v ticks, outside 5%% of %v", i, step, 20.0/60)
+		if cfg := c.Config(); step < 20.0/60*(1-cfg.MaxSlowDown)-1e-9 || step > 20.0/60*(1+cfg.MaxCatchUp)+1e-9 {
+			t.Fatalf("frame %d: render advanced %v ticks, outside the slew bounds around %v", i, step, 20.0/60)
 		}
 	}
 	want := float64(100+200+2) - 2

@@ -64,7 +64,7 @@ func main() {
 	fs.Float64Var(&o.loss, "loss", 0.05, "probability a packet is lost")
 	fs.Float64Var(&o.reorder, "reorder", 0, "probability a packet is held back so later ones overtake it")
 	fs.Float64Var(&o.duplicate, "duplicate", 0, "probability a packet is delivered twice")
-	fs.DurationVar(&o.delay, "delay", 100*time.Millisecond, "interpolation delay (render time = server time - delay)")
+	fs.DurationVar(&o.delay, "delay", 0, "fixed interpolation delay (render time = server time - delay); 0 adapts it to the measured interval and jitter")
 	fs.StringVar(&o.extrapolation, "extrapolation", "coast", "policy past the newest sample: coast, hold, linear or damped-seed")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed for the paths and the network")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
@@ -161,7 +161,9 @@ func run(o options) (*result, error) {
 	}
 
 	cfg := nsecs.DefaultConfig().WithTickRate(o.tickRate)
-	cfg.Clock.Delay = timeline.FixedDelay(o.delay.Seconds())
+	if o.delay > 0 {
+		cfg.Clock.Delay = timeline.FixedDelay(o.delay.Seconds())
+	}
 	cfg.Interpolate.Extrapolation = policy
 	cfg.Receive.MaxEntities = max(cfg.Receive.MaxEntities, o.entities)
 	world := ecs.NewWorld()
@@ -239,7 +241,8 @@ func (r *result) print(w io.Writer, o options) {
 	fmt.Fprintf(w, "| %-34s | %s |\n|%s|%s|\n", "measure", "value", "------------------------------------", "----------------")
 	row("entities", "%d", m.Entities)
 	row("frames", "%d", r.frames)
-	row("interpolation delay", "%.0f ms", r.delay*1000)
+	row("interpolation delay (at the end)", "%.0f ms", r.delay*1000)
+	row("samples buffered ahead (mean)", "%.2f", m.AheadMean)
 	if r.entityFrames > 0 {
 		row("mean error vs true path", "%.4f units", r.sumErr/float64(r.entityFrames))
 	}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"image/color"
+	"math"
+	"os"
+	"path/filepath"
+
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+
+	"github.com/netsmooth/netsmooth/bench"
+)
+
+// Size and resolution of the plot.
+const (
+	plotWidth  = 16 * vg.Centimeter
+	plotHeight = 10 * vg.Centimeter
+	plotDPI    = 144
+)
+
+// series is one line of the plot.
+type series struct {
+	label  string
+	c      string // case
+	impl   string
+	color  color.Color
+	dashed bool
+	glyph  draw.GlyphDrawer
+}
+
+var (
+	blue   = color.RGBA{R: 0x1f, G: 0x77, B: 0xb4, A: 0xff}
+	orange = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
+	green  = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
+	red    = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+)
+
+// plotSeries lists the plot's lines: netsmooth solid, its lower bounds
+// dashed in the same colour.
+func plotSeries() []series {
+	return []series{
+		{"netsmooth frame", caseFrame, bench.NetSmooth, blue, false, draw.CircleGlyph{}},
+		{"flat frame", caseFrame, bench.FlatName, blue, true, draw.CircleGlyph{}},
+		{"naive frame", caseFrame, bench.NaiveName, red, false, draw.BoxGlyph{}},
+		{"netsmooth interpolate", caseInterpolate, bench.NetSmooth, green, false, draw.TriangleGlyph{}},
+		{"flat interpolate", caseInterpolate, bench.FlatName, green, true, draw.TriangleGlyph{}},
+		{"netsmooth ingest (ns/snapshot)", caseIngest, bench.NetSmooth, orange, false, draw.CrossGlyph{}},
+	}
+}
+
+// newPlot draws ns/entity against the entity count, both logarithmic.
+func newPlot(results map[key]measurement, ns []int) (*plot.Plot, error) {
+	p := plot.New()
+	p.Title.Text = "netsmooth: cost per entity, steady scenario"
+	p.X.Label.Text = "entities"
+	p.Y.Label.Text = "ns/entity per frame"
+	p.X.Scale = plot.LogScale{}
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
+	var ticks plot.ConstantTicks
+	for _, n := range ns {
+		ticks = append(ticks, plot.Tick{Value: float64(n), Label: countLabel(n)})
+	}
+	p.X.Tick.Marker = ticks
+	p.X.Min, p.X.Max = float64(ns[0])/1.5, float64(ns[len(ns)-1])*1.5
+	p.Add(plotter.NewGrid())
+	p.Legend.Top = true
+	p.Legend.Left = true
+	p.Legend.XOffs = vg.Millimeter
+	yMin, yMax := math.Inf(1), math.Inf(-1)
+	for _, s := range plotSeries() {
+		var pts plotter.XYs
+		for _, n := range ns {
+			if m, ok := results[key{s.c, s.impl, n}]; ok && m.Value > 0 {
+				pts = append(pts, plotter.XY{X: float64(n), Y: m.Value})
+				yMin, yMax = min(yMin, m.Value), max(yMax, m.Value)
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		line, points, err := plotter.NewLinePoints(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plot %s: %v", s.label, err)
+		}
+		line.Color, points.Color = s.color, s.color
+		line.Width = vg.Points(1.5)
+		if s.dashed {
+			line.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		points.Shape = s.glyph
+		points.Radius = vg.Points(2.5)
+		p.Add(line, points)
+		p.Legend.Add(s.label, line, points)
+	}
+	if yMin > yMax {
+		return nil, fmt.Errorf("plot: nothing measured")
+	}
+	// Room above the data for the legend.
+	p.Y.Min, p.Y.Max = yMin/2, yMax*20
+	return p, nil
+}
+
+// writePlot writes the plot as a PNG file, creating its directory.
+func writePlot(path string, results map[key]measurement, ns []int) error {
+	p, err := newPlot(results, ns)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	c := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
+	p.Draw(draw.New(c))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

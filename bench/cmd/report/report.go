@@ -1,0 +1,394 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/netsmooth/netsmooth/bench"
+)
+
+// machine describes where the suite ran.
+type machine struct {
+	OS, Arch string
+	CPU      string // model name, "" if unknown
+	CPUs     int
+	Go       string
+	Date     time.Time
+}
+
+// thisMachine describes the running machine, at now.
+func thisMachine(now time.Time) machine {
+	return machine{
+		OS:   runtime.GOOS,
+		Arch: runtime.GOARCH,
+		CPU:  cpuModel("/proc/cpuinfo"),
+		CPUs: runtime.NumCPU(),
+		Go:   runtime.Version(),
+		Date: now.UTC(),
+	}
+}
+
+// cpuModel returns the first "model name" of a /proc/cpuinfo file, or ""
+// if there is none.
+func cpuModel(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), ":")
+		if ok && strings.TrimSpace(name) == "model name" {
+			return strings.TrimSpace(value)
+		}
+	}
+	return ""
+}
+
+// report is everything BENCHMARKS.md shows.
+type report struct {
+	Machine   machine
+	Benchtime string        // the -benchtime of the run
+	Elapsed   time.Duration // how long the run took
+	Counts    []int         // entity counts of the main table, ascending
+	Results   map[key]measurement
+
+	ComponentBytes uintptr // bench.ComponentBytes
+	HeapN          int     // entity count of HeapBytes
+	HeapBytes      float64 // bench.HeapBytesPerEntity(HeapN)
+
+	PNG string // the plot's path relative to BENCHMARKS.md, slash-separated
+}
+
+// get returns a measurement and whether it was taken.
+func (r *report) get(c, impl string, n int) (measurement, bool) {
+	m, ok := r.Results[key{c, impl, n}]
+	return m, ok
+}
+
+// targetN is the entity count the targets are checked at: targetN, or the
+// largest count below it if the run stopped earlier.
+func (r *report) targetN() int {
+	n := r.Counts[0]
+	for _, c := range r.Counts {
+		if c <= targetN {
+			n = c
+		}
+	}
+	return n
+}
+
+// Units of targets.
+const (
+	unitNs    = "ns"
+	unitTimes = "×"
+	unitBytes = "B"
+)
+
+// target is one performance target of the issue, checked on a run.
+type target struct {
+	Name     string
+	Measured float64
+	Limit    float64
+	AtLeast  bool   // the target is Measured ≥ Limit, not Measured ≤ Limit
+	Unit     string // unitNs, unitTimes or unitBytes
+	Taken    bool   // false if this run did not measure it
+}
+
+// Ratio is the share of the target used: Measured/Limit, or Limit/Measured
+// for an AtLeast target, so that at most 1 passes.
+func (t target) Ratio() float64 {
+	if t.AtLeast {
+		return t.Limit / t.Measured
+	}
+	return t.Measured / t.Limit
+}
+
+// Pass tells whether the target is met.
+func (t target) Pass() bool { return t.Taken && t.Ratio() <= 1 }
+
+// format shows a value in the target's unit.
+func (t target) format(v float64) string {
+	switch t.Unit {
+	case unitNs:
+		return formatNs(v) + " ns"
+	case unitTimes:
+		return formatTimes(v)
+	}
+	return fmt.Sprintf("%.0f %s", v, t.Unit)
+}
+
+// row is the target's row of the targets table.
+func (t target) row() []string {
+	op := "≤"
+	if t.AtLeast {
+		op = "≥"
+	}
+	limit := op + " " + t.format(t.Limit)
+	if !t.Taken {
+		return []string{t.Name, "—", limit, "—", "not run"}
+	}
+	result := "MISS"
+	if t.Pass() {
+		result = "PASS"
+	}
+	return []string{t.Name, t.format(t.Measured), limit, fmt.Sprintf("%.2f", t.Ratio()), result}
+}
+
+// ratioTarget is a target on a/b, taken if both were measured.
+func ratioTarget(name string, a, b measurement, okA, okB bool, limit float64, atLeast bool) target {
+	t := target{Name: name, Limit: limit, AtLeast: atLeast, Unit: unitTimes, Taken: okA && okB && b.Value > 0}
+	if t.Taken {
+		t.Measured = a.Value / b.Value
+	}
+	return t
+}
+
+// valueTarget is a target on a measured value.
+func valueTarget(name string, m measurement, ok bool, limit float64) target {
+	return target{Name: name, Measured: m.Value, Limit: limit, Unit: unitNs, Taken: ok}
+}
+
+// Targets checks the issue's performance targets on the run.
+func (r *report) Targets() []target {
+	n := r.targetN()
+	frame, okFrame := r.get(caseFrame, bench.NetSmooth, n)
+	flat, okFlat := r.get(caseFrame, bench.FlatName, n)
+	naive, okNaive := r.get(caseFrame, bench.NaiveName, n)
+	interp, okInterp := r.get(caseInterpolate, bench.NetSmooth, n)
+	flatInterp, okFlatInterp := r.get(caseInterpolate, bench.FlatName, n)
+	ingest, okIngest := r.get(caseIngest, bench.NetSmooth, n)
+	small, okSmall := r.get(caseFrame, bench.NetSmooth, 10_000)
+	large, okLarge := r.get(caseFrame, bench.NetSmooth, 1_000_000)
+	return []target{
+		valueTarget("whole frame, per entity", frame, okFrame, 10),
+		ratioTarget("whole frame ÷ flat frame", frame, flat, okFrame, okFlat, 2, false),
+		ratioTarget("Interpolate ÷ flat interpolate", interp, flatInterp, okInterp, okFlatInterp, 1.5, false),
+		valueTarget("ingest, per entity-snapshot", ingest, okIngest, 30),
+		ratioTarget("naive frame ÷ whole frame (speed-up)", naive, frame, okNaive, okFrame, 5, true),
+		{Name: "component memory per remote entity", Measured: float64(r.ComponentBytes), Limit: 1024, Unit: unitBytes, Taken: r.ComponentBytes > 0},
+		ratioTarget("whole frame per entity, 1M ÷ 10k", large, small, okLarge, okSmall, 2, false),
+	}
+}
+
+// Markdown renders BENCHMARKS.md.
+func (r *report) Markdown() string {
+	var b strings.Builder
+	r.writeIntro(&b)
+	r.writeMachine(&b)
+	r.writeTargets(&b)
+	r.writeSystems(&b)
+	r.writeScenarios(&b)
+	fmt.Fprintf(&b, "## Plot\n\nns/entity against the entity count, both logarithmic (ingest in ns/snapshot).\n\n![ns/entity against entities](%s)\n", r.PNG)
+	return b.String()
+}
+
+func (r *report) writeIntro(b *strings.Builder) {
+	b.WriteString(`# Benchmarks
+
+<!-- Generated by go run ./bench/cmd/report: do not edit by hand. -->
+
+The steady scenario of package ` + "`bench`" + `: a server sends a snapshot of
+every entity, with position and rotation, at 20 Hz; the client renders 60
+frames per second with netsmooth's default config, so every third frame
+receives one snapshot per entity, and every frame interpolates, smooths and
+snaps all of them (generating the snapshots is not timed). In the same run,
+two baselines do the same work: **flat**, a hand-written loop over flat
+slices with the same data layout and the same maths (ring insert, bracket
+refresh, lerp, nlerp) but none of the ECS, index or generality: the
+practical lower bound; and **naive**, an object per entity held by pointer in
+a map from NetID, with a slice of snapshots sorted on every push and mathgl
+method chains, in the style of the source documents. Times are per entity
+and frame (ns/entity), or per entity-snapshot received for ingest
+(ns/snapshot).
+
+Regenerate this file and the plot from the repository root with
+
+` + "```" + `
+go run ./bench/cmd/report
+` + "```" + `
+
+(` + "`-max 100000`" + ` skips the 1M entity runs; ` + "`-benchtime`" + ` sets each
+benchmark's duration as for ` + "`go test`" + `). The numbers come from one short run
+each: expect some noise, and compare runs on the same machine only.
+
+`)
+}
+
+func (r *report) writeMachine(b *strings.Builder) {
+	m := r.Machine
+	cpu := m.CPU
+	if cpu == "" {
+		cpu = "unknown"
+	}
+	b.WriteString("## Machine\n\n")
+	writeTable(b, []string{"", ""}, [][]string{
+		{"OS/arch", m.OS + "/" + m.Arch},
+		{"CPU", cpu},
+		{"CPUs", fmt.Sprint(m.CPUs)},
+		{"Go", m.Go},
+		{"date", m.Date.UTC().Format("2006-01-02 15:04 MST")},
+		{"benchtime", r.Benchtime + " per benchmark"},
+		{"run took", r.Elapsed.Round(time.Second).String()},
+	})
+}
+
+func (r *report) writeTargets(b *strings.Builder) {
+	fmt.Fprintf(b, "## Targets\n\nMeasured in this run at %s entities unless noted. The ratio is the share of the target used: at most 1 passes.\n\n", countLabel(r.targetN()))
+	var rows [][]string
+	for _, t := range r.Targets() {
+		rows = append(rows, t.row())
+	}
+	writeTable(b, []string{"target", "measured", "target", "ratio", "result"}, rows)
+	if r.HeapN > 0 {
+		fmt.Fprintf(b, "For information: the heap grows by %.0f B per remote entity at %s entities (components, arche's and the NetID index's bookkeeping, and the inbox buffers).\n\n", r.HeapBytes, countLabel(r.HeapN))
+	}
+}
+
+// lowerBound names the implementation whose measurement of a case is its
+// lower bound, "" if none.
+func lowerBound(c string) string {
+	switch c {
+	case caseFrame, caseInterpolate, caseIngest:
+		return bench.FlatName
+	}
+	return ""
+}
+
+// hasNaive tells whether the naive baseline runs a case.
+func hasNaive(c string) bool { return c == caseFrame || c == caseIngest }
+
+func (r *report) writeSystems(b *strings.Builder) {
+	b.WriteString(`## Per system
+
+The whole frame, each of netsmooth's systems alone (the others run untimed),
+and ingest (handing a snapshot of every entity over and running Receive,
+without interpolation; ns/snapshot). The lower bound is the flat baseline
+(its interpolation step alone for Interpolate); naive runs up to 100k
+entities only. Allocations are per frame (per batch of snapshots for ingest).
+
+`)
+	var rows [][]string
+	for _, n := range r.Counts {
+		for _, c := range []string{caseFrame, caseReceive, caseInterpolate, caseSmooth, caseSnap, caseIngest} {
+			if row, ok := r.systemRow(c, n); ok {
+				rows = append(rows, row)
+			}
+		}
+	}
+	writeTable(b, []string{"N", "system", "ns/entity", "lower bound", "÷ lower bound", "naive", "naive ÷ netsmooth", "allocs/op", "B/op per entity"}, rows)
+}
+
+// systemRow is the row of a case at n entities, if netsmooth's was measured.
+func (r *report) systemRow(c string, n int) ([]string, bool) {
+	m, ok := r.get(c, bench.NetSmooth, n)
+	if !ok {
+		return nil, false
+	}
+	lower, lowerRatio := "—", "—"
+	if impl := lowerBound(c); impl != "" {
+		if l, ok := r.get(c, impl, n); ok {
+			lower, lowerRatio = formatNs(l.Value), formatTimes(m.Value/l.Value)
+		}
+	}
+	naive, naiveRatio := "—", "—"
+	if hasNaive(c) {
+		if v, ok := r.get(c, bench.NaiveName, n); ok {
+			naive, naiveRatio = formatNs(v.Value), formatTimes(v.Value/m.Value)
+		}
+	}
+	return []string{countLabel(n), c, formatNs(m.Value), lower, lowerRatio, naive, naiveRatio,
+		fmt.Sprint(m.Allocs), formatPerEntity(m.Bytes, n)}, true
+}
+
+func (r *report) writeScenarios(b *strings.Builder) {
+	b.WriteString(`## Churn, lifecycle, prediction
+
+Churn: the steady scenario while 1% of the entities are replaced every
+snapshot (despawned and spawned under new NetIDs). Lifecycle: batches of
+entities spawned and despawned through Receive, per entity spawned and
+despawned. Predicted: locally predicted entities at 60 Hz ticks, each
+reconciled every third tick with 6 inputs replayed.
+
+`)
+	var rows [][]string
+	add := func(c, size, unit string, n, per int) {
+		if m, ok := r.get(c, bench.NetSmooth, n); ok {
+			rows = append(rows, []string{c, size, formatNs(m.Value), unit, fmt.Sprint(m.Allocs), formatPerEntity(m.Bytes, per)})
+		}
+	}
+	for _, n := range churnCounts {
+		add(caseChurn, countLabel(n)+" entities, 1% per snapshot", "ns/entity", n, n)
+	}
+	add(caseLifecycle, fmt.Sprintf("batches of %d", lifecycleBatch), "ns/lifecycle", lifecycleBatch, lifecycleBatch)
+	for _, n := range predictedCounts {
+		add(casePredicted, fmt.Sprintf("%d entities", n), "ns/entity", n, n)
+	}
+	writeTable(b, []string{"scenario", "size", "time", "unit", "allocs/op", "B/op per entity"}, rows)
+}
+
+// writeTable writes a markdown table, numbers right-aligned.
+func writeTable(b *strings.Builder, header []string, rows [][]string) {
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		if i > 0 && len(rows) > 0 && isNumeric(rows[0][i]) {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
+	}
+	b.WriteString("\n")
+	for _, row := range rows {
+		b.WriteString("| " + strings.Join(row, " | ") + " |\n")
+	}
+	b.WriteString("\n")
+}
+
+// isNumeric tells whether a cell starts with a digit or a dash standing
+// for a missing number.
+func isNumeric(cell string) bool {
+	return cell != "" && (cell[0] >= '0' && cell[0] <= '9' || cell == "—")
+}
+
+// formatNs shows a time in ns with about three significant digits.
+func formatNs(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	}
+	return fmt.Sprintf("%.2f", v)
+}
+
+// formatTimes shows a ratio.
+func formatTimes(v float64) string {
+	if v >= 100 {
+		return fmt.Sprintf("%.0f×", v)
+	}
+	return fmt.Sprintf("%.2f×", v)
+}
+
+// formatPerEntity shows bytes per operation spread over n entities.
+func formatPerEntity(bytes int64, n int) string {
+	if bytes == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%.2f", float64(bytes)/float64(n))
+}
+
+// countLabel shows an entity count: 1k, 10k, 1M.
+func countLabel(n int) string {
+	switch {
+	case n >= 1_000_000 && n%1_000_000 == 0:
+		return fmt.Sprintf("%dM", n/1_000_000)
+	case n >= 1_000 && n%1_000 == 0:
+		return fmt.Sprintf("%dk", n/1_000)
+	}
+	return fmt.Sprint(n)
+}

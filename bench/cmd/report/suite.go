@@ -1,0 +1,150 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/netsmooth/netsmooth/bench"
+)
+
+// Entity counts of the suite; the naive baseline runs up to naiveMax only
+// (at 1M its setup alone takes minutes and gigabytes).
+var counts = []int{1_000, 10_000, 100_000, 1_000_000}
+
+const (
+	naiveMax = 100_000
+	// targetN is the entity count the targets are checked at.
+	targetN = 100_000
+	// lifecycleBatch is the batch size of the lifecycle benchmark.
+	lifecycleBatch = 1000
+	// churnFraction is the share of entities replaced every snapshot in the
+	// churn benchmark.
+	churnFraction = 0.01
+)
+
+var (
+	churnCounts     = []int{10_000, 100_000}
+	predictedCounts = []int{1, 4, 16, 64}
+)
+
+// Cases: the whole frame, each of netsmooth's systems, and ingest (Receive
+// with the snapshot handover, for netsmooth and the baselines), then the
+// scenarios of the small table.
+const (
+	caseFrame       = "frame"
+	caseReceive     = "receive"
+	caseInterpolate = "interpolate"
+	caseSmooth      = "smooth"
+	caseSnap        = "snap"
+	caseIngest      = "ingest"
+	caseChurn       = "churn"
+	caseLifecycle   = "lifecycle"
+	casePredicted   = "predicted"
+)
+
+// systemCases are the cases of bench.System, by index.
+var systemCases = []string{caseReceive, caseInterpolate, caseSmooth, caseSnap}
+
+// key names one measurement: a case, the implementation (bench.NetSmooth,
+// bench.FlatName or bench.NaiveName) and the entity count (batch size for
+// lifecycle).
+type key struct {
+	Case string
+	Impl string
+	N    int
+}
+
+// measurement is one benchmark's result.
+type measurement struct {
+	Value  float64 // the case's metric: ns/entity, ns/snapshot or ns/lifecycle
+	Allocs int64   // allocs/op
+	Bytes  int64   // bytes/op
+	Iters  int     // b.N of the final run
+}
+
+// job is one benchmark to run.
+type job struct {
+	key    key
+	metric string
+	fn     func(b *testing.B)
+}
+
+// countsUpTo returns the suite's entity counts up to max.
+func countsUpTo(max int) []int {
+	var ns []int
+	for _, n := range counts {
+		if n <= max {
+			ns = append(ns, n)
+		}
+	}
+	return ns
+}
+
+// implsAt returns the implementations measured at n entities.
+func implsAt(n int) []string {
+	if n > naiveMax {
+		return []string{bench.NetSmooth, bench.FlatName}
+	}
+	return []string{bench.NetSmooth, bench.FlatName, bench.NaiveName}
+}
+
+// plan lists the suite's benchmarks for the given entity counts.
+func plan(ns []int) []job {
+	var jobs []job
+	for _, n := range ns {
+		for _, impl := range implsAt(n) {
+			jobs = append(jobs, job{key{caseFrame, impl, n}, "ns/entity", func(b *testing.B) { bench.Frame(b, impl, n) }})
+		}
+		for i, c := range systemCases {
+			jobs = append(jobs, job{key{c, bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.System(b, i, n) }})
+		}
+		jobs = append(jobs, job{key{caseInterpolate, bench.FlatName, n}, "ns/entity", func(b *testing.B) { bench.FlatInterpolate(b, n) }})
+		for _, impl := range implsAt(n) {
+			jobs = append(jobs, job{key{caseIngest, impl, n}, "ns/snapshot", func(b *testing.B) { bench.Ingest(b, impl, n) }})
+		}
+	}
+	largest := ns[len(ns)-1]
+	for _, n := range churnCounts {
+		if n <= largest {
+			jobs = append(jobs, job{key{caseChurn, bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.Churn(b, n, churnFraction) }})
+		}
+	}
+	jobs = append(jobs, job{key{caseLifecycle, bench.NetSmooth, lifecycleBatch}, "ns/lifecycle", func(b *testing.B) { bench.Lifecycle(b, lifecycleBatch) }})
+	for _, n := range predictedCounts {
+		jobs = append(jobs, job{key{casePredicted, bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.Predicted(b, n) }})
+	}
+	return jobs
+}
+
+// runSuite runs the jobs in order, reporting each to progress.
+func runSuite(jobs []job, progress io.Writer) (map[key]measurement, error) {
+	results := make(map[key]measurement, len(jobs))
+	for i, j := range jobs {
+		start := time.Now()
+		m, err := measure(j.fn, j.metric)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s n=%d: %v", j.key.Case, j.key.Impl, j.key.N, err)
+		}
+		results[j.key] = m
+		fmt.Fprintf(progress, "[%2d/%d] %-11s %-9s n=%-7d %9s %-12s %3d allocs/op  (%d iterations, %s)\n",
+			i+1, len(jobs), j.key.Case, j.key.Impl, j.key.N, formatNs(m.Value), j.metric, m.Allocs, m.Iters,
+			time.Since(start).Round(10*time.Millisecond))
+	}
+	return results, nil
+}
+
+// measure runs one benchmark through testing.Benchmark and reads its
+// metric.
+func measure(fn func(b *testing.B), metric string) (measurement, error) {
+	r := testing.Benchmark(fn)
+	if r.N == 0 {
+		return measurement{}, fmt.Errorf("benchmark failed")
+	}
+	v, ok := r.Extra[metric]
+	if !ok {
+		return measurement{}, fmt.Errorf("benchmark reported no %s", metric)
+	}
+	return measurement{Value: v, Allocs: r.AllocsPerOp(), Bytes: r.AllocedBytesPerOp(), Iters: r.N}, nil
+}
