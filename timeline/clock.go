@@ -127,6 +127,12 @@ type Clock struct {
 
 	frameNewest uint32 // newest tick first seen this frame
 	frameNew    bool
+
+	runTick uint32 // tick of the current run of Observe calls
+	inRun   bool
+
+	frameDevSq float64 // sum of squared arrival deviations this frame
+	frameRuns  int
 }
 
 // NewClock returns a clock for cfg, or the configuration error.
@@ -160,15 +166,20 @@ func (c *Clock) BeginFrame(dt float64) {
 	c.dt = dt
 	c.local += dt
 	c.frameNew = false
+	c.inRun = false
+	c.frameDevSq, c.frameRuns = 0, 0
 }
 
-// Observe records that a snapshot for tick arrived during this frame. Only
-// the first arrival of each tick counts; calling it for every snapshot of a
-// tick is cheap.
+// Observe records that a snapshot for tick arrived during this frame. Call
+// it for every snapshot: consecutive calls with the same tick (one server
+// packet's worth) count as one arrival and cost a comparison. Every run
+// feeds the jitter statistics, so late packets of an already-seen tick
+// count; the server clock offset follows the first arrival of each new tick.
 func (c *Clock) Observe(tick uint32) {
-	if c.anySeen && tick == c.newest {
+	if c.inRun && tick == c.runTick {
 		return
 	}
+	c.inRun, c.runTick = true, tick
 	c.observe(tick)
 }
 
@@ -201,22 +212,25 @@ func (c *Clock) observe(tick uint32) {
 		if !c.frameNew || tick > c.frameNewest {
 			c.frameNewest, c.frameNew = tick, true
 		}
-	} else {
+		c.stats.Arrivals++
+	} else if tick < c.newest {
 		back := c.newest - tick
-		if back > 64 || c.seenMask&(1<<(back-1)) != 0 {
-			return // already seen, or too old to tell
+		switch {
+		case back > 64:
+			return // too old to tell
+		case c.seenMask&(1<<(back-1)) == 0:
+			c.seenMask |= 1 << (back - 1)
+			c.stats.Arrivals++
 		}
-		c.seenMask |= 1 << (back - 1)
 	}
-	c.stats.Arrivals++
 	if !c.synced {
 		return
 	}
-	// Arrival deviation: how late this tick came relative to the estimate.
-	dev := sample - c.offset
-	if math.Abs(dev) < c.cfg.ResetThreshold*rate {
-		v := c.stats.Jitter*c.stats.Jitter + 0.05*(dev*dev-c.stats.Jitter*c.stats.Jitter)
-		c.stats.Jitter = math.Sqrt(math.Max(v, 0))
+	// Arrival deviation: how late this packet came relative to the
+	// estimate; folded into the jitter statistic once per frame.
+	if dev := sample - c.offset; math.Abs(dev) < c.cfg.ResetThreshold*rate {
+		c.frameDevSq += dev * dev
+		c.frameRuns++
 	}
 }
 
@@ -241,6 +255,13 @@ func (c *Clock) Advance() {
 	}
 	if !c.synced {
 		return
+	}
+	if c.frameRuns > 0 {
+		// Each frame with arrivals moves the jitter estimate by 2%: about a
+		// two-second memory at 20 snapshots per second and 60 FPS.
+		v := c.stats.Jitter * c.stats.Jitter
+		v += 0.02 * (c.frameDevSq/float64(c.frameRuns) - v)
+		c.stats.Jitter = math.Sqrt(math.Max(v, 0))
 	}
 	c.delay = c.cfg.Delay.Delay(&c.stats)
 	if !(c.delay >= 0) || math.IsInf(c.delay, 0) {
