@@ -12,8 +12,9 @@ const (
 	// Extrapolated: the render time is past the newest sample and the
 	// position was projected by the extrapolation policy.
 	Extrapolated
-	// Held: the render time is past the newest sample (or before the oldest)
-	// and the position is held still.
+	// Held: the render time is past the newest sample and the position is
+	// held still (Hold policy, or past the extrapolation limit). Together
+	// with Extrapolated it marks an underrun.
 	Held
 	// Snapped: the entity was snapped this frame (teleport or a correction
 	// beyond the snap distance).

@@ -16,6 +16,8 @@ const (
 	streamDuplicate = 0x6e657473696d4455 // "netsimDU"
 	streamJitter    = 0x6e657473696d4a49 // "netsimJI"
 	streamReorder   = 0x6e657473696d5245 // "netsimRE"
+	streamBurst     = 0x6e657473696d4255 // "netsimBU": Good/Bad transitions
+	streamBurstLoss = 0x6e657473696d424c // "netsimBL": loss while Bad
 )
 
 // Stats counts what a [Link] has done since it was created.
@@ -34,9 +36,19 @@ type Stats struct {
 	// Delivered is the number of messages returned by Deliver and
 	// DeliverTimed, counting both copies of a duplicated packet.
 	Delivered uint64
-	// Lost is the number of Send calls whose packet was dropped by the
-	// random Loss decision. A lost packet is never duplicated.
+	// Lost is the total number of Send calls whose packet was lost, for
+	// any reason: the random Loss decision (in the burst chain's Good
+	// state), plus BurstLost, OutageLost and QueueDropped. A lost packet is
+	// never duplicated. Overflow is counted separately.
 	Lost uint64
+	// BurstLost is the part of Lost dropped by [Config.Burst] while its
+	// chain was in the Bad state.
+	BurstLost uint64
+	// OutageLost is the part of Lost sent during one of [Config.Outages].
+	OutageLost uint64
+	// QueueDropped is the part of Lost refused by the full bottleneck queue
+	// ([Config.QueueBytes]) of a bandwidth-capped link.
+	QueueDropped uint64
 	// Duplicated is the number of extra copies created by the Duplicate
 	// decision (one per duplicated packet), including copies later refused
 	// by a full queue.
@@ -54,7 +66,9 @@ type Stats struct {
 // Timed is a delivered message together with its exact virtual arrival time.
 //
 // At is the time the network delivered the message, which is at or before
-// the now passed to [Link.DeliverTimed]. Clients that stamp arrivals (for
+// the now passed to [Link.DeliverTimed]. For a message that arrived during
+// one of [Config.Suspends], At is the end of that window, the moment the
+// suspended receiver got it. Clients that stamp arrivals (for
 // clock synchronisation or jitter buffers) should use At rather than now, so
 // the result does not depend on how coarsely the caller polls.
 type Timed[T any] struct {
@@ -83,6 +97,24 @@ type Link[T any] struct {
 	jitterRNG    rand.PCG
 	reorderRNG   rand.PCG
 
+	// Gilbert–Elliott burst loss.
+	burstRNG     rand.PCG
+	burstLossRNG rand.PCG
+	badLoss      float64 // resolved Burst.Loss
+	bad          bool    // the chain's state after the latest Send
+
+	// Sorted, disjoint copies of the configured windows.
+	outages, suspends []Window
+
+	// Bottleneck. The last accepted packet finishes transmitting at exactly
+	// txEnd + txFrac/bandwidth nanoseconds, 0 <= txFrac < bandwidth; keeping
+	// the fraction makes the long-run rate exact, with no rounding drift.
+	bandwidth  uint64 // bytes per second; 0 means unlimited
+	queueBytes uint64 // resolved QueueBytes
+	packetSize int    // resolved PacketSize, charged by Send
+	txEnd      time.Duration
+	txFrac     uint64
+
 	stats Stats
 }
 
@@ -90,7 +122,8 @@ type Link[T any] struct {
 // from seed. It returns cfg.Validate's error if cfg is invalid.
 //
 // The link allocates its queue lazily, growing it up to the high-water mark
-// of packets in flight and never beyond cfg.MaxInFlight.
+// of packets in flight and never beyond cfg.MaxInFlight. It keeps its own
+// copies of cfg.Outages and cfg.Suspends.
 func NewLink[T any](cfg Config, seed uint64) (*Link[T], error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -100,11 +133,23 @@ func NewLink[T any](cfg Config, seed uint64) (*Link[T], error) {
 		reorderDelay: cfg.reorderDelay(),
 		q:            queue[T]{limit: cfg.maxInFlight()},
 		now:          math.MinInt64,
+		badLoss:      cfg.Burst.badLoss(),
+		outages:      mergeWindows(cfg.Outages),
+		suspends:     mergeWindows(cfg.Suspends),
+		bandwidth:    uint64(cfg.Bandwidth),
+		queueBytes:   cfg.queueBytes(),
+		packetSize:   cfg.packetSize(),
+		txEnd:        math.MinInt64,
 	}
+	// The link's copies replace the caller's slices, so that later changes
+	// to the caller's Config cannot reach the link.
+	l.cfg.Outages, l.cfg.Suspends = l.outages, l.suspends
 	l.lossRNG.Seed(seed, streamLoss)
 	l.duplicateRNG.Seed(seed, streamDuplicate)
 	l.jitterRNG.Seed(seed, streamJitter)
 	l.reorderRNG.Seed(seed, streamReorder)
+	l.burstRNG.Seed(seed, streamBurst)
+	l.burstLossRNG.Seed(seed, streamBurstLoss)
 	return l, nil
 }
 
@@ -112,14 +157,49 @@ func NewLink[T any](cfg Config, seed uint64) (*Link[T], error) {
 // fate it is dropped, or queued for delivery after its delay (and possibly
 // queued a second time as a duplicate).
 //
+// On a bandwidth-capped link, Send charges [Config.PacketSize] bytes
+// (default [DefaultPacketSize]); use [Link.SendSized] to give each message
+// its real size. Without a cap, Send and SendSized are the same.
+//
 // A now earlier than the latest time the link has seen is treated as that
 // latest time, so a message is never scheduled into the link's past.
 func (l *Link[T]) Send(now time.Duration, msg T) {
+	l.SendSized(now, msg, l.packetSize)
+}
+
+// SendSized is [Link.Send] for a message of size bytes, the amount charged
+// against [Config.Bandwidth]: the packet takes size/Bandwidth seconds to
+// transmit and occupies size bytes of the bottleneck queue until then. Pass
+// whatever the real datagram would weigh, headers included if they should
+// count. A negative size counts as 0. The size has no effect on a link
+// without a bandwidth cap.
+//
+// Size is a per-call argument rather than a property of the message type or
+// a callback on the link because the caller already knows it at the call
+// site (typically the length of the encoded snapshot), and an argument costs
+// nothing, cannot be forgotten on one of two links, and keeps [Config]
+// independent of the message type.
+func (l *Link[T]) SendSized(now time.Duration, msg T, size int) {
 	now = l.advance(now)
 	l.stats.Sent++
-	f := l.decide()
-	if f.lost {
+	f := l.decide(now)
+	done, ok := l.transmit(now, size)
+	if !ok {
 		l.stats.Lost++
+		l.stats.QueueDropped++
+		return
+	}
+	switch f.loss {
+	case lostRandom:
+		l.stats.Lost++
+		return
+	case lostBurst:
+		l.stats.Lost++
+		l.stats.BurstLost++
+		return
+	case lostOutage:
+		l.stats.Lost++
+		l.stats.OutageLost++
 		return
 	}
 	if f.copies > 1 {
@@ -133,7 +213,7 @@ func (l *Link[T]) Send(now time.Duration, msg T) {
 			l.stats.Overflow++
 			continue
 		}
-		l.q.push(entry[T]{at: addSat(now, f.delay[i]), seq: l.seq, msg: msg})
+		l.q.push(entry[T]{at: addSat(done, f.delay[i]), seq: l.seq, msg: msg})
 		l.seq++
 	}
 }
@@ -144,10 +224,16 @@ func (l *Link[T]) Send(now time.Duration, msg T) {
 // out in the order they were queued. Deliver does not allocate when dst has
 // enough capacity, so callers should reuse one buffer: dst = l.Deliver(now, dst[:0]).
 //
+// While now lies in one of [Config.Suspends], Deliver returns dst
+// unchanged, even if messages arrived before the window began.
+//
 // A now earlier than the latest time the link has seen is treated as that
 // latest time.
 func (l *Link[T]) Deliver(now time.Duration, dst []T) []T {
 	now = l.advance(now)
+	if l.suspended(now) {
+		return dst
+	}
 	for l.due(now) {
 		dst = append(dst, l.pop().msg)
 	}
@@ -155,19 +241,27 @@ func (l *Link[T]) Deliver(now time.Duration, dst []T) []T {
 }
 
 // DeliverTimed is [Link.Deliver], but also reports each message's exact
-// virtual arrival time, which is at or before now.
+// virtual arrival time, which is at or before now. A message that arrived
+// during a suspend window is reported as arriving at the window's end.
 func (l *Link[T]) DeliverTimed(now time.Duration, dst []Timed[T]) []Timed[T] {
 	now = l.advance(now)
+	if l.suspended(now) {
+		return dst
+	}
 	for l.due(now) {
 		e := l.pop()
-		dst = append(dst, Timed[T]{At: e.at, Msg: e.msg})
+		dst = append(dst, Timed[T]{At: l.resumeAt(e.at), Msg: e.msg})
 	}
 	return dst
 }
 
-// NextDelivery returns the arrival time of the earliest queued message and
-// true, or 0 and false if nothing is in flight. Event-driven callers use it
-// to advance their clock straight to the next arrival.
+// NextDelivery returns the earliest time at which Deliver will return a
+// message, and true, or 0 and false if nothing is in flight. Event-driven
+// callers use it to advance their clock straight to the next arrival. This
+// is the arrival time of the earliest queued message, moved to the end of
+// the suspend window it arrives in, if any, or to the end of the current
+// suspend window if the message is already due but the receiver is
+// suspended. It never lies inside a suspend window.
 //
 // The returned time may be earlier than the latest time passed to the link,
 // if the caller has not delivered for a while; Deliver at any later time
@@ -176,7 +270,11 @@ func (l *Link[T]) NextDelivery() (time.Duration, bool) {
 	if l.q.len() == 0 {
 		return 0, false
 	}
-	return l.q.items[0].at, true
+	at := l.q.items[0].at
+	if w, ok := windowAt(l.suspends, l.now); ok && at <= l.now {
+		return w.To, true
+	}
+	return l.resumeAt(at), true
 }
 
 // InFlight returns the number of packets queued in the link, duplicate
@@ -188,6 +286,85 @@ func (l *Link[T]) InFlight() int {
 // Stats returns the link's counters. See [Stats] for the invariant they obey.
 func (l *Link[T]) Stats() Stats {
 	return l.stats
+}
+
+// suspended reports whether the receiver is suspended at now.
+func (l *Link[T]) suspended(now time.Duration) bool {
+	if len(l.suspends) == 0 {
+		return false
+	}
+	_, ok := windowAt(l.suspends, now)
+	return ok
+}
+
+// resumeAt maps a network arrival time to the time the receiver gets the
+// message: the end of the suspend window containing at, or at itself. It
+// is non-decreasing in at, so the heap's arrival order is also delivery
+// order.
+func (l *Link[T]) resumeAt(at time.Duration) time.Duration {
+	if len(l.suspends) == 0 {
+		return at
+	}
+	if w, ok := windowAt(l.suspends, at); ok {
+		return w.To
+	}
+	return at
+}
+
+// transmit passes a packet of size bytes, offered at now, through the
+// bottleneck. It returns the time the packet finishes transmitting and
+// true, or false if the bottleneck queue has no room for it. Without a
+// bandwidth cap every packet finishes at now.
+func (l *Link[T]) transmit(now time.Duration, size int) (time.Duration, bool) {
+	if l.bandwidth == 0 {
+		return now, true
+	}
+	n := uint64(max(size, 0))
+	backlog := l.backlog(now)
+	if backlog == 0 {
+		// Idle: start transmitting now, whatever the packet's size.
+		l.txEnd, l.txFrac = now, 0
+	} else if backlog > l.queueBytes || n > l.queueBytes-backlog {
+		return 0, false
+	}
+	// The packet takes n*1e9/bandwidth ns; add it to the exact finish time.
+	hi, lo := bits.Mul64(n, uint64(time.Second))
+	lo, carry := bits.Add64(lo, l.txFrac, 0)
+	hi += carry
+	if hi >= l.bandwidth { // more than 2^64 ns: never
+		l.txEnd, l.txFrac = math.MaxInt64, 0
+	} else {
+		q, r := bits.Div64(hi, lo, l.bandwidth)
+		l.txEnd = addSat(l.txEnd, time.Duration(min(q, math.MaxInt64)))
+		l.txFrac = r
+		if l.txEnd == math.MaxInt64 {
+			l.txFrac = 0
+		}
+	}
+	if l.txFrac > 0 {
+		// A packet has finished when its last fraction of a nanosecond has.
+		return addSat(l.txEnd, 1), true
+	}
+	return l.txEnd, true
+}
+
+// backlog returns the bytes accepted by the bottleneck but not yet
+// transmitted at now (rounded up), or 0 if the link is idle.
+func (l *Link[T]) backlog(now time.Duration) uint64 {
+	if now > l.txEnd || (now == l.txEnd && l.txFrac == 0) {
+		return 0
+	}
+	// ((txEnd-now)*bandwidth + txFrac) / 1e9, rounded up. txEnd >= now, so
+	// the unsigned difference is exact even where the signed one overflows.
+	hi, lo := bits.Mul64(uint64(l.txEnd)-uint64(now), l.bandwidth)
+	var carry uint64
+	lo, carry = bits.Add64(lo, l.txFrac+uint64(time.Second)-1, 0)
+	hi += carry
+	if hi >= uint64(time.Second) {
+		return math.MaxUint64
+	}
+	q, _ := bits.Div64(hi, lo, uint64(time.Second))
+	return q
 }
 
 // advance moves the link's clock to now, or keeps it where it is if now is
@@ -211,40 +388,83 @@ func (l *Link[T]) pop() entry[T] {
 	return l.q.pop()
 }
 
-// fate is everything the link decides about one sent packet, before it is
-// queued. Keeping the decision in one place, separate from queueing, is the
-// extension point for further impairments: burst loss (a Gilbert-Elliott
-// good/bad state consulted instead of the flat Loss draw), a bandwidth cap
-// (extra queueing delay), clock drift and client suspend (a mapping of
-// arrival times) each change how a fate is computed or applied, without
-// touching the heap or the delivery path.
+// lossCause says why a packet was lost on the path, if it was.
+type lossCause uint8
+
+const (
+	notLost    lossCause = iota
+	lostRandom           // Config.Loss, in the Good state
+	lostBurst            // Config.Burst, in the Bad state
+	lostOutage           // Config.Outages
+)
+
+// fate is everything the link decides about one sent packet on the path
+// (downstream of the bottleneck), before it is queued. Keeping the decision
+// in one place, separate from queueing, keeps the random streams in step:
+// the bottleneck (transmit) and the receiver (suspends, applied at delivery)
+// are deterministic and draw nothing.
 type fate struct {
-	lost   bool
+	loss   lossCause
 	copies int              // packets to queue: 1, or 2 if duplicated; 0 if lost
 	delay  [2]time.Duration // one-way delay of each copy
 	held   [2]bool          // whether each copy was held back for reordering
 }
 
-// decide draws the fate of the next packet. It advances every stream on
-// every call, drawing a delay for a possible duplicate even when there is
-// none and for a lost packet too, so that each impairment's decisions depend
-// only on the seed, the packet's index and that impairment's own settings.
-func (l *Link[T]) decide() fate {
+// decide draws the fate of the next packet, sent at now. It advances every
+// stream on every call, drawing a delay for a possible duplicate even when
+// there is none and for a lost packet too, and stepping the burst chain and
+// drawing its loss whatever the state, so that each impairment's decisions
+// depend only on the seed, the packet's index and that impairment's own
+// settings. (The burst streams are skipped when burst loss is off: they
+// feed nothing else.)
+//
+// Precedence: an outage loses the packet whatever was drawn; otherwise in
+// the Bad state the Burst.Loss draw decides and the Loss draw is ignored,
+// and in the Good state the Loss draw decides.
+func (l *Link[T]) decide(now time.Duration) fate {
 	var f fate
 	lost := unit(l.lossRNG.Uint64()) < l.cfg.Loss
 	dup := unit(l.duplicateRNG.Uint64()) < l.cfg.Duplicate
 	for i := range f.delay {
 		f.delay[i], f.held[i] = l.drawDelay()
 	}
+	// A chain with Enter == 0 never leaves Good, so its streams need not be
+	// drawn; skipping them affects no other stream.
+	var bad, badLost bool
+	if l.cfg.Burst.Enter > 0 {
+		bad = l.stepBurst()
+		badLost = unit(l.burstLossRNG.Uint64()) < l.badLoss
+	}
+	outage := false
+	if len(l.outages) > 0 {
+		_, outage = windowAt(l.outages, now)
+	}
 	switch {
-	case lost:
-		f.lost = true
+	case outage:
+		f.loss = lostOutage
+	case bad && badLost:
+		f.loss = lostBurst
+	case !bad && lost:
+		f.loss = lostRandom
 	case dup:
 		f.copies = 2
 	default:
 		f.copies = 1
 	}
 	return f
+}
+
+// stepBurst moves the Gilbert–Elliott chain one packet on and returns
+// whether the packet is sent in the Bad state. It draws exactly one value
+// per call, in either state.
+func (l *Link[T]) stepBurst() bool {
+	u := unit(l.burstRNG.Uint64())
+	if l.bad {
+		l.bad = u >= l.cfg.Burst.Exit
+	} else {
+		l.bad = u < l.cfg.Burst.Enter
+	}
+	return l.bad
 }
 
 // drawDelay draws one copy's delay: Latency plus uniform jitter, clamped at

@@ -41,6 +41,10 @@ func BenchmarkLink_SendDeliver_Chaos(b *testing.B) {
 	}, time.Millisecond)
 }
 
+func BenchmarkLink_SendDeliver_Everything(b *testing.B) {
+	benchmarkSendDeliver(b, everything(), time.Millisecond)
+}
+
 func BenchmarkLink_SendDeliver_Deep(b *testing.B) {
 	// About 10000 packets in flight.
 	benchmarkSendDeliver(b, Config{Latency: time.Second, Jitter: 200 * time.Millisecond}, 100*time.Microsecond)

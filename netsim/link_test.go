@@ -379,6 +379,21 @@ var chaos = Config{
 	Duplicate: 0.05,
 }
 
+// everything is a configuration with every impairment on, including a
+// bandwidth cap just above the benchmark's offered load and a hundred
+// outage and suspend windows spread over the first 200 s.
+func everything() Config {
+	cfg := chaos
+	cfg.Burst = Burst{Enter: 0.01, Exit: 0.2, Loss: 0.8}
+	cfg.Bandwidth = 1_300_000 // 1.2 MB/s offered at 1200 bytes per ms
+	for i := range 100 {
+		at := time.Duration(i) * 2 * time.Second
+		cfg.Outages = append(cfg.Outages, Window{From: at, To: at + 100*time.Millisecond})
+		cfg.Suspends = append(cfg.Suspends, Window{From: at + time.Second, To: at + 1200*time.Millisecond})
+	}
+	return cfg
+}
+
 // runScript drives l with an irregular but fixed pattern of sends and
 // deliveries and returns the deliveries.
 func runScript(l *Link[pkt]) []Timed[pkt] {
@@ -432,6 +447,40 @@ func TestLinkGolden(t *testing.T) {
 		{At: 28997058, Msg: pkt{id: 2, sent: 3 * ms}},
 		{At: 29262378, Msg: pkt{id: 2, sent: 3 * ms}},
 		{At: 35214862, Msg: pkt{id: 1, sent: 1 * ms}},
+	}
+	if !slices.Equal(got[:3], first) {
+		t.Errorf("first deliveries %v, want %v", got[:3], first)
+	}
+}
+
+// TestLinkGoldenEverything pins the exact outcome of one seed with every
+// impairment on: burst loss, outages, suspends and an overloaded bandwidth
+// cap with a small queue, on top of chaos.
+func TestLinkGoldenEverything(t *testing.T) {
+	cfg := everything()
+	cfg.Bandwidth = 600_000 // 2 ms per 1200-byte packet: overloaded
+	cfg.QueueBytes = 6000
+	l := newLink(t, cfg, 2024)
+	got := runScript(l)
+	var sum time.Duration
+	for _, d := range got {
+		sum += d.At - d.Msg.sent
+	}
+	s := l.Stats()
+	want := Stats{
+		Sent: 9999, Delivered: 6480, Lost: 3841, BurstLost: 298, OutageLost: 404, QueueDropped: 2497,
+		Duplicated: 322, Reordered: 642,
+	}
+	if s != want {
+		t.Errorf("Stats = %+v, want %+v", s, want)
+	}
+	if len(got) != 6480 || sum != 434472706241 {
+		t.Errorf("%d deliveries with total delay %d, want 6480 with 434472706241", len(got), sum)
+	}
+	first := []Timed[pkt]{
+		{At: 143084890, Msg: pkt{id: 35, sent: 105 * ms}},
+		{At: 145765810, Msg: pkt{id: 36, sent: 106 * ms}},
+		{At: 146806178, Msg: pkt{id: 34, sent: 105 * ms}},
 	}
 	if !slices.Equal(got[:3], first) {
 		t.Errorf("first deliveries %v, want %v", got[:3], first)
@@ -657,7 +706,12 @@ func TestLinkDeliverAppendsToDst(t *testing.T) {
 }
 
 func TestLinkSteadyStateDoesNotAllocate(t *testing.T) {
-	l := newLink(t, chaos, 1)
+	t.Run("chaos", func(t *testing.T) { testSteadyStateDoesNotAllocate(t, chaos) })
+	t.Run("everything", func(t *testing.T) { testSteadyStateDoesNotAllocate(t, everything()) })
+}
+
+func testSteadyStateDoesNotAllocate(t *testing.T, cfg Config) {
+	l := newLink(t, cfg, 1)
 	buf := make([]pkt, 0, 64)
 	tbuf := make([]Timed[pkt], 0, 64)
 	var now time.Duration
@@ -672,6 +726,9 @@ func TestLinkSteadyStateDoesNotAllocate(t *testing.T) {
 	for range 10_000 { // reach the high-water mark
 		step()
 	}
+	if now > 30*time.Second {
+		t.Fatal("the measured steps no longer cross outage and suspend windows")
+	}
 	if allocs := testing.AllocsPerRun(10_000, step); allocs != 0 {
 		t.Errorf("steady-state Send+Deliver allocates %v times per run, want 0", allocs)
 	}
@@ -679,23 +736,46 @@ func TestLinkSteadyStateDoesNotAllocate(t *testing.T) {
 
 // FuzzLink derives a configuration and a sequence of operations from the
 // input and checks the link's invariants throughout.
+//
+// Input layout: 8 header bytes for the original impairments, 8 for burst
+// loss, the bandwidth cap, outages and suspends (all zero: off), then one
+// byte per operation.
 func FuzzLink(f *testing.F) {
+	var off [8]byte // extension header with the newer impairments off
+	seed := func(hdr []byte, ext [8]byte, ops ...byte) []byte {
+		return append(append(hdr[:8:8], ext[:]...), ops...)
+	}
 	f.Add([]byte{})
-	f.Add([]byte{40, 10, 20, 30, 0, 10, 0, 7, 1, 1, 2, 1, 0, 1, 6, 1, 3, 0, 2, 0})
-	f.Add([]byte{255, 255, 128, 128, 255, 128, 3, 1, 1, 1, 1, 1, 1, 0, 0})
-	f.Add([]byte{0, 100, 0, 255, 1, 255, 2, 9, 1, 5, 1, 7, 1, 4, 3, 0, 1, 0, 1, 255, 0})
+	f.Add(seed([]byte{40, 10, 20, 30, 0, 10, 0, 7}, off, 1, 1, 2, 1, 0, 1, 6, 1, 3, 0, 2, 0))
+	f.Add(seed([]byte{255, 255, 128, 128, 255, 128, 3, 1}, off, 1, 1, 1, 1, 1, 0, 0))
+	f.Add(seed([]byte{0, 100, 0, 255, 1, 255, 2, 9}, off, 1, 5, 1, 7, 1, 4, 3, 0, 1, 0, 1, 255, 0))
+	// Bursty loss with a 1.2 s outage window pair and suspends.
+	f.Add(seed([]byte{20, 5, 10, 20, 0, 20, 0, 3}, [8]byte{10, 60, 0, 0, 0, 0, 0x3a, 0x52},
+		0, 0x56, 0, 3, 0x56, 1, 4, 0xfe, 0, 3, 0xfe, 0, 3, 0xfe, 2, 3, 0xfe, 0, 4, 0xfe, 3))
+	// An overloaded bandwidth cap with a small queue and sized sends.
+	f.Add(seed([]byte{10, 2, 0, 0, 0, 0, 0, 5}, [8]byte{0, 0, 0, 5, 8, 100, 0, 0},
+		0, 0, 0, 0x7a, 0x7a, 3, 0x2e, 0, 0, 3, 0xfe, 3, 0x0a, 0xff, 4))
 	f.Fuzz(fuzzLink)
 }
 
 // fuzzLink is FuzzLink's body; see there.
 func fuzzLink(t *testing.T, data []byte) {
-	var hdr [8]byte
+	var hdr [16]byte
 	copy(hdr[:], data)
 	ops := data[min(len(data), len(hdr)):]
 	// Longer scripts find nothing new but make each run, and the fuzzer's
 	// minimisation of interesting inputs, slow.
 	ops = ops[:min(len(ops), 512)]
 	prob := func(b byte) float64 { return float64(b) / 255 }
+	// windows derives two overlapping windows, listed out of order, from b.
+	windows := func(b byte) []Window {
+		if b == 0 {
+			return nil
+		}
+		from := time.Duration(b&15) * 100 * ms
+		to := from + time.Duration(b>>4)*60*ms
+		return []Window{{From: to - 30*ms, To: to + time.Duration(b>>4)*20*ms}, {From: from, To: to}}
+	}
 	cfg := Config{
 		Latency:      time.Duration(hdr[0]) * 2 * ms,
 		Jitter:       time.Duration(hdr[1]) * ms,
@@ -704,6 +784,12 @@ func fuzzLink(t *testing.T, data []byte) {
 		ReorderDelay: time.Duration(hdr[4]) * ms,
 		Duplicate:    prob(hdr[5]),
 		MaxInFlight:  int(hdr[6] % 64),
+		Burst:        Burst{Enter: prob(hdr[8]), Exit: prob(hdr[9]), Loss: prob(hdr[10])},
+		Bandwidth:    int(hdr[11]) * 2000,
+		QueueBytes:   int(hdr[12]) * 256,
+		PacketSize:   int(hdr[13]) * 8,
+		Outages:      windows(hdr[14]),
+		Suspends:     windows(hdr[15]),
 	}
 	if hdr[0] == 255 {
 		cfg.Latency = math.MaxInt64 // exercise saturation
@@ -712,9 +798,36 @@ func fuzzLink(t *testing.T, data []byte) {
 	if err != nil {
 		t.Fatalf("NewLink(%+v): %v", cfg, err)
 	}
+	const maxSized = 29 * 100 // the largest SendSized size below
 	limit := cfg.maxInFlight()
 	minDelay := max(0, cfg.Latency-cfg.Jitter)
 	maxDelay := addSat(addSat(cfg.Latency, cfg.Jitter), cfg.reorderDelay())
+	var maxWait time.Duration // in the bottleneck
+	if cfg.Bandwidth > 0 {
+		// A packet is accepted only while the backlog including it fits in
+		// the queue (or the link is idle), so it finishes within
+		// (queue + its size)/bandwidth, rounded up.
+		most := cfg.queueBytes() + uint64(max(cfg.packetSize(), maxSized))
+		maxWait = time.Duration(mulDivFloor(most, uint64(time.Second), uint64(cfg.Bandwidth)) + 1)
+	}
+	in := func(ws []Window, t time.Duration) bool {
+		for _, w := range ws {
+			if w.Contains(t) {
+				return true
+			}
+		}
+		return false
+	}
+	// resumes reports whether at is the end of a suspend window (merging
+	// overlapping ones) that starts at or before hi.
+	resumes := func(at, hi time.Duration) bool {
+		for _, w := range mergeWindows(cfg.Suspends) {
+			if w.To == at && w.From <= hi {
+				return true
+			}
+		}
+		return false
+	}
 
 	var (
 		clock  time.Duration                  // the caller's clock, which may step back
@@ -733,9 +846,17 @@ func fuzzLink(t *testing.T, data []byte) {
 		if d.At > seen {
 			t.Fatalf("id %d delivered at %v, after effective now %v", d.Msg.id, d.At, seen)
 		}
-		// Arrival times saturate at MaxInt64 rather than wrap.
-		if lo, hi := addSat(d.Msg.sent, minDelay), addSat(d.Msg.sent, maxDelay); d.At < lo || d.At > hi {
-			t.Fatalf("id %d sent %v arrived %v: outside [%v, %v]", d.Msg.id, d.Msg.sent, d.At, lo, hi)
+		// Arrival times saturate at MaxInt64 rather than wrap. A suspend
+		// moves an arrival to its window's end.
+		lo, hi := addSat(d.Msg.sent, minDelay), addSat(addSat(d.Msg.sent, maxWait), maxDelay)
+		if d.At < lo || (d.At > hi && !resumes(d.At, hi)) {
+			t.Fatalf("id %d sent %v arrived %v: outside [%v, %v] and not at a resume", d.Msg.id, d.Msg.sent, d.At, lo, hi)
+		}
+		if in(cfg.Suspends, d.At) {
+			t.Fatalf("id %d delivered at %v, inside a suspend window %v", d.Msg.id, d.At, cfg.Suspends)
+		}
+		if in(cfg.Outages, d.Msg.sent) {
+			t.Fatalf("id %d sent at %v, during an outage %v, was delivered", d.Msg.id, d.Msg.sent, cfg.Outages)
 		}
 		if count[d.Msg.id]++; count[d.Msg.id] > 2 {
 			t.Fatalf("id %d delivered %d times", d.Msg.id, count[d.Msg.id])
@@ -747,16 +868,25 @@ func fuzzLink(t *testing.T, data []byte) {
 			seen = max(seen, clock)
 		}
 		switch op & 7 {
-		case 0, 1, 2: // send
+		case 0, 1: // send
 			l.Send(clock, pkt{id: nextID, sent: seen})
+			nextID++
+		case 2: // send with a size, possibly negative
+			l.SendSized(clock, pkt{id: nextID, sent: seen}, int(op>>3)*100-200)
 			nextID++
 		case 3: // deliver with times
 			tbuf = l.DeliverTimed(clock, tbuf[:0])
+			if len(tbuf) > 0 && in(cfg.Suspends, seen) {
+				t.Fatalf("DeliverTimed at %v, during a suspend %v, returned %v", seen, cfg.Suspends, tbuf)
+			}
 			for _, d := range tbuf {
 				check(d)
 			}
 		case 4: // deliver without times
 			buf = l.Deliver(clock, buf[:0])
+			if len(buf) > 0 && in(cfg.Suspends, seen) {
+				t.Fatalf("Deliver at %v, during a suspend %v, returned %v", seen, cfg.Suspends, buf)
+			}
 			for _, m := range buf {
 				if m.sent > seen {
 					t.Fatalf("id %d sent at %v delivered by %v", m.id, m.sent, seen)
@@ -771,8 +901,12 @@ func fuzzLink(t *testing.T, data []byte) {
 		if l.InFlight() > limit {
 			t.Fatalf("InFlight %d exceeds MaxInFlight %d", l.InFlight(), limit)
 		}
-		if at, ok := l.NextDelivery(); ok != (l.InFlight() > 0) || (ok && at < lastAt) {
+		at, ok := l.NextDelivery()
+		if ok != (l.InFlight() > 0) || (ok && at < lastAt) {
 			t.Fatalf("NextDelivery = %v, %v with InFlight %d, last delivery at %v", at, ok, l.InFlight(), lastAt)
+		}
+		if ok && in(cfg.Suspends, at) {
+			t.Fatalf("NextDelivery = %v, inside a suspend window %v", at, cfg.Suspends)
 		}
 		checkAccounting(t, l)
 	}
@@ -784,7 +918,14 @@ func fuzzLink(t *testing.T, data []byte) {
 		t.Fatalf("InFlight %d after draining", l.InFlight())
 	}
 	checkAccounting(t, l)
-	if s := l.Stats(); s.Sent != uint64(nextID) {
+	s := l.Stats()
+	if s.Sent != uint64(nextID) {
 		t.Fatalf("Stats.Sent %d, want %d", s.Sent, nextID)
+	}
+	if s.BurstLost+s.OutageLost+s.QueueDropped > s.Lost ||
+		(cfg.Burst.Enter == 0 && s.BurstLost != 0) ||
+		(len(cfg.Outages) == 0 && s.OutageLost != 0) ||
+		(cfg.Bandwidth == 0 && s.QueueDropped != 0) {
+		t.Fatalf("Stats %+v inconsistent with %+v", s, cfg)
 	}
 }

@@ -297,9 +297,6 @@ func (s *Interpolate) eval(span *c.Span, render *c.Render) {
 		render.Pos = span.Pos0
 		render.Rot = span.Rot0
 		render.Flags = c.Visible
-		if span.Mode == c.SpanBefore {
-			render.Flags |= c.Held
-		}
 	default: // SpanEmpty
 		render.Flags = 0
 	}

@@ -256,9 +256,11 @@ func (c *Clock) Advance() {
 	if !c.synced {
 		return
 	}
-	if c.frameRuns > 0 {
+	if c.frameRuns > 0 && c.dt <= c.cfg.ResetThreshold {
 		// Each frame with arrivals moves the jitter estimate by 2%: about a
-		// two-second memory at 20 snapshots per second and 60 FPS.
+		// two-second memory at 20 snapshots per second and 60 FPS. A frame
+		// that follows a suspend (longer than the reset threshold) brings
+		// everything queued meanwhile at once: that is not jitter.
 		v := c.stats.Jitter * c.stats.Jitter
 		v += 0.02 * (c.frameDevSq/float64(c.frameRuns) - v)
 		c.stats.Jitter = math.Sqrt(math.Max(v, 0))

@@ -1,0 +1,166 @@
+package scenario
+
+import (
+	"math"
+	"testing"
+
+	"github.com/netsmooth/netsmooth/systems"
+)
+
+// checked wraps netsmooth's client and checks invariants every frame: the
+// render time never decreases, and every message handed over is counted
+// exactly once (accepted or rejected with a reason).
+type checked struct {
+	*NetSmooth
+	t        *testing.T
+	name     string
+	handed   uint64
+	prevRT   float64
+	synced   bool
+	failures int
+}
+
+func (c *checked) Receive(msgs []systems.Message) {
+	c.handed += uint64(len(msgs))
+	c.NetSmooth.Receive(msgs)
+}
+
+func (c *checked) Frame(dt float64) {
+	c.NetSmooth.Frame(dt)
+	clock := c.Pipeline().Clock()
+	if clock.Synced() {
+		rt := clock.RenderTick()
+		if c.synced && rt < c.prevRT && c.failures == 0 {
+			c.t.Errorf("%s: render time went back from %v to %v", c.name, c.prevRT, rt)
+			c.failures++
+		}
+		c.prevRT, c.synced = rt, true
+	}
+	if got := c.Pipeline().Metrics().Received(); got != c.handed && c.failures == 0 {
+		c.t.Errorf("%s: %d messages handed over, %d counted", c.name, c.handed, got)
+		c.failures++
+	}
+}
+
+func checkedDefault(t *testing.T) Factory {
+	d := Default()
+	return Factory{Name: d.Name, New: func(sc *Scenario) Client {
+		return &checked{NetSmooth: d.New(sc).(*NetSmooth), t: t, name: sc.Name}
+	}}
+}
+
+func byName(t *testing.T, name string) Scenario {
+	for _, sc := range Standard() {
+		if sc.Name == name {
+			return sc
+		}
+	}
+	t.Fatalf("no scenario %q", name)
+	return Scenario{}
+}
+
+// TestStandardInvariants runs every standard scenario with netsmooth's
+// defaults: render time never decreases, every message counted once, no
+// entity ever moves backwards against its true direction, and nothing
+// non-finite is drawn.
+func TestStandardInvariants(t *testing.T) {
+	for _, sc := range Standard() {
+		if testing.Short() && sc.Seconds > 60 {
+			sc.Seconds = 60
+		}
+		r := Run(sc, checkedDefault(t))
+		if r.Backward != 0 {
+			t.Errorf("%s: %d entity-frames moved backwards", sc.Name, r.Backward)
+		}
+		if math.IsNaN(r.RMS) || math.IsInf(r.Max, 0) || r.EntityFrames == 0 {
+			t.Errorf("%s: RMS %v, max %v over %d entity-frames", sc.Name, r.RMS, r.Max, r.EntityFrames)
+		}
+	}
+}
+
+// TestNoJumpsOnCleanAndJitteryLinks: drawn motion never exceeds the true
+// motion by more than the smoothing allowance (10%) when nothing is lost.
+func TestNoJumpsOnCleanAndJitteryLinks(t *testing.T) {
+	for _, name := range []string{"clean 20 Hz", "jitter ±40 ms", "10 Hz snapshots", "5% duplication"} {
+		r := Run(byName(t, name), checkedDefault(t))
+		if r.MaxJump > 1.1 {
+			t.Errorf("%s: largest per-frame move %.3f × the true motion, want <= 1.1", name, r.MaxJump)
+		}
+		if r.Underrun != 0 {
+			t.Errorf("%s: %.2f%% underruns", name, 100*r.Underrun)
+		}
+		// 10 units/s on a circle of radius 8: chord error at 20 Hz ≈ 0.004.
+		if r.RMS > 0.02 {
+			t.Errorf("%s: RMS error %.4f", name, r.RMS)
+		}
+	}
+}
+
+// TestDelayBoundedUnderDrift: ten minutes with the server's clock 1% fast:
+// the delay stays where it started (no accumulation).
+func TestDelayBoundedUnderDrift(t *testing.T) {
+	sc := byName(t, "1% clock drift, 10 min")
+	if testing.Short() {
+		sc.Seconds = 120
+	}
+	r := Run(sc, checkedDefault(t))
+	n := len(r.Trace.Delay)
+	early, late := meanOf(r.Trace.Delay[n/20:n/10]), meanOf(r.Trace.Delay[n-n/10:])
+	if math.Abs(late-early) > 0.02 {
+		t.Fatalf("presentation delay drifted from %.0f ms to %.0f ms", 1000*early, 1000*late)
+	}
+	if r.P99Delay > 0.3 {
+		t.Fatalf("p99 presentation delay %.0f ms", 1000*r.P99Delay)
+	}
+}
+
+// TestRecoveryAfterSuspendAndBurstLoss: back to the pre-disturbance error
+// and delay within a second.
+func TestRecoveryAfterSuspendAndBurstLoss(t *testing.T) {
+	for _, name := range []string{"3 s suspend", "300 ms burst loss"} {
+		r := Run(byName(t, name), checkedDefault(t))
+		if !(r.Recovery <= 1) {
+			t.Errorf("%s: recovered after %v s, want <= 1 s", name, r.Recovery)
+		}
+	}
+}
+
+// TestTeleportsAreCutsNotSlides: with a teleport every 2 s, no frame moves
+// an entity by more than its true motion (the cut itself is excluded from
+// the jump measure, the slide across it would not be).
+func TestTeleportsAreCutsNotSlides(t *testing.T) {
+	r := Run(byName(t, "teleports every 2 s"), checkedDefault(t))
+	if r.MaxJump > 1.1 {
+		t.Fatalf("largest per-frame move %.2f × true motion: a teleport slid", r.MaxJump)
+	}
+	if r.Max > 0.6 {
+		t.Fatalf("max error %.3f: more than the one-interval hold across a cut allows", r.Max)
+	}
+}
+
+func TestPredictedPlayer(t *testing.T) {
+	ps := StandardPredicted()
+	ours := RunPredicted(ps, PredictedClients()[0])
+	snap := RunPredicted(ps, PredictedClients()[1])
+	if ours.MaxJump >= snap.MaxJump {
+		t.Fatalf("smoothing does not reduce the largest jump: %.2f vs %.2f without", ours.MaxJump, snap.MaxJump)
+	}
+	if ours.RMS > 0.1 || ours.Backward > snap.Backward {
+		t.Fatalf("predicted: RMS %.3f, backward %d (snap: %d)", ours.RMS, ours.Backward, snap.Backward)
+	}
+	if ours.MeanDelay > 1.0/60+1e-3 { // drawn between the last two ticks: at most one tick behind
+		t.Fatalf("predicted player drawn %.1f ms behind its newest tick", 1000*ours.MeanDelay)
+	}
+}
+
+func meanOf(xs []float64) float64 {
+	var s float64
+	n := 0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			s += x
+			n++
+		}
+	}
+	return s / float64(n)
+}

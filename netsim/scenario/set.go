@@ -1,0 +1,53 @@
+package scenario
+
+import (
+	"time"
+
+	"github.com/netsmooth/netsmooth/netsim"
+)
+
+// base is the network every standard scenario starts from: 50 ms one way,
+// ±10 ms jitter.
+func base() netsim.Config {
+	return netsim.Config{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond}
+}
+
+// Standard returns the scorecard's fixed, seeded set of scenarios for
+// remote entities, each 20 entities watched for 20 s (the drift scenario
+// for 10 minutes), snapshots at 20 Hz unless the scenario is about the rate.
+func Standard() []Scenario {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	with := func(name string, f func(*Scenario)) Scenario {
+		sc := Scenario{Name: name, Link: base(), Seed: 1}
+		if f != nil {
+			f(&sc)
+		}
+		return sc
+	}
+	return []Scenario{
+		with("clean 20 Hz", nil),
+		with("10 Hz snapshots", func(s *Scenario) { s.TickRate = 10 }),
+		with("jitter ±40 ms", func(s *Scenario) { s.Link.Latency, s.Link.Jitter = 80*time.Millisecond, 40*time.Millisecond }),
+		with("5% random loss", func(s *Scenario) { s.Link.Loss = 0.05 }),
+		with("300 ms burst loss", func(s *Scenario) {
+			s.Link.Outages = []netsim.Window{{From: sec(8), To: sec(8.3)}}
+			s.Disturbance = netsim.Window{From: sec(8), To: sec(8.3)}
+		}),
+		with("10% reorder", func(s *Scenario) { s.Link.Reorder = 0.1 }),
+		with("5% duplication", func(s *Scenario) { s.Link.Duplicate = 0.05 }),
+		with("1% clock drift, 10 min", func(s *Scenario) { s.Drift, s.Seconds = 0.01, 600 }),
+		with("3 s suspend", func(s *Scenario) {
+			s.Link.Suspends = []netsim.Window{{From: sec(8), To: sec(11)}}
+			s.Disturbance = netsim.Window{From: sec(8), To: sec(11)}
+		}),
+		with("teleports every 2 s", func(s *Scenario) { s.TeleportEvery = 2 * time.Second }),
+		with("spawn/despawn churn 20%/s", func(s *Scenario) { s.ChurnPerSecond = 0.2 }),
+	}
+}
+
+// StandardPredicted returns the scorecard's predicted-player scenario:
+// 100 ms round trip, 10% loss each way, 60 Hz ticks.
+func StandardPredicted() PredictedScenario {
+	link := netsim.Config{Latency: 50 * time.Millisecond, Jitter: 5 * time.Millisecond, Loss: 0.1}
+	return PredictedScenario{Name: "predicted player, 100 ms RTT, 10% loss", Seconds: 20, Link: link, Seed: 1}
+}
