@@ -178,24 +178,27 @@ func Churn(b *testing.B, n int, fraction float64) {
 
 // Lifecycle measures spawning and despawning alone: each iteration spawns
 // batch entities (a Spawn message each) and despawns the batch spawned
-// before it, through the Receive system. It reports ns per entity spawned
-// and despawned.
+// before it, through the Receive system, cycling through 4×batch NetIDs (a
+// server reusing ids). It reports ns per entity spawned and despawned.
 func Lifecycle(b *testing.B, batch int) {
 	p := NewPipeline(4 * batch)
 	recv := p.Pipe.Systems()[0]
 	frame := ecs.GetResource[systems.Frame](&p.World)
 	msgs := make([]systems.Message, 0, 2*batch)
-	next := c.NetID(1)
+	ids := 4 * batch
+	round := 0
 	tick := uint32(1)
 	step := func() {
 		msgs = msgs[:0]
 		for k := 0; k < batch; k++ {
-			msgs = append(msgs, systems.Message{Kind: systems.Spawn, NetID: next + c.NetID(k), Tick: tick})
-			if next > c.NetID(batch) {
-				msgs = append(msgs, systems.Message{Kind: systems.Despawn, NetID: next - c.NetID(batch) + c.NetID(k), Tick: 0})
+			id := c.NetID(1 + (round*batch+k)%ids)
+			msgs = append(msgs, systems.Message{Kind: systems.Spawn, NetID: id, Tick: tick})
+			if round > 0 {
+				old := c.NetID(1 + ((round-1)*batch+k)%ids)
+				msgs = append(msgs, systems.Message{Kind: systems.Despawn, NetID: old, Tick: tick})
 			}
 		}
-		next += c.NetID(batch)
+		round++
 		tick++
 		p.Push(msgs)
 		frame.Dt = 1.0 / TickRate

@@ -22,5 +22,7 @@ func Example() {
 	// underruns           0 frames; 0 extrapolated, 0 held entity-frames
 	// corrections         0 (total distance 0, max 0, active 0)
 	// snaps               0 (teleports 0)
-	// delay               100.0 ms (clock resets 0, holds 0)
+	// samples ahead       min 2, mean 2.0, max 2
+	// delay               target 100.0 ms, actual 100.0 ms, presentation 100.0 ms, newest age 16.7 ms
+	// clock               0 resets, 0 holds, 0 clamped frames
 }

@@ -215,6 +215,7 @@ func RunPredicted(ps PredictedScenario, f PredictedFactory) Result {
 		res.Max = math.Max(res.Max, d)
 		res.EntityFrames++
 		res.Trace.Time = append(res.Trace.Time, float64(i)*frameDt)
+		res.Trace.DrawnT = append(res.Trace.DrawnT, float64(i)*frameDt)
 		res.Trace.DrawnX = append(res.Trace.DrawnX, float64(pos[0]))
 		res.Trace.DrawnY = append(res.Trace.DrawnY, float64(pos[1]))
 		res.Trace.TruthX = append(res.Trace.TruthX, float64(truth[0]))

@@ -47,9 +47,10 @@ type Trace struct {
 	// interpolation delay, and samples buffered ahead).
 	Delay, BufferDelay, Ahead []float64
 	// Drawn and Truth follow entity slot 0: where it was drawn, and the
-	// truth at the presented time. Snapshots are its received samples.
-	DrawnX, DrawnY, TruthX, TruthY []float64
-	SnapX, SnapY                   []float64
+	// truth at the presented time, at local times DrawnT. Snap are its
+	// received samples, at their local arrival times SnapT.
+	DrawnT, DrawnX, DrawnY, TruthX, TruthY []float64
+	SnapT, SnapX, SnapY                    []float64
 }
 
 // packet is what the server sends.
@@ -127,6 +128,7 @@ func Run(scIn Scenario, f Factory) Result {
 			inbox = append(inbox, p...)
 			for _, m := range p {
 				if m.NetID == slot0 && m.Kind != systems.Despawn {
+					res.Trace.SnapT = append(res.Trace.SnapT, t)
 					res.Trace.SnapX = append(res.Trace.SnapX, float64(m.Pos[0]))
 					res.Trace.SnapY = append(res.Trace.SnapY, float64(m.Pos[1]))
 				}
@@ -178,6 +180,7 @@ func Run(scIn Scenario, f Factory) Result {
 			prevPos[id] = [3]float64{float64(pos[0]), float64(pos[1]), float64(pos[2])}
 			prevPres[id] = presented
 			if id == slot0 {
+				res.Trace.DrawnT = append(res.Trace.DrawnT, t)
 				res.Trace.DrawnX = append(res.Trace.DrawnX, float64(pos[0]))
 				res.Trace.DrawnY = append(res.Trace.DrawnY, float64(pos[1]))
 				res.Trace.TruthX = append(res.Trace.TruthX, float64(truth[0]))

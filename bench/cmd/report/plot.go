@@ -70,8 +70,6 @@ func newPlot(results map[key]measurement, ns []int) (*plot.Plot, error) {
 	p.X.Min, p.X.Max = float64(ns[0])/1.5, float64(ns[len(ns)-1])*1.5
 	p.Add(plotter.NewGrid())
 	p.Legend.Top = true
-	p.Legend.Left = true
-	p.Legend.XOffs = vg.Millimeter
 	yMin, yMax := math.Inf(1), math.Inf(-1)
 	for _, s := range plotSeries() {
 		var pts plotter.XYs
@@ -101,8 +99,9 @@ func newPlot(results map[key]measurement, ns []int) (*plot.Plot, error) {
 	if yMin > yMax {
 		return nil, fmt.Errorf("plot: nothing measured")
 	}
-	// Room above the data for the legend.
-	p.Y.Min, p.Y.Max = yMin/2, yMax*20
+	// Whole decades, with one more above the data for the legend.
+	p.Y.Min = math.Pow(10, math.Floor(math.Log10(yMin)))
+	p.Y.Max = math.Pow(10, math.Ceil(math.Log10(yMax))+1)
 	return p, nil
 }
 

@@ -53,7 +53,7 @@ func cpuModel(path string) string {
 // report is everything BENCHMARKS.md shows.
 type report struct {
 	Machine   machine
-	Benchtime string        // the -benchtime of the run
+	Benchtime string        // the -benchtime of the run, described
 	Elapsed   time.Duration // how long the run took
 	Counts    []int         // entity counts of the main table, ascending
 	Results   map[key]measurement
@@ -213,9 +213,10 @@ Regenerate this file and the plot from the repository root with
 go run ./bench/cmd/report
 ` + "```" + `
 
-(` + "`-max 100000`" + ` skips the 1M entity runs; ` + "`-benchtime`" + ` sets each
-benchmark's duration as for ` + "`go test`" + `). The numbers come from one short run
-each: expect some noise, and compare runs on the same machine only.
+(` + "`-max 100000`" + ` skips the 1M entity runs; ` + "`-benchtime`" + `, as for
+` + "`go test`" + `, overrides the iteration counts, which by default scale with the
+entity count). Each number comes from one short run: expect some noise, and
+compare runs on the same machine only.
 
 `)
 }
@@ -233,7 +234,7 @@ func (r *report) writeMachine(b *strings.Builder) {
 		{"CPUs", fmt.Sprint(m.CPUs)},
 		{"Go", m.Go},
 		{"date", m.Date.UTC().Format("2006-01-02 15:04 MST")},
-		{"benchtime", r.Benchtime + " per benchmark"},
+		{"benchtime", r.Benchtime},
 		{"run took", r.Elapsed.Round(time.Second).String()},
 	})
 }
@@ -244,7 +245,7 @@ func (r *report) writeTargets(b *strings.Builder) {
 	for _, t := range r.Targets() {
 		rows = append(rows, t.row())
 	}
-	writeTable(b, []string{"target", "measured", "target", "ratio", "result"}, rows)
+	writeTable(b, []string{"check", "measured", "target", "ratio", "result"}, rows)
 	if r.HeapN > 0 {
 		fmt.Fprintf(b, "For information: the heap grows by %.0f B per remote entity at %s entities (components, arche's and the NetID index's bookkeeping, and the inbox buffers).\n\n", r.HeapBytes, countLabel(r.HeapN))
 	}

@@ -118,10 +118,14 @@ func plan(ns []int) []job {
 	return jobs
 }
 
-// runSuite runs the jobs in order, reporting each to progress.
-func runSuite(jobs []job, progress io.Writer) (map[key]measurement, error) {
+// runSuite runs the jobs in order for benchtime (an -benchtime value),
+// reporting each to progress.
+func runSuite(jobs []job, benchtime string, progress io.Writer) (map[key]measurement, error) {
 	results := make(map[key]measurement, len(jobs))
 	for i, j := range jobs {
+		if err := setBenchtime(benchtime, j.key.N); err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		m, err := measure(j.fn, j.metric)
 		if err != nil {

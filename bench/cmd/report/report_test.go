@@ -1,0 +1,280 @@
+package main
+
+import (
+	"bytes"
+	"image/png"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/netsmooth/netsmooth/bench"
+)
+
+// fakeReport fabricates a run over ns: netsmooth's frame costs 8 ns/entity
+// (9 at 1M), flat 5, naive 100, and so on; no benchmark runs.
+func fakeReport(ns []int) *report {
+	r := &report{
+		Machine: machine{OS: "linux", Arch: "amd64", CPU: "Test CPU @ 3.00GHz", CPUs: 2, Go: "go1.26.8",
+			Date: time.Date(2025, 1, 2, 3, 4, 0, 0, time.UTC)},
+		Benchtime:      describeBenchtime(autoBenchtime, ns),
+		Elapsed:        3*time.Minute + 10*time.Second,
+		Counts:         ns,
+		Results:        map[key]measurement{},
+		ComponentBytes: 916,
+		HeapN:          100_000,
+		HeapBytes:      1389.4,
+		PNG:            "bench/ns-per-entity.png",
+	}
+	set := func(c, impl string, n int, v float64) {
+		r.Results[key{c, impl, n}] = measurement{Value: v, Iters: 60}
+	}
+	for _, n := range ns {
+		frame := 8.0
+		if n == 1_000_000 {
+			frame = 9
+		}
+		set(caseFrame, bench.NetSmooth, n, frame)
+		set(caseFrame, bench.FlatName, n, 5)
+		set(caseReceive, bench.NetSmooth, n, 2.5)
+		set(caseInterpolate, bench.NetSmooth, n, 4)
+		set(caseInterpolate, bench.FlatName, n, 2) // 2×: misses the 1.5× target
+		set(caseSmooth, bench.NetSmooth, n, 0.25)
+		set(caseSnap, bench.NetSmooth, n, 0.125)
+		set(caseIngest, bench.NetSmooth, n, 20)
+		set(caseIngest, bench.FlatName, n, 10)
+		if n <= naiveMax {
+			set(caseFrame, bench.NaiveName, n, 100)
+			set(caseIngest, bench.NaiveName, n, 400)
+		}
+	}
+	for _, n := range churnCounts {
+		set(caseChurn, bench.NetSmooth, n, 9)
+	}
+	set(caseLifecycle, bench.NetSmooth, lifecycleBatch, 250)
+	for _, n := range predictedCounts {
+		set(casePredicted, bench.NetSmooth, n, 300)
+	}
+	r.Results[key{caseLifecycle, bench.NetSmooth, lifecycleBatch}] = measurement{Value: 250, Allocs: 2, Bytes: 32768, Iters: 60}
+	return r
+}
+
+func TestTargets(t *testing.T) {
+	r := fakeReport(counts)
+	want := []struct {
+		measured float64
+		pass     bool
+	}{
+		{8, true},     // whole frame ≤ 10 ns
+		{1.6, true},   // ≤ 2× flat
+		{2, false},    // interpolate ≤ 1.5× flat
+		{20, true},    // ingest ≤ 30 ns
+		{12.5, true},  // ≥ 5× faster than naive
+		{916, true},   // ≤ 1 KiB
+		{1.125, true}, // 1M ≤ 2× 10k
+	}
+	got := r.Targets()
+	if len(got) != len(want) {
+		t.Fatalf("%d targets, want %d", len(got), len(want))
+	}
+	for i, w := range want {
+		g := got[i]
+		if !g.Taken || g.Measured != w.measured || g.Pass() != w.pass {
+			t.Errorf("target %q: taken %v, measured %v, pass %v; want %v, %v", g.Name, g.Taken, g.Measured, g.Pass(), w.measured, w.pass)
+		}
+	}
+	if ratio := got[4].Ratio(); ratio != 0.4 {
+		t.Errorf("speed-up ratio %v, want 5/12.5 = 0.4", ratio)
+	}
+}
+
+func TestTargetsQuickRun(t *testing.T) {
+	r := fakeReport(countsUpTo(100_000))
+	ts := r.Targets()
+	last := ts[len(ts)-1]
+	if last.Taken || last.Pass() {
+		t.Errorf("1M ÷ 10k target taken without a 1M run: %+v", last)
+	}
+	if row := last.row(); row[1] != "—" || row[4] != "not run" {
+		t.Errorf("row %q", row)
+	}
+	for _, tg := range ts[:len(ts)-1] {
+		if !tg.Taken {
+			t.Errorf("target %q not taken", tg.Name)
+		}
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	md := fakeReport(counts).Markdown()
+	for _, want := range []string{
+		"# Benchmarks\n",
+		"go run ./bench/cmd/report",
+		"| CPU | Test CPU @ 3.00GHz |",
+		"| CPUs | 2 |",
+		"| date | 2025-01-02 03:04 UTC |",
+		"| benchtime | auto: 3000x at 1k, 600x at 10k, 60x at 100k, 30x at 1M entities |",
+		"| whole frame, per entity | 8.00 ns | ≤ 10.0 ns | 0.80 | PASS |",
+		"| whole frame ÷ flat frame | 1.60× | ≤ 2.00× | 0.80 | PASS |",
+		"| Interpolate ÷ flat interpolate | 2.00× | ≤ 1.50× | 1.33 | MISS |",
+		"| naive frame ÷ whole frame (speed-up) | 12.50× | ≥ 5.00× | 0.40 | PASS |",
+		"| component memory per remote entity | 916 B | ≤ 1024 B | 0.89 | PASS |",
+		"heap grows by 1389 B per remote entity at 100k",
+		"| 100k | frame | 8.00 | 5.00 | 1.60× | 100 | 12.50× | 0 | 0 |",
+		"| 100k | receive | 2.50 | — | — | — | — | 0 | 0 |",
+		"| 100k | ingest | 20.0 | 10.0 | 2.00× | 400 | 20.00× | 0 | 0 |",
+		"| 1M | frame | 9.00 | 5.00 | 1.80× | — | — | 0 | 0 |",
+		"| 1M | snap | 0.12 | — | — | — | — | 0 | 0 |",
+		"| lifecycle | batches of 1000 | 250 | ns/lifecycle | 2 | 32.77 |",
+		"| predicted | 64 entities | 300 | ns/entity | 0 | 0 |",
+		"![ns/entity against entities](bench/ns-per-entity.png)",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+	// Rows in order: every count, every system.
+	if a, b := strings.Index(md, "| 1k | frame |"), strings.Index(md, "| 1M | ingest |"); a < 0 || b < a {
+		t.Errorf("main table out of order")
+	}
+	// Four tables: a header each, then machine, targets, systems, scenarios.
+	if got, want := strings.Count(md, "\n| "), 4+7+7+4*6+7; got != want {
+		t.Errorf("%d table lines, want %d", got, want)
+	}
+}
+
+func TestMarkdownQuickRun(t *testing.T) {
+	md := fakeReport(countsUpTo(100_000)).Markdown()
+	if strings.Contains(md, "| 1M |") {
+		t.Error("1M rows without a 1M run")
+	}
+	if !strings.Contains(md, "| whole frame per entity, 1M ÷ 10k | — | ≤ 2.00× | — | not run |") {
+		t.Error("scaling target not marked as not run")
+	}
+}
+
+func TestWriteTableAlignment(t *testing.T) {
+	var b strings.Builder
+	writeTable(&b, []string{"name", "value"}, [][]string{{"a", "1.5"}, {"b", "—"}})
+	want := "| name | value |\n|---|---:|\n| a | 1.5 |\n| b | — |\n\n"
+	if b.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", b.String(), want)
+	}
+}
+
+func TestFormat(t *testing.T) {
+	for _, c := range []struct{ got, want string }{
+		{formatNs(1234.5), "1234"},
+		{formatNs(123.45), "123"},
+		{formatNs(12.345), "12.3"},
+		{formatNs(1.2345), "1.23"},
+		{formatTimes(150), "150×"},
+		{formatTimes(1.5), "1.50×"},
+		{formatPerEntity(0, 1000), "0"},
+		{formatPerEntity(1500, 1000), "1.50"},
+		{countLabel(1_000), "1k"},
+		{countLabel(100_000), "100k"},
+		{countLabel(1_000_000), "1M"},
+		{countLabel(64), "64"},
+	} {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+}
+
+func TestAutoIterations(t *testing.T) {
+	for n, want := range map[int]int{1: 3000, 1_000: 3000, 10_000: 600, 100_000: 60, 1_000_000: 30} {
+		if got := autoIterations(n); got != want {
+			t.Errorf("autoIterations(%d) = %d, want %d", n, got, want)
+		}
+	}
+	for n := 1; n < 2_000_000; n = n*3 + 1 {
+		if it := autoIterations(n); it%bench.FramesPerTick != 0 || it < 30 || it > 3000 {
+			t.Errorf("autoIterations(%d) = %d", n, it)
+		}
+	}
+}
+
+func TestPlan(t *testing.T) {
+	jobs := plan(counts)
+	seen := map[key]bool{}
+	for _, j := range jobs {
+		if seen[j.key] {
+			t.Errorf("%v planned twice", j.key)
+		}
+		seen[j.key] = true
+	}
+	// 11 cases at 1k, 10k and 100k, 9 at 1M (no naive), 2 churn, 1
+	// lifecycle, 4 predicted.
+	if len(jobs) != 3*11+9+2+1+4 {
+		t.Errorf("%d jobs", len(jobs))
+	}
+	if seen[key{caseFrame, bench.NaiveName, 1_000_000}] || !seen[key{caseIngest, bench.NaiveName, 100_000}] {
+		t.Error("naive planned beyond 100k, or not up to it")
+	}
+	if quick := plan(countsUpTo(100_000)); len(quick) != 3*11+2+1+4 {
+		t.Errorf("%d jobs up to 100k", len(quick))
+	}
+}
+
+func TestCPUModel(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "cpuinfo")
+	info := "processor\t: 0\nvendor_id\t: Test\nmodel name\t: Test CPU @ 3.00GHz\n\nprocessor\t: 1\nmodel name\t: Other\n"
+	if err := os.WriteFile(path, []byte(info), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := cpuModel(path); got != "Test CPU @ 3.00GHz" {
+		t.Errorf("cpuModel = %q", got)
+	}
+	if got := cpuModel(filepath.Join(t.TempDir(), "missing")); got != "" {
+		t.Errorf("cpuModel of a missing file = %q", got)
+	}
+}
+
+func TestWritePlot(t *testing.T) {
+	r := fakeReport(counts)
+	path := filepath.Join(t.TempDir(), "bench", "plot.png")
+	if err := writePlot(path, r.Results, r.Counts); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() < 600 || b.Dy() < 350 {
+		t.Errorf("plot is %v", b)
+	}
+	if err := writePlot(path, map[key]measurement{}, r.Counts); err == nil {
+		t.Error("plot of nothing written")
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	cfg, err := parseFlags(nil, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg != (config{benchtime: autoBenchtime, max: 1_000_000, out: ".", png: "bench/ns-per-entity.png"}) {
+		t.Errorf("defaults %+v", cfg)
+	}
+	for _, args := range [][]string{
+		{"-max", "999"},
+		{"-benchtime", "fast"},
+		{"-png", "../x.png"},
+		{"extra"},
+	} {
+		if _, err := parseFlags(args, io.Discard); err == nil {
+			t.Errorf("%q accepted", args)
+		}
+	}
+	if cfg, err := parseFlags([]string{"-benchtime", "20x", "-max", "100000"}, io.Discard); err != nil || cfg.max != 100_000 || cfg.benchtime != "20x" {
+		t.Errorf("%+v, %v", cfg, err)
+	}
+}

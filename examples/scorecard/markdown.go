@@ -1,0 +1,47 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/netsmooth/netsmooth/netsim/scenario"
+)
+
+type plotRef struct{ title, path string }
+
+func writeMarkdown(w io.Writer, c card, plots []plotRef, quick bool) error {
+	b := bufio.NewWriter(w)
+	fmt.Fprintln(b, "# netsmooth motion-quality scorecard")
+	fmt.Fprintln(b)
+	fmt.Fprintln(b, "Written by `go run ./examples/scorecard` (nothing here is typed by hand). Every scenario is seeded and runs on virtual time, so these numbers are the same on every machine. A simulated server moves entities along known paths (circles at 10 units/s) and sends 20 Hz snapshots through `netsim`; each client draws at 60 FPS; what it draws is compared with the true path at the time it says it presents.")
+	if quick {
+		fmt.Fprintln(b, "\nThis is a quick run: the drift scenario lasted one minute instead of ten.")
+	}
+	fmt.Fprintln(b, `
+Columns:
+
+- **RMS / max error**: distance between the drawn position and the true position at the presented time, in world units.
+- **max jump × true motion**: the largest distance an entity moved in one frame, divided by the distance it truly moves in a frame (1.00 = never faster than the truth; 3.00 = a 20 Hz step every third frame).
+- **underrun**: share of entity-frames drawn past the newest data (extrapolating or holding).
+- **mean / p99 delay**: presentation delay, true server time now minus the presented time (includes the 50 ms network latency).
+- **backward frames**: entity-frames that moved against the true direction of motion.
+- **recovery**: after the disturbance ends, time until error and delay stay within their pre-disturbance level for a second ("—": no disturbance).
+
+Clients: **netsmooth** with its default configuration (adaptive delay, Coast extrapolation, smoothed corrections); **latest snapshot** draws the newest snapshot as soon as it arrives (no buffer); **fixed 100 ms lerp** interpolates 100 ms in the past with no extrapolation; **seed 000/001/004 policy** are the source documents' own approaches (000: velocity extrapolation without a cap; 001: a render clock re-anchored on every snapshot and damped extrapolation capped at 120 ms; 004: snapshots stamped with their arrival time, dead reckoning up to 150 ms, snapping beyond 400 units).`)
+	for _, sr := range c.remote {
+		fmt.Fprintf(b, "\n## %s\n\n%s.\n\n", sr.name, sr.about)
+		if err := scenario.WriteTable(b, sr.results); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(b, "\n## %s\n\n%s. Error is measured against the server's authoritative trajectory at the tick the client draws; the baseline applies the same reconciliation but draws each correction at once.\n\n", c.predicted.name, c.predicted.about)
+	if err := scenario.WriteTable(b, c.predicted.results); err != nil {
+		return err
+	}
+	fmt.Fprintln(b, "\n## Plots")
+	for _, p := range plots {
+		fmt.Fprintf(b, "\n### %s\n\n![%s](%s)\n", p.title, p.title, p.path)
+	}
+	return b.Flush()
+}
