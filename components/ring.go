@@ -214,18 +214,14 @@ func (r *SnapshotRing) At(i int) *Sample { return &r.slots[r.head.Phys(i)] }
 
 // Newest returns the newest sample, or nil when the ring is empty.
 func (r *SnapshotRing) Newest() *Sample {
-	if r.head.count == 0 {
-		return nil
-	}
-	return r.At(int(r.head.count) - 1)
+	v := r.View()
+	return v.Newest()
 }
 
 // Oldest returns the oldest sample, or nil when the ring is empty.
 func (r *SnapshotRing) Oldest() *Sample {
-	if r.head.count == 0 {
-		return nil
-	}
-	return r.At(0)
+	v := r.View()
+	return v.Oldest()
 }
 
 // Insert stores s at its tick position and reports what happened. The
@@ -247,14 +243,8 @@ func (r *SnapshotRing) Insert(s Sample) InsertResult {
 // tick, or -1 when tick is before the oldest sample (or the ring is empty,
 // or tick is NaN).
 func (r *SnapshotRing) Search(tick float64) int {
-	if tick != tick {
-		return -1
-	}
-	i := int(r.head.count) - 1
-	for i >= 0 && float64(r.At(i).Tick) > tick {
-		i--
-	}
-	return i
+	v := r.View()
+	return v.Search(tick)
 }
 
 // Contains reports whether a sample with exactly this tick is stored.

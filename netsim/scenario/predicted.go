@@ -237,12 +237,6 @@ func RunPredicted(ps PredictedScenario, f PredictedFactory) Result {
 	if res.EntityFrames > 0 {
 		res.RMS = math.Sqrt(sumSq / float64(res.EntityFrames))
 	}
-	var sum float64
-	for _, d := range delays {
-		sum += d
-	}
-	res.MeanDelay = sum / float64(len(delays))
-	slices.Sort(delays)
-	res.P99Delay = delays[min(len(delays)-1, int(0.99*float64(len(delays))))]
+	res.MeanDelay, res.P99Delay = meanAndP99(delays)
 	return res
 }

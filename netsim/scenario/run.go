@@ -208,19 +208,23 @@ func Run(scIn Scenario, f Factory) Result {
 		res.RMS = math.Sqrt(sumSq / float64(res.EntityFrames))
 		res.Underrun /= float64(res.EntityFrames)
 	}
-	if len(delays) > 0 {
-		var s float64
-		for _, d := range delays {
-			s += d
-		}
-		res.MeanDelay = s / float64(len(delays))
-		slices.Sort(delays)
-		res.P99Delay = delays[min(len(delays)-1, int(0.99*float64(len(delays))))]
-	}
+	res.MeanDelay, res.P99Delay = meanAndP99(delays)
 	if sc.Disturbance.To > 0 {
 		res.Recovery = recovery(frameTime, frameRMS, frameDel, sc.Disturbance)
 	}
 	return res
+}
+
+// meanAndP99 returns the mean and 99th percentile of xs (sorting it).
+func meanAndP99(xs []float64) (mean, p99 float64) {
+	if len(xs) == 0 {
+		return 0, 0
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	slices.Sort(xs)
+	return mean / float64(len(xs)), xs[min(len(xs)-1, int(0.99*float64(len(xs))))]
 }
 
 func suspended(sc *Scenario, now time.Duration) bool {
