@@ -111,7 +111,8 @@ type ReconcileReport struct {
 	// Corrected says the error exceeded the dead zone: the simulation took
 	// the replayed state and the visual difference went into Correction.
 	Corrected bool
-	// HardCut says the error exceeded the snap distance: the simulation and
-	// the drawing both jumped to the replayed state.
+	// HardCut says the error exceeded the hard-cut distance
+	// (PredictConfig.HardCutDistance): the simulation and the drawing both
+	// jumped to the replayed state.
 	HardCut bool
 }

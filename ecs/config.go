@@ -5,9 +5,17 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
+
+// FollowExtrapolation, as Config.Clock.MaxAhead, lets the render time run
+// past the newest sample exactly as far as extrapolation covers
+// (Interpolate.ExtrapolationLimit): beyond that entities would only hold,
+// so the timeline holds instead and catches up when data returns. It is
+// the default.
+const FollowExtrapolation = -1
 
 // Config gathers every setting of a [Pipeline]. Start from [DefaultConfig]
 // and change what your game needs; distances are in your world units.
@@ -42,10 +50,8 @@ func DefaultConfig() Config {
 	const rate = 20
 	clock := timeline.DefaultConfig(rate)
 	clock.Delay = timeline.DefaultAdaptiveDelay()
+	clock.MaxAhead = FollowExtrapolation
 	interp := systems.DefaultInterpolateConfig()
-	// The render time may run past the newest sample only as far as
-	// extrapolation covers; beyond that the timeline holds.
-	clock.MaxAhead = interp.ExtrapolationLimit
 	return Config{
 		TickRate:      rate,
 		InboxCapacity: systems.DefaultInboxCapacity,
@@ -71,6 +77,19 @@ func (c Config) WithTickRate(rate float64) Config {
 	return c
 }
 
+// clockConfig is the clock's configuration as the pipeline uses it: the
+// pipeline's tick rate, the ring's capacity as the buffer bound, and
+// MaxAhead resolved.
+func (c *Config) clockConfig() timeline.Config {
+	clock := c.Clock
+	clock.TickRate = c.TickRate
+	clock.BufferSamples = components.RingCapacity
+	if clock.MaxAhead == FollowExtrapolation {
+		clock.MaxAhead = c.Interpolate.ExtrapolationLimit
+	}
+	return clock
+}
+
 // Validate reports every setting that is out of range.
 func (c *Config) Validate() error {
 	var errs []error
@@ -80,8 +99,10 @@ func (c *Config) Validate() error {
 	if c.InboxCapacity < 0 {
 		errs = append(errs, fmt.Errorf("ecs: InboxCapacity must not be negative, got %d", c.InboxCapacity))
 	}
-	clock := c.Clock
-	clock.TickRate = c.TickRate
+	clock := c.clockConfig()
+	if !(c.Receive.MaxFuture < clock.ResetThreshold) {
+		errs = append(errs, fmt.Errorf("ecs: Receive.MaxFuture (%v s) must be below Clock.ResetThreshold (%v s), or one future-dated tick could re-anchor the clock", c.Receive.MaxFuture, clock.ResetThreshold))
+	}
 	errs = append(errs, clock.Validate(), c.Receive.Validate(), c.Interpolate.Validate(),
 		c.Smooth.Validate(), c.Snap.Validate(), c.Predict.Validate())
 	return errors.Join(errs...)

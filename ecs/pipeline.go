@@ -50,9 +50,7 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 	if w.Resources().Has(ecs.ResourceID[systems.Metrics](w)) {
 		return nil, ErrAlreadyInstalled
 	}
-	clockCfg := cfg.Clock
-	clockCfg.TickRate = cfg.TickRate
-	clock, err := timeline.NewClock(clockCfg)
+	clock, err := timeline.NewClock(cfg.clockConfig())
 	if err != nil {
 		return nil, err
 	}
@@ -131,8 +129,14 @@ func (p *Pipeline) Metrics() *Metrics { return p.metrics }
 // Clock is the render clock resource.
 func (p *Pipeline) Clock() *timeline.Clock { return p.clock }
 
-// Lookup returns the entity standing for the server's NetID id.
-func (p *Pipeline) Lookup(id components.NetID) (ecs.Entity, bool) { return p.index.Lookup(id) }
+// Lookup returns the live entity standing for the server's NetID id.
+func (p *Pipeline) Lookup(id components.NetID) (ecs.Entity, bool) {
+	e, ok := p.index.Lookup(id)
+	if !ok || !p.world.Alive(e) {
+		return ecs.Entity{}, false
+	}
+	return e, true
+}
 
 // Config returns the configuration the pipeline was built with.
 func (p *Pipeline) Config() Config { return p.cfg }

@@ -53,10 +53,15 @@ func ExamplePipeline_Metrics() {
 	world := ecs.NewWorld()
 	pipe, _ := nsecs.New(&world, nsecs.DefaultConfig())
 	in := pipe.Inbox()
-	in.Push(nsecs.Message{NetID: 1, Tick: 10, Pos: mgl32.Vec3{1, 2, 3}})
-	in.Push(nsecs.Message{NetID: 1, Tick: 10, Pos: mgl32.Vec3{1, 2, 3}})                   // duplicate
-	in.Push(nsecs.Message{NetID: 1, Tick: 11, Pos: mgl32.Vec3{float32(math.NaN()), 0, 0}}) // NaN
-	in.Push(nsecs.Message{Kind: nsecs.Despawn, NetID: 99, Tick: 11})                       // unknown entity
+	for tick := uint32(10); tick <= 20; tick++ {
+		in.Push(nsecs.Message{NetID: 1, Tick: tick, Pos: mgl32.Vec3{float32(tick), 0, 0}})
+	}
+	pipe.Update(1.0 / 60) // the render time is now a little behind tick 20
+
+	in.Push(nsecs.Message{NetID: 1, Tick: 20})                                             // duplicate
+	in.Push(nsecs.Message{NetID: 1, Tick: 21, Pos: mgl32.Vec3{float32(math.NaN()), 0, 0}}) // NaN
+	in.Push(nsecs.Message{NetID: 1, Tick: 12})                                             // already drawn past
+	in.Push(nsecs.Message{NetID: 1, Tick: 10_000})                                         // from the future
 	pipe.Update(1.0 / 60)
 
 	m := pipe.Metrics()
@@ -67,8 +72,9 @@ func ExamplePipeline_Metrics() {
 		}
 	}
 	// Output:
-	// received: 4 accepted: 1
+	// received: 15 accepted: 11
 	// rejected duplicate: 1
+	// rejected stale: 1
 	// rejected non-finite: 1
-	// rejected unknown-entity: 1
+	// rejected future: 1
 }

@@ -441,3 +441,42 @@ func TestPredictionConcurrentTransport(t *testing.T) {
 		t.Fatalf("reconciles %d, hard cuts %d", m.Reconciles, m.HardCuts)
 	}
 }
+
+func TestPredictedNetIDReusableAfterRemoval(t *testing.T) {
+	p := newPredRig(t, nsecs.DefaultConfig())
+	p.world.RemoveEntity(p.e)
+	if _, ok := p.pipe.Lookup(1); ok {
+		t.Fatal("Lookup found the removed player")
+	}
+	if _, err := p.pr.Spawn(&p.world, 1, player{X: 3}); err != nil {
+		t.Fatalf("respawning the local player: %v", err)
+	}
+}
+
+func TestNonFiniteAuthoritativeStateRejected(t *testing.T) {
+	type st struct{ X, A float32 }
+	sim := nsecs.Simulation[st, move]{
+		Step:     func(s st, in move, dt float64) st { s.X += float32(in.X); return s },
+		Position: func(s *st) mgl32.Vec3 { return mgl32.Vec3{s.X, 0, 0} },
+		Rotation: func(s *st) mgl32.Quat { return mgl32.Quat{W: s.A, V: mgl32.Vec3{0, 0, 0}} },
+	}
+	r := newRig(t, nsecs.DefaultConfig())
+	pr, err := nsecs.AddPrediction(r.pipe, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pr.Spawn(&r.world, 1, st{A: 1}); err != nil {
+		t.Fatal(err)
+	}
+	pr.Inbox().Push(nsecs.Authoritative[st]{NetID: 1, State: st{A: float32(math.NaN())}})
+	r.frame(1.0 / 60)
+	if m := r.pipe.Metrics(); m.Rejected[systems.RejectNonFinite] != 1 {
+		t.Fatalf("rejected %v", m.Rejected)
+	}
+	if rot := r.render(1).Rot; math.IsNaN(float64(rot.W)) {
+		t.Fatal("NaN rotation drawn")
+	}
+	if _, err := pr.Spawn(&r.world, 2, st{A: float32(math.Inf(1))}); err == nil {
+		t.Fatal("spawned with an infinite rotation")
+	}
+}

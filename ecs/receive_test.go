@@ -112,8 +112,8 @@ func TestStaleRejected(t *testing.T) {
 		r.push(snap(1, tick, float32(tick)))
 	}
 	r.frame(0)             // render tick 18
-	r.push(snap(1, 5, 0))  // long gone
 	r.push(snap(1, 17, 0)) // before the span the render time is in (18..19)
+	r.push(snap(1, 16, 0)) // long gone
 	r.frame(0)
 	m := r.pipe.Metrics()
 	if m.Rejected[systems.RejectStale] != 2 {
@@ -168,10 +168,19 @@ func TestUnknownEntities(t *testing.T) {
 	)
 	r.frame(0)
 	m := r.pipe.Metrics()
-	if m.Rejected[systems.RejectUnknown] != 3 || m.Accepted != 2 || m.Entities != 1 {
-		t.Fatalf("unknown = %d, accepted = %d, entities = %d; want 3, 2, 1", m.Rejected[systems.RejectUnknown], m.Accepted, m.Entities)
+	// The despawn of unknown 9 is remembered (it may have overtaken its
+	// spawn); the snapshot and teleport of unknown entities are refused.
+	if m.Rejected[systems.RejectUnknown] != 2 || m.Accepted != 3 || m.Entities != 1 {
+		t.Fatalf("unknown = %d, accepted = %d, entities = %d; want 2, 3, 1", m.Rejected[systems.RejectUnknown], m.Accepted, m.Entities)
 	}
-	r.checkCounted(5)
+	// Its spawn arriving late is refused: no zombie entity; a newer life is
+	// welcome.
+	r.push(nsecs.Message{Kind: nsecs.Spawn, NetID: 9, Tick: 2}, snap(9, 3, 0), nsecs.Message{Kind: nsecs.Spawn, NetID: 9, Tick: 4})
+	r.frame(0)
+	if m.Rejected[systems.RejectDespawned] != 2 || m.Entities != 2 {
+		t.Fatalf("despawned = %d, entities = %d; want 2 and 2", m.Rejected[systems.RejectDespawned], m.Entities)
+	}
+	r.checkCounted(8)
 }
 
 func TestDespawnAtRenderTimeNotOnArrival(t *testing.T) {
@@ -445,5 +454,102 @@ func TestConcurrentPushesDuringFrames(t *testing.T) {
 	r.checkCounted(writers * perWriter)
 	if m := r.pipe.Metrics(); m.Entities != writers {
 		t.Fatalf("entities = %d, want %d", m.Entities, writers)
+	}
+}
+
+// TestRespawnDuringDespawnWindow: a new life that starts while the old one
+// still plays out its last moments gets a new entity; the old one is
+// removed at its despawn tick.
+func TestRespawnDuringDespawnWindow(t *testing.T) {
+	cfg := cfgAt(20, 4)
+	cfg.Receive.SpawnOnFirstSnapshot = false
+	r := newRig(t, cfg)
+	r.push(nsecs.Message{Kind: nsecs.Spawn, NetID: 1, Tick: 100})
+	for tick := uint32(101); tick <= 110; tick++ {
+		r.push(snap(1, tick, float32(tick)))
+	}
+	r.push(nsecs.Message{Kind: nsecs.Despawn, NetID: 1, Tick: 110})
+	r.push(nsecs.Message{Kind: nsecs.Spawn, NetID: 1, Tick: 111, Pos: mgl32.Vec3{500, 0, 0}})
+	for tick := uint32(112); tick <= 120; tick++ {
+		r.push(snap(1, tick, 500+float32(tick)))
+	}
+	r.frame(0) // render tick 116 - 4... the newest is 120: render 116
+	m := r.pipe.Metrics()
+	if m.Spawned != 2 || m.RejectedTotal() != 0 {
+		t.Fatalf("spawned %d, rejected %v", m.Spawned, m.Rejected)
+	}
+	for i := 0; i < 10; i++ {
+		r.frame(1.0 / 60)
+	}
+	if m.Despawned != 1 || r.world.Stats().Entities.Used != 1 {
+		t.Fatalf("despawned %d, entities in the world %d; want the old life gone, the new one there", m.Despawned, r.world.Stats().Entities.Used)
+	}
+	if x := r.render(1).Pos[0]; x < 600 {
+		t.Fatalf("NetID 1 drawn at %v: not the new life", x)
+	}
+	// A late sample of the old life must not reach the new one.
+	r.push(snap(1, 105, 0))
+	r.frame(0)
+	if m.Rejected[systems.RejectDespawned] != 1 {
+		t.Fatalf("late sample of the old life: rejected %v", m.Rejected)
+	}
+}
+
+// TestGameRemovedEntity: the game removing a remote entity itself does not
+// confuse the pipeline: Lookup stops finding it, and the next snapshot of
+// its NetID spawns it again.
+func TestGameRemovedEntity(t *testing.T) {
+	r := newRig(t, cfgAt(20, 2))
+	r.push(snap(1, 10, 0), snap(1, 11, 1))
+	r.frame(0)
+	e, _ := r.pipe.Lookup(1)
+	r.world.RemoveEntity(e)
+	if _, ok := r.pipe.Lookup(1); ok {
+		t.Fatal("Lookup found an entity the game removed")
+	}
+	r.push(snap(1, 12, 2))
+	r.frame(0)
+	if _, ok := r.pipe.Lookup(1); !ok {
+		t.Fatal("the next snapshot did not bring the entity back")
+	}
+	if m := r.pipe.Metrics(); m.Entities != 1 {
+		t.Fatalf("entities %d", m.Entities)
+	}
+}
+
+// TestNoCorrectionAcrossClockJump: after a hidden suspend the clock jumps;
+// the old drawing is no reference and must not turn into a correction.
+func TestNoCorrectionAcrossClockJump(t *testing.T) {
+	cfg := nsecs.DefaultConfig() // clamped clock, as shipped
+	r := newRig(t, cfg)
+	for tick := uint32(1000); tick <= 1100; tick++ {
+		x := float32(tick) * 0.3
+		if tick > 1050 {
+			x = 1050 * 0.3 // stops at tick 1050
+		}
+		r.push(snap(1, tick, x))
+		if tick%1 == 0 {
+			for f := 0; f < 3; f++ {
+				r.frame(1.0 / 60)
+			}
+		}
+	}
+	before := r.pipe.Metrics().Corrections
+	// A suspend hidden by a clamped dt: the server moved on 40 ticks. Its
+	// snapshots look future-dated until the clock has seen enough of them
+	// to re-anchor (three frames), then flow again.
+	r.frame(0.1)
+	for tick := uint32(1141); tick <= 1160; tick++ {
+		r.push(snap(1, tick, 1050*0.3))
+		for f := 0; f < 3; f++ {
+			r.frame(1.0 / 60)
+		}
+	}
+	m := r.pipe.Metrics()
+	if m.ClockResets == 0 {
+		t.Fatal("the scenario did not jump the clock")
+	}
+	if m.Corrections != before {
+		t.Fatalf("%d corrections across the jump (max %.2f)", m.Corrections-before, m.MaxCorrection)
 	}
 }

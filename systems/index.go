@@ -33,7 +33,8 @@ func (s entryState) remote() bool { return s == entryLive || s == entryDespawnin
 
 type indexEntry struct {
 	entity      ecs.Entity
-	despawnTick uint32
+	despawnTick uint32 // tick the life ends (despawning, dead)
+	bornTick    uint32 // tick the current life began (live): older samples belong to an earlier life
 	state       entryState
 }
 
@@ -59,7 +60,8 @@ type Index struct {
 }
 
 // NewIndex returns an empty index with a direct table for ids below denseIDs
-// and room for tombstones despawned sparse ids (<= 0 means the defaults).
+// (negative: the default; zero: no direct table) and room for tombstones
+// despawned sparse ids (zero or less: the default).
 func NewIndex(denseIDs, tombstones int) *Index {
 	if denseIDs < 0 {
 		denseIDs = DefaultDenseIDs
@@ -74,8 +76,11 @@ func NewIndex(denseIDs, tombstones int) *Index {
 	}
 }
 
-// Lookup returns the entity for id, if it is alive on this client (a
-// scheduled despawn that has not yet taken effect still counts as alive).
+// Lookup returns the entity the index holds for id: one netsmooth spawned
+// and has not despawned (a scheduled despawn that has not yet taken effect
+// still counts). If the game removed that entity itself, the index learns
+// it only when a message names the id again: check world.Alive, or use the
+// pipeline's Lookup, which does.
 func (x *Index) Lookup(id components.NetID) (ecs.Entity, bool) {
 	e := x.get(id)
 	if e.state.alive() {

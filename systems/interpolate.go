@@ -84,6 +84,8 @@ type Interpolate struct {
 
 	// Per-frame constants.
 	rt, rate, limit float64
+	resets          uint64 // the clock's reset count at the last frame
+	jumped          bool   // the clock jumped this frame: no corrections
 	teleport2       float32
 	minCorr2        float32
 	ready           bool
@@ -129,6 +131,8 @@ func (s *Interpolate) Update(w *ecs.World) {
 	s.rt = s.clock.RenderTick()
 	s.rate = s.clock.TickRate()
 	s.limit = s.cfg.ExtrapolationLimit
+	resets := s.clock.Resets()
+	s.jumped, s.resets = resets != s.resets, resets
 	rt := s.rt
 	fc := frameCounts{aheadMin: c.RingCapacity}
 
@@ -278,7 +282,8 @@ func (s *Interpolate) eval(span *c.Span, render *c.Render) {
 	render.State = span.State
 	switch span.Mode {
 	case c.SpanLerp:
-		t := float32((s.rt - float64(span.From)) * float64(span.Inv))
+		// Clamped: a span not yet rebuilt must not be extended past To.
+		t := min(float32((s.rt-float64(span.From))*float64(span.Inv)), 1)
 		render.Pos = blend.Lerp(&span.Pos0, &span.Pos1, t)
 		render.Rot = blend.NlerpAligned(&span.Rot0, &span.Rot1, t)
 		render.Flags = c.Visible
@@ -328,7 +333,9 @@ func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc
 		fc.teleports++
 		return
 	}
-	if !dirty {
+	if !dirty || s.jumped {
+		// After a jump of the clock itself (a suspend) the old drawing is
+		// no reference: draw the new target.
 		return
 	}
 	var after c.Render

@@ -75,8 +75,9 @@ func (r RejectReason) String() string {
 // as they run. It is plain data: read any field at any time on the world's
 // goroutine, at no cost and without allocation.
 //
-// Counting invariant: every message pushed to the inbox ends in exactly one
-// of Accepted or Rejected[reason], so Received() equals the number pushed.
+// Counting invariant: every message pushed to the inbox (and every
+// authoritative state pushed to a Predictor's inbox) ends in exactly one of
+// Accepted or Rejected[reason], so Received() equals the number pushed.
 type Metrics struct {
 	// Frames counts pipeline frames run.
 	Frames uint64

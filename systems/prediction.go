@@ -235,11 +235,11 @@ func (p *Predictor[S, I]) Ticks() uint64 { return p.ticks.tick }
 // queries. It returns an error if id is already in use.
 func (p *Predictor[S, I]) Spawn(w *ecs.World, id c.NetID, state S) (ecs.Entity, error) {
 	index := mustResource[Index](w)
-	if _, ok := index.Lookup(id); ok {
-		return ecs.Entity{}, fmt.Errorf("systems: NetID %d is already in use", id)
+	if e, ok := index.Lookup(id); ok && w.Alive(e) {
+		return ecs.Entity{}, fmt.Errorf("systems: NetID %d is already in use by a live entity", id)
 	}
-	if !finiteVec(p.sim.Position(&state)) {
-		return ecs.Entity{}, fmt.Errorf("systems: the initial state of NetID %d has a non-finite position", id)
+	if !p.finite(&state) {
+		return ecs.Entity{}, fmt.Errorf("systems: the initial state of NetID %d has a non-finite position or rotation", id)
 	}
 	m := generic.NewMap8[c.NetID, c.Predicted, c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.Prediction, c.Render, c.Correction](w)
 	nid := id
@@ -251,6 +251,13 @@ func (p *Predictor[S, I]) Spawn(w *ecs.World, id c.NetID, state S) (ecs.Entity, 
 }
 
 func finiteVec(v mgl32.Vec3) bool { return finite32(v[0]) && finite32(v[1]) && finite32(v[2]) }
+
+// finite reports whether a state's position and rotation are finite: what
+// would reach Render.
+func (p *Predictor[S, I]) finite(s *S) bool {
+	r := p.sim.rotation(s)
+	return finiteVec(p.sim.Position(s)) && finite32(r.W) && finiteVec(r.V)
+}
 
 // drawn returns the position and rotation a predicted entity is drawn at
 // (before corrections), between its last two ticks at alpha.

@@ -39,13 +39,13 @@ type ReceiveConfig struct {
 }
 
 // DefaultReceiveConfig returns the defaults: spawn on first snapshot, up to
-// one million entities, ticks at most 2 s in the future, coordinates within
-// ±1e9.
+// one million entities, ticks at most 0.5 s ahead of the estimated server
+// time, coordinates within ±1e9.
 func DefaultReceiveConfig() ReceiveConfig {
 	return ReceiveConfig{
 		SpawnOnFirstSnapshot: true,
 		MaxEntities:          1 << 20,
-		MaxFuture:            2,
+		MaxFuture:            0.5,
 		MaxAbs:               1e9,
 		DenseIDs:             DefaultDenseIDs,
 		Tombstones:           DefaultTombstones,
@@ -59,8 +59,8 @@ func (cfg *ReceiveConfig) Validate() error {
 		return fmt.Errorf("systems: ReceiveConfig.MaxEntities must be positive, got %d", cfg.MaxEntities)
 	case !(cfg.MaxFuture > 0) || math.IsInf(cfg.MaxFuture, 0):
 		return fmt.Errorf("systems: ReceiveConfig.MaxFuture must be positive seconds, got %v", cfg.MaxFuture)
-	case !(cfg.MaxAbs > 0) || math.IsInf(float64(cfg.MaxAbs), 0):
-		return fmt.Errorf("systems: ReceiveConfig.MaxAbs must be a positive finite bound, got %v", cfg.MaxAbs)
+	case !(cfg.MaxAbs > 0 && cfg.MaxAbs <= 1e15):
+		return fmt.Errorf("systems: ReceiveConfig.MaxAbs must be in (0, 1e15] so that no later arithmetic can overflow, got %v", cfg.MaxAbs)
 	case cfg.DenseIDs < 0 || cfg.Tombstones < 0:
 		return fmt.Errorf("systems: ReceiveConfig.DenseIDs and Tombstones must not be negative")
 	}
@@ -68,8 +68,9 @@ func (cfg *ReceiveConfig) Validate() error {
 }
 
 type scheduledDespawn struct {
-	id   c.NetID
-	tick uint32
+	id     c.NetID
+	entity ecs.Entity
+	tick   uint32
 }
 
 // Receive is the first system of a frame. It advances the clock by the
@@ -94,6 +95,7 @@ type Receive struct {
 
 	buf         []Message
 	despawns    []scheduledDespawn
+	detached    int     // old lives still playing out after a new one took their NetID
 	maxFuture   float64 // ticks
 	futureLimit float64 // this frame's limit, in ticks
 	recount     bool
@@ -156,7 +158,7 @@ func (r *Receive) Update(w *ecs.World) {
 	m.ClockHolds = r.clock.Holds()
 	m.ClockClamps = r.clock.Clamps()
 	r.applyDespawns(w)
-	m.Entities = r.index.Remote()
+	m.Entities = r.index.Remote() + r.detached
 	if r.recount {
 		r.recountOccupancy(w)
 		r.recount = false
@@ -210,19 +212,32 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 		m.reject(RejectPredicted)
 		return
 	}
+	if float64(msg.Tick) > r.futureLimit {
+		m.reject(RejectFuture)
+		r.clock.RefusedFuture(msg.Tick)
+		return
+	}
 	if msg.Kind == Despawn {
 		r.scheduleDespawn(msg, entry)
 		return
 	}
 
-	if entry.state == entryDead && msg.Tick <= entry.despawnTick ||
-		entry.state == entryDespawning && msg.Tick > entry.despawnTick {
-		m.reject(RejectDespawned)
+	replacing := false
+	switch {
+	case entry.state == entryDead && msg.Tick <= entry.despawnTick,
+		entry.state == entryLive && msg.Tick < entry.bornTick:
+		m.reject(RejectDespawned) // a late sample of an earlier life
 		return
-	}
-	if float64(msg.Tick) > r.futureLimit {
-		m.reject(RejectFuture)
-		return
+	case entry.state == entryDespawning && msg.Tick > entry.despawnTick:
+		// A new life while the old one still plays out its last moments:
+		// the old entity leaves the index (its despawn is scheduled by
+		// handle) and a new one starts.
+		if msg.Kind != Spawn && !r.cfg.SpawnOnFirstSnapshot {
+			m.reject(RejectDespawned)
+			return
+		}
+		entry = indexEntry{state: entryDead, despawnTick: entry.despawnTick}
+		replacing = true
 	}
 	spawned := false
 	if !entry.state.alive() {
@@ -234,12 +249,26 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 			m.reject(RejectEntityLimit)
 			return
 		}
-		e, alive := r.spawn(w, msg.NetID)
+		// Samples older than this life's start belong to an earlier one:
+		// after a despawn, anything up to its tick; for an explicit Spawn,
+		// anything before it. A NetID seen for the first time keeps older,
+		// out-of-order samples.
+		var born uint32
+		switch {
+		case msg.Kind == Spawn:
+			born = msg.Tick
+		case entry.state == entryDead:
+			born = entry.despawnTick + 1
+		}
+		e, alive := r.spawn(w, msg.NetID, born)
+		if replacing {
+			r.detached++ // the old life left the index, still in the world
+		}
 		if !alive {
 			m.Accepted++ // the game's OnSpawn removed it again; nothing to store
 			return
 		}
-		entry = indexEntry{entity: e, state: entryLive}
+		entry = indexEntry{entity: e, state: entryLive, bornTick: born}
 		spawned = true
 	}
 
@@ -356,11 +385,11 @@ func fill(s *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
 	}
 }
 
-func (r *Receive) spawn(w *ecs.World, id c.NetID) (ecs.Entity, bool) {
+func (r *Receive) spawn(w *ecs.World, id c.NetID, born uint32) (ecs.Entity, bool) {
 	e := w.NewEntity(r.remoteIDs...)
 	*r.netIDs.Get(e) = id
 	r.renders.Get(e).Rot = mgl32.QuatIdent()
-	r.index.put(id, indexEntry{entity: e, state: entryLive})
+	r.index.put(id, indexEntry{entity: e, state: entryLive, bornTick: born})
 	r.metrics.Spawned++
 	r.metrics.Occupancy[0]++
 	if r.cfg.OnSpawn != nil {
@@ -378,14 +407,22 @@ func (r *Receive) scheduleDespawn(msg *Message, entry indexEntry) {
 	m := r.metrics
 	switch entry.state {
 	case entryLive:
+		if msg.Tick < entry.bornTick {
+			m.reject(RejectDespawned) // ends an earlier life
+			return
+		}
 		entry.state, entry.despawnTick = entryDespawning, msg.Tick
 		r.index.put(msg.NetID, entry)
-		r.despawns = append(r.despawns, scheduledDespawn{id: msg.NetID, tick: msg.Tick})
+		r.despawns = append(r.despawns, scheduledDespawn{id: msg.NetID, entity: entry.entity, tick: msg.Tick})
 		m.Accepted++
 	case entryDespawning, entryDead:
 		m.reject(RejectDuplicate)
 	default:
-		m.reject(RejectUnknown)
+		// A despawn overtook its spawn (reordering): remember it, so that the
+		// spawn and snapshots of that life, when they come, are refused
+		// instead of creating an entity nobody will remove.
+		r.index.put(msg.NetID, indexEntry{despawnTick: msg.Tick, state: entryDead})
+		m.Accepted++
 	}
 }
 
@@ -399,23 +436,24 @@ func (r *Receive) applyDespawns(w *ecs.World) {
 			kept = append(kept, d)
 			continue
 		}
-		entry := r.index.get(d.id)
-		if entry.state != entryDespawning {
-			continue
-		}
-		if w.Alive(entry.entity) {
-			span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
+		if w.Alive(d.entity) {
+			span := (*c.Span)(w.GetUnchecked(d.entity, r.cols.span))
 			r.metrics.Occupancy[span.Ring.Len()]--
 			if r.cfg.OnDespawn != nil {
-				r.cfg.OnDespawn(w, entry.entity, d.id)
+				r.cfg.OnDespawn(w, d.entity, d.id)
 			}
-			if w.Alive(entry.entity) {
-				w.RemoveEntity(entry.entity)
+			if w.Alive(d.entity) {
+				w.RemoveEntity(d.entity)
 			}
 		} else {
 			r.recount = true
 		}
-		r.index.put(d.id, indexEntry{despawnTick: d.tick, state: entryDead})
+		// The index still names this life unless a new one has begun.
+		if entry := r.index.get(d.id); entry.state == entryDespawning && entry.entity == d.entity {
+			r.index.put(d.id, indexEntry{despawnTick: d.tick, state: entryDead})
+		} else {
+			r.detached--
+		}
 		r.metrics.Despawned++
 	}
 	r.despawns = kept

@@ -72,7 +72,7 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 		return
 	}
 	sim := &s.p.sim
-	if !finiteVec(sim.Position(&a.State)) {
+	if !s.p.finite(&a.State) {
 		m.reject(RejectNonFinite)
 		return
 	}
@@ -98,7 +98,7 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 		s.cur = sim.Step(s.cur, hist.At(i).Input, dt)
 	}
 	newPos, oldPos := sim.Position(&s.cur), sim.Position(&st.Current)
-	if !finiteVec(newPos) {
+	if !s.p.finite(&s.cur) {
 		// The game's Step produced garbage from this state: keep the
 		// prediction rather than draw it.
 		m.reject(RejectNonFinite)

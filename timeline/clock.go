@@ -29,6 +29,11 @@ type Config struct {
 	// OffsetSmoothing is the weight of a new arrival in the exponential
 	// average of the server clock offset (0 < w <= 1).
 	OffsetSmoothing float64
+	// BufferSamples, if above 2, is how many samples each entity keeps
+	// (netsmooth's ring capacity): the delay is capped at that many snapshot
+	// intervals minus two, so the render time never aims before the oldest
+	// sample still held.
+	BufferSamples int
 	// MaxAhead is how far, in seconds, the render time may run past the
 	// newest tick received. Zero (the default) never runs ahead: when
 	// snapshots stop arriving for everybody, the timeline holds at the
@@ -127,6 +132,13 @@ type Clock struct {
 
 	frameNewest uint32 // newest tick first seen this frame
 	frameNew    bool
+	frameMax    uint32 // newest tick among all of this frame's arrivals
+	frameAny    bool
+	behind      int    // consecutive frames whose arrivals were all far older than expected
+	behindMax   uint32 // the newest of those arrivals so far: they must keep advancing
+	futureMax   uint32
+	futureAny   bool
+	ahead       int // consecutive frames with ticks refused as too far ahead
 
 	runTick uint32 // tick of the current run of Observe calls
 	inRun   bool
@@ -166,6 +178,8 @@ func (c *Clock) BeginFrame(dt float64) {
 	c.dt = dt
 	c.local += dt
 	c.frameNew = false
+	c.frameAny = false
+	c.futureAny = false
 	c.inRun = false
 	c.frameDevSq, c.frameRuns = 0, 0
 }
@@ -186,6 +200,9 @@ func (c *Clock) Observe(tick uint32) {
 func (c *Clock) observe(tick uint32) {
 	rate := c.cfg.TickRate
 	sample := float64(tick) - c.local*rate
+	if !c.frameAny || tick > c.frameMax {
+		c.frameMax, c.frameAny = tick, true
+	}
 	if !c.anySeen {
 		c.anySeen = true
 		c.newest = tick
@@ -205,8 +222,11 @@ func (c *Clock) observe(tick uint32) {
 		g := float64(gap)
 		if c.stats.Interval == 0 {
 			c.stats.Interval = g
-		} else if g < 4*c.stats.Interval+1 {
-			// Gaps from lost packets would inflate the interval; ignore long ones.
+		} else {
+			// A lost packet doubles one gap: clip long gaps so a loss moves
+			// the estimate a little, while a real change of send rate still
+			// brings it there over a few dozen arrivals.
+			g = math.Min(g, 2*c.stats.Interval+1)
 			c.stats.Interval += 0.05 * (g - c.stats.Interval)
 		}
 		if !c.frameNew || tick > c.frameNewest {
@@ -256,6 +276,8 @@ func (c *Clock) Advance() {
 	if !c.synced {
 		return
 	}
+	c.checkBehind(bound)
+	c.checkAhead()
 	if c.frameRuns > 0 && c.dt <= c.cfg.ResetThreshold {
 		// Each frame with arrivals moves the jitter estimate by 2%: about a
 		// two-second memory at 20 snapshots per second and 60 FPS. A frame
@@ -269,6 +291,10 @@ func (c *Clock) Advance() {
 	if !(c.delay >= 0) || math.IsInf(c.delay, 0) {
 		c.delay = 0
 	}
+	if c.cfg.BufferSamples > 2 {
+		// Never aim further back than the entities' buffers reach.
+		c.delay = math.Min(c.delay, float64(c.cfg.BufferSamples-2)*math.Max(c.stats.Interval, 1))
+	}
 	target := c.local*rate + c.offset - c.delay
 	if !c.started {
 		c.render, c.started, c.scale = target, true, 1
@@ -278,8 +304,9 @@ func (c *Clock) Advance() {
 	err := target - (c.render + c.dt*rate)
 	switch {
 	case err > bound:
-		// Forward discontinuity (suspend, stall): jump to the target.
-		c.render = target
+		// Forward discontinuity (suspend, stall): jump to the target, but
+		// not past the clamp window below.
+		c.render = math.Max(c.render, math.Min(target, float64(c.newest)+c.cfg.MaxAhead*rate))
 		c.scale = 1
 		c.resets++
 		return
@@ -304,6 +331,67 @@ func (c *Clock) Advance() {
 		c.clamps++
 	}
 	c.render = next
+}
+
+// RefusedFuture records that a snapshot was refused because its tick lay
+// too far ahead of the estimate. One such tick is noise (or hostile); if
+// every frame with arrivals brings them for three frames in a row, the
+// server really is further ahead than estimated (a suspend the frame time
+// did not show) and the clock re-anchors to it, instead of refusing the
+// whole session from then on.
+func (c *Clock) RefusedFuture(tick uint32) {
+	if !c.futureAny || tick > c.futureMax {
+		c.futureMax, c.futureAny = tick, true
+	}
+}
+
+// checkAhead re-anchors forward after three frames in a row with refused
+// future ticks and no ordinary newer arrival.
+func (c *Clock) checkAhead() {
+	if !c.futureAny {
+		if c.frameNew {
+			c.ahead = 0
+		}
+		return
+	}
+	if c.ahead++; c.ahead < 3 {
+		return
+	}
+	c.ahead = 0
+	c.offset = float64(c.futureMax) - c.local*c.cfg.TickRate
+	c.anchors++
+}
+
+// checkBehind re-anchors the clock when, in three frames with arrivals in a
+// row, every arrival is far older than the estimate expects, and those
+// arrivals move on from frame to frame (a live stream, not stale copies): the newest tick seen must
+// have been an outlier (a corrupted or hostile tick) or the server restarted
+// its count. Without this, one absurd tick would hold the timeline forever.
+func (c *Clock) checkBehind(bound float64) {
+	if !c.frameAny {
+		return // nothing arrived: no evidence either way
+	}
+	if c.frameNew {
+		c.behind = 0
+		return
+	}
+	sample := float64(c.frameMax) - c.local*c.cfg.TickRate
+	if sample >= c.offset-bound || (c.behind > 0 && c.frameMax <= c.behindMax) {
+		// Not far behind, or not a stream moving on (stale duplicates
+		// trickling in): no evidence that the newest tick was absurd.
+		c.behind = 0
+		return
+	}
+	c.behindMax = c.frameMax
+	if c.behind++; c.behind < 3 {
+		return
+	}
+	c.behind = 0
+	c.offset = sample
+	c.newest, c.seenMask = c.frameMax, 0
+	c.render = c.local*c.cfg.TickRate + c.offset - c.delay
+	c.anchors++
+	c.resets++
 }
 
 // Synced reports whether at least one arrival has been observed, so the

@@ -264,3 +264,108 @@ func TestMisbehavingDelayPolicy(t *testing.T) {
 		t.Fatalf("render %v, delay %v; want 100 and 0", rt, c.Delay())
 	}
 }
+
+// TestAbsurdFirstTickRecovers: a corrupted first tick (4e9) must not hold
+// the timeline forever: the real stream re-anchors it within a few frames.
+func TestAbsurdFirstTickRecovers(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	c.BeginFrame(0)
+	c.Observe(4_000_000_000)
+	c.Advance()
+	tick := uint32(1000)
+	for f := 1; f <= 30; f++ {
+		c.BeginFrame(1.0 / 60)
+		if f%3 == 0 {
+			c.Observe(tick)
+			tick++
+		}
+		c.Advance()
+	}
+	if rt := c.RenderTick(); rt < 995 || rt > 1010 || c.Reanchors() != 1 {
+		t.Fatalf("render tick %v after the real stream (want near %d), reanchors %d", rt, tick-2, c.Reanchors())
+	}
+}
+
+// TestResetRespectsClamp: a forward reset never puts the render time past
+// the newest sample plus MaxAhead.
+func TestResetRespectsClamp(t *testing.T) {
+	cfg := DefaultConfig(20)
+	cfg.MaxAhead = 0.25
+	c, err := NewClock(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.BeginFrame(0)
+	c.Observe(100)
+	c.Advance()
+	c.BeginFrame(3) // a 3 s frame with nothing new: an outage
+	c.Advance()
+	if limit := 100 + 0.25*20; c.RenderTick() > limit+1e-9 {
+		t.Fatalf("render tick %v beyond newest + MaxAhead = %v", c.RenderTick(), limit)
+	}
+}
+
+// TestDelayCappedByBuffer: the delay never exceeds what the entities'
+// buffers hold.
+func TestDelayCappedByBuffer(t *testing.T) {
+	cfg := DefaultConfig(60)
+	cfg.Delay = FixedDelay(0.35) // 21 ticks
+	cfg.BufferSamples = 16
+	c, _ := NewClock(cfg)
+	for i := 0; i < 10; i++ {
+		c.BeginFrame(1.0 / 60)
+		c.Observe(uint32(100 + i))
+		c.Advance()
+	}
+	if d := c.Delay(); d > 14+1e-9 {
+		t.Fatalf("delay %v ticks, want at most 14 (16 samples of 1 tick, minus 2)", d)
+	}
+}
+
+// TestIntervalFollowsRateChange: after a change of send rate the interval
+// estimate gets there.
+func TestIntervalFollowsRateChange(t *testing.T) {
+	c := newTestClock(t, 60, FixedDelay(0.1))
+	tick := uint32(0)
+	for i := 0; i < 40; i++ { // every tick
+		c.BeginFrame(1.0 / 60)
+		c.Observe(tick)
+		tick++
+		c.Advance()
+	}
+	for i := 0; i < 200; i++ { // every 6th tick
+		c.BeginFrame(0.1)
+		tick += 6
+		c.Observe(tick)
+		c.Advance()
+	}
+	if iv := c.Stats().Interval; math.Abs(iv-6) > 0.3 {
+		t.Fatalf("interval %v ticks, want about 6", iv)
+	}
+}
+
+// TestRefusedFutureReanchors: ticks refused as future-dated in three frames
+// in a row move the clock forward to them; a single one does not.
+func TestRefusedFutureReanchors(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	c.BeginFrame(0)
+	c.Observe(100)
+	c.Advance()
+	c.BeginFrame(1.0 / 60)
+	c.RefusedFuture(5000) // noise
+	c.Advance()
+	c.BeginFrame(1.0 / 60)
+	c.Observe(101)
+	c.Advance()
+	if c.Reanchors() != 0 {
+		t.Fatal("one refused tick re-anchored the clock")
+	}
+	for i := 0; i < 3; i++ {
+		c.BeginFrame(1.0 / 60)
+		c.RefusedFuture(uint32(200 + i))
+		c.Advance()
+	}
+	if c.Reanchors() != 1 || c.ServerTick() < 200 {
+		t.Fatalf("reanchors %d, server tick %v; want 1 and about 202", c.Reanchors(), c.ServerTick())
+	}
+}

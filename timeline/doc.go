@@ -23,9 +23,12 @@
 // (arrivals suddenly much later) makes it stand still until the target
 // catches up ([Clock.Holds]); it never reverses.
 //
-// Ticks are uint32 and must increase over a session. A server that restarts
-// its tick count starts a new session: give the client a new clock (a new
-// pipeline).
+// Ticks are uint32 and must increase over a session. If, in three frames
+// with arrivals in a row, every arrival is far older than the estimate (the newest tick seen
+// was an absurd outlier, or the server restarted its count), the clock
+// re-anchors to the arrivals: the one case where the render time moves
+// backwards, counted in [Clock.Reanchors]. A server restart is better
+// handled as a new session (a new pipeline).
 //
 // The package has no dependency on arche; the netsmooth pipeline registers a
 // [Clock] as a world resource.
