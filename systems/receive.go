@@ -280,10 +280,12 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 	}
 	head := &span.Ring
 	before := head.Len()
+	// A full ring evicts its oldest sample; if the span uses it, rebuild.
+	evictsSpan := before == c.RingCapacity && holdsSpan(span) && head.Logical(int(span.ToPhys)) <= 1
 	if newest, ok := head.NewestTick(); !ok || msg.Tick > newest {
 		// The common case: a sample newer than all others, one slot write.
-		if before == c.RingCapacity && holdsSpan(span) && head.Logical(int(span.ToPhys)) <= 1 {
-			span.Flags |= c.SpanDirty // the eviction takes a sample the span uses
+		if evictsSpan {
+			span.Flags |= c.SpanDirty
 		}
 		phys, evicted := head.Append(msg.Tick)
 		fill(r.cols.slot(w, e, phys), msg, &rot, spawned)
@@ -294,7 +296,7 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 		m.reject(RejectDuplicate)
 		return
 	} else {
-		if before == c.RingCapacity && holdsSpan(span) && head.Logical(int(span.ToPhys)) <= 1 {
+		if evictsSpan {
 			span.Flags |= c.SpanDirty
 		}
 		var sample c.Sample
