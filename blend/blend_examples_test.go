@@ -51,27 +51,27 @@ func ExampleLerpAngle() {
 
 func ExampleExtrapolation_Travel() {
 	const limit = 0.1  // seconds
-	const speed = 3000 // units per second, seed 001's lost-stream case
+	const speed = 3000 // units per second: a fast entity whose stream stops
 
-	fmt.Print("ahead (s)  ")
+	fmt.Print("ahead (s)     ")
 	aheads := []float32{0.02, 0.05, 0.08, 0.1, 0.2}
 	for _, ahead := range aheads {
 		fmt.Printf("%7.3f", ahead)
 	}
 	fmt.Println()
-	for _, e := range []blend.Extrapolation{blend.Coast, blend.Hold, blend.Linear, blend.DampedSeed} {
-		fmt.Printf("%-11s", e)
+	for _, e := range []blend.Extrapolation{blend.Coast, blend.Hold, blend.Linear, blend.DampedReturn} {
+		fmt.Printf("%-14s", e)
 		for _, ahead := range aheads {
 			fmt.Printf("%7.1f", speed*e.Travel(ahead, limit))
 		}
 		fmt.Println()
 	}
 	// Output:
-	// ahead (s)    0.020  0.050  0.080  0.100  0.200
-	// coast         54.0  112.5  144.0  150.0  150.0
-	// hold           0.0    0.0    0.0    0.0    0.0
-	// linear        60.0  150.0  240.0  300.0  300.0
-	// damped-seed   48.0   75.0   48.0    0.0    0.0
+	// ahead (s)       0.020  0.050  0.080  0.100  0.200
+	// coast            54.0  112.5  144.0  150.0  150.0
+	// hold              0.0    0.0    0.0    0.0    0.0
+	// linear           60.0  150.0  240.0  300.0  300.0
+	// damped-return    48.0   75.0   48.0    0.0    0.0
 }
 
 func ExampleParseExtrapolation() {
@@ -82,5 +82,5 @@ func ExampleParseExtrapolation() {
 	fmt.Println(err)
 	// Output:
 	// linear <nil>
-	// blend: unknown extrapolation policy "cubic" (want coast, hold, linear or damped-seed)
+	// blend: unknown extrapolation policy "cubic" (want coast, hold, linear or damped-return)
 }

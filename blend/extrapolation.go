@@ -17,12 +17,14 @@ import "fmt"
 //   - [Hold] never invents motion: the entity freezes on its newest sample.
 //     Pick it when a wrong guess is worse than a stall (e.g. competitive
 //     shooters deciding hits from what is drawn).
-//   - [Linear] moves at full velocity up to the limit, then holds (seeds 000
-//     and 004, classic dead reckoning). Accurate for straight motion,
-//     overshoots on turns and stops.
-//   - [DampedSeed] is seed 001's v*ahead*(1-ahead/limit): it moves out and
-//     comes back, reaching the newest sample again at the limit. Kept for
-//     compatibility; the backward motion is visible on screen.
+//   - [Linear] moves at full velocity up to the limit, then holds: classic
+//     dead reckoning, as in the Source engine's cl_extrapolate (whose limit,
+//     cl_extrapolate_amount, defaults to 0.25 s). Accurate for straight
+//     motion, overshoots on turns and stops.
+//   - [DampedReturn] travels v*ahead*(1-ahead/limit): it moves out along the
+//     velocity and comes back, reaching the newest sample again at the limit
+//     and freezing there, so a long gap ends on real data rather than on a
+//     guess; the backward half of the motion is visible on screen.
 type Extrapolation uint8
 
 const (
@@ -34,9 +36,19 @@ const (
 	Hold
 	// Linear travels min(ahead, limit) seconds of velocity.
 	Linear
-	// DampedSeed travels ahead·(1-ahead/limit) before the limit and nothing
-	// after it (back at the newest sample).
-	DampedSeed
+	// DampedReturn is a damped extrapolation that returns to the newest
+	// sample: it travels ahead·(1-ahead/limit) before the limit, a parabola
+	// that peaks at limit/4 when ahead is limit/2 and is back at 0 at the
+	// limit, and nothing after it, so the entity freezes on its newest
+	// sample. The name says both halves: damped (bounded, slowing) and
+	// return (it ends where the data ends).
+	//
+	// Pick it when a short gap should show some motion but a long one must
+	// end on authoritative data rather than on a guess, and the visible
+	// out-and-back of the second half is acceptable (it suits slow entities
+	// and short limits best). Otherwise prefer [Coast], which never
+	// reverses.
+	DampedReturn
 )
 
 // Travel returns how many seconds' worth of velocity to add to the newest
@@ -52,7 +64,7 @@ func (e Extrapolation) Travel(ahead, limit float32) float32 {
 			return limit
 		}
 		return ahead
-	case DampedSeed:
+	case DampedReturn:
 		if ahead >= limit {
 			return 0
 		}
@@ -69,7 +81,7 @@ func (e Extrapolation) Travel(ahead, limit float32) float32 {
 // Moving reports whether, ahead seconds past the newest sample, the policy is
 // still changing the position (as opposed to holding it).
 func (e Extrapolation) Moving(ahead, limit float32) bool {
-	return e != Hold && e <= DampedSeed && ahead >= 0 && ahead < limit && limit > 0
+	return e != Hold && e <= DampedReturn && ahead >= 0 && ahead < limit && limit > 0
 }
 
 // String returns the policy's name.
@@ -81,18 +93,18 @@ func (e Extrapolation) String() string {
 		return "hold"
 	case Linear:
 		return "linear"
-	case DampedSeed:
-		return "damped-seed"
+	case DampedReturn:
+		return "damped-return"
 	}
 	return fmt.Sprintf("Extrapolation(%d)", uint8(e))
 }
 
 // ParseExtrapolation returns the policy named by s, as printed by String.
 func ParseExtrapolation(s string) (Extrapolation, error) {
-	for _, e := range []Extrapolation{Coast, Hold, Linear, DampedSeed} {
+	for _, e := range []Extrapolation{Coast, Hold, Linear, DampedReturn} {
 		if e.String() == s {
 			return e, nil
 		}
 	}
-	return Coast, fmt.Errorf("blend: unknown extrapolation policy %q (want coast, hold, linear or damped-seed)", s)
+	return Coast, fmt.Errorf("blend: unknown extrapolation policy %q (want coast, hold, linear or damped-return)", s)
 }

@@ -8,50 +8,51 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 )
 
-var policies = []Extrapolation{Coast, Hold, Linear, DampedSeed}
+var policies = []Extrapolation{Coast, Hold, Linear, DampedReturn}
 
-// TestTravelDampedSeed001 is seed 001's lost-stream case: one sample moving
-// at 3000 units/s, sampled every 10 ms for 200 ms with a 100 ms cap. The
-// position stays bounded (peak <= 100, 75 at 50 ms) and is back on the
-// newest sample from the cap on.
-func TestTravelDampedSeed001(t *testing.T) {
+// TestTravelDampedReturnLostStream is a lost stream: one last sample moving
+// at 3000 units/s, extrapolated every 10 ms for 200 ms with a 100 ms limit.
+// The position stays bounded (peak 75 units, at 50 ms) and is back on the
+// newest sample from the limit on.
+func TestTravelDampedReturnLostStream(t *testing.T) {
 	const v = 3000
 	const limit = float32(0.1)
 	peak := float32(0)
 	for ms := 0; ms <= 200; ms += 10 {
 		ahead := float32(ms) / 1000
-		x := v * DampedSeed.Travel(ahead, limit)
+		x := v * DampedReturn.Travel(ahead, limit)
 		peak = max(peak, abs32(x))
 		if ms >= 100 && x != 0 {
-			t.Errorf("DampedSeed at %d ms: x = %v, want 0 (frozen on the newest sample)", ms, x)
+			t.Errorf("DampedReturn at %d ms: x = %v, want 0 (frozen on the newest sample)", ms, x)
 		}
 		if x < 0 {
-			t.Errorf("DampedSeed at %d ms: x = %v < 0", ms, x)
+			t.Errorf("DampedReturn at %d ms: x = %v < 0", ms, x)
 		}
 	}
 	if peak > 100 {
-		t.Errorf("DampedSeed peak = %v, want <= 100", peak)
+		t.Errorf("DampedReturn peak = %v, want <= 100", peak)
 	}
-	if x := v * DampedSeed.Travel(0.05, limit); math.Abs(float64(x)-75) > 1e-3 {
-		t.Errorf("DampedSeed at 50 ms: x = %v, want 75", x)
+	if x := v * DampedReturn.Travel(0.05, limit); math.Abs(float64(x)-75) > 1e-3 {
+		t.Errorf("DampedReturn at 50 ms: x = %v, want 75", x)
 	}
-	if peak != v*DampedSeed.Travel(0.05, limit) {
-		t.Errorf("DampedSeed peak %v not at 50 ms", peak)
+	if peak != v*DampedReturn.Travel(0.05, limit) {
+		t.Errorf("DampedReturn peak %v not at 50 ms", peak)
 	}
-	// Frozen long after: seed 001 compares 200 ms with 4000 ms.
-	if a, b := DampedSeed.Travel(0.2, limit), DampedSeed.Travel(4, limit); a != b || a != 0 {
-		t.Errorf("DampedSeed at 200 ms and 4 s = %v, %v; want 0, 0", a, b)
+	// Frozen long after: 200 ms and 4 s past the newest sample travel alike.
+	if a, b := DampedReturn.Travel(0.2, limit), DampedReturn.Travel(4, limit); a != b || a != 0 {
+		t.Errorf("DampedReturn at 200 ms and 4 s = %v, %v; want 0, 0", a, b)
 	}
 	// Exactly at the limit.
-	if got := DampedSeed.Travel(limit, limit); got != 0 {
-		t.Errorf("DampedSeed.Travel(limit, limit) = %v, want 0", got)
+	if got := DampedReturn.Travel(limit, limit); got != 0 {
+		t.Errorf("DampedReturn.Travel(limit, limit) = %v, want 0", got)
 	}
 }
 
-// TestTravelLinearSeeds covers seed 000 (velocity times time past the newest
-// sample, in ticks) and seed 004 (clamped at MAX_EXTRAP_MS = 150 ms).
-func TestTravelLinearSeeds(t *testing.T) {
-	// Seed 000: newest sample x = 5 at tick 101 moving 5 units/tick, render
+// TestTravelLinear covers linear dead reckoning: velocity times the time past
+// the newest sample, measured in ticks, and the same in seconds clamped at a
+// 150 ms limit.
+func TestTravelLinear(t *testing.T) {
+	// In ticks: newest sample x = 5 at tick 101 moving 5 units/tick, render
 	// tick 102: one tick ahead gives x = 10.
 	for _, limit := range []float32{1, 2, 10} {
 		if got := Linear.Travel(1, limit); got != 1 {
@@ -60,10 +61,10 @@ func TestTravelLinearSeeds(t *testing.T) {
 	}
 	pos, vel := mgl32.Vec3{5, 0, 0}, mgl32.Vec3{5, 0, 0}
 	if got := AddScaled(&pos, &vel, Linear.Travel(1, 4)); got[0] != 10 {
-		t.Errorf("seed 000 extrapolated x = %v, want 10", got[0])
+		t.Errorf("one tick ahead: extrapolated x = %v, want 10", got[0])
 	}
 
-	// Seed 004: dt = clamp(ahead, 0, 0.15).
+	// In seconds, with a 150 ms limit: travel = clamp(ahead, 0, 0.15).
 	const limit = float32(0.15)
 	tests := []struct{ ahead, want float32 }{
 		{0, 0},
@@ -191,10 +192,10 @@ func TestMoving(t *testing.T) {
 
 func TestExtrapolationString(t *testing.T) {
 	names := map[Extrapolation]string{
-		Coast:      "coast",
-		Hold:       "hold",
-		Linear:     "linear",
-		DampedSeed: "damped-seed",
+		Coast:        "coast",
+		Hold:         "hold",
+		Linear:       "linear",
+		DampedReturn: "damped-return",
 	}
 	var zero Extrapolation
 	if zero != Coast {
@@ -222,7 +223,7 @@ func TestExtrapolationString(t *testing.T) {
 			t.Errorf("ParseExtrapolation(%q) returned %v with its error, want coast", s, got)
 		}
 		msg := err.Error()
-		for _, want := range []string{"blend:", `"` + s + `"`, "coast", "hold", "linear", "damped-seed"} {
+		for _, want := range []string{"blend:", `"` + s + `"`, "coast", "hold", "linear", "damped-return"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("ParseExtrapolation(%q) error %q does not mention %q", s, msg, want)
 			}

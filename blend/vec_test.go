@@ -87,7 +87,7 @@ func TestAddScaled(t *testing.T) {
 	if got, want := AddScaled(&a, &v, -0.5), (mgl32.Vec3{-1, 4.5, 2.75}); got != want {
 		t.Errorf("AddScaled(%v, %v, -0.5) = %v, want %v", a, v, got, want)
 	}
-	// The seed 000 extrapolation: 5 units/tick for one tick from x = 5.
+	// Linear dead reckoning: 5 units/tick for one tick from x = 5.
 	p, vel := mgl32.Vec3{5, 0, 0}, mgl32.Vec3{5, 0, 0}
 	if got := AddScaled(&p, &vel, 1); got != (mgl32.Vec3{10, 0, 0}) {
 		t.Errorf("AddScaled(5, 5, 1) = %v, want [10 0 0]", got)

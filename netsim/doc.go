@@ -111,8 +111,10 @@
 // Scorecard scenarios script events at fixed times so that every run, and
 // every configuration being compared, meets them at the same moment. A
 // 300 ms blackout at 5 s and a half-second client stall at 12 s are two
-// windows in the Config; a server whose clock runs 0.1 % fast is a
-// DriftClock that the harness uses to decide when the server ticks:
+// windows in the Config; a server whose clock runs 0.1 % fast can be a
+// DriftClock that the test loop uses to decide when the server ticks (the
+// scorecard's own harness, netsim/scenario, scales time by a plain rate
+// factor instead):
 //
 //	link, err := netsim.NewLink[Snapshot](netsim.Config{
 //		Latency:  60 * time.Millisecond,

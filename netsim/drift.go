@@ -16,10 +16,12 @@ const ppbScale = 1_000_000_000
 // Real clocks drift: crystals are specified to tens of parts per million,
 // and virtual machines and power-saving CPUs do worse. A client that
 // estimates the server's clock from snapshot timestamps must keep tracking
-// it, not just measure it once, and a scenario harness exercises that by
-// ticking its simulated server on a DriftClock instead of the true clock.
-// Exaggerated drift (0.1 % to 1 %) makes the effect visible in a short
-// test.
+// it, not just measure it once. A test harness exercises that by ticking
+// its simulated server on a DriftClock instead of the true clock; use one
+// when the test needs the exact, platform-independent integer mapping below.
+// (The scorecard harness in netsim/scenario does not: it models drift with a
+// floating-point rate factor, Scenario.Drift.) Exaggerated drift (0.1 % to
+// 1 %) makes the effect visible in a short test.
 //
 // The mapping is
 //

@@ -5,6 +5,8 @@ import (
 	c "github.com/netsmooth/netsmooth/components"
 )
 
+//go:generate go run github.com/netsmooth/netsmooth/internal/ringgen columns_gen.go
+
 // columns are the component IDs of a remote entity's ring: the Span that
 // holds its head and the RingCapacity RingSlot columns that hold its samples.
 type columns struct {
@@ -14,17 +16,8 @@ type columns struct {
 
 func newColumns(w *ecs.World) columns {
 	return columns{
-		span: ecs.ComponentID[c.Span](w),
-		slots: [c.RingCapacity]ecs.ID{
-			ecs.ComponentID[c.RingSlot[c.P0]](w), ecs.ComponentID[c.RingSlot[c.P1]](w),
-			ecs.ComponentID[c.RingSlot[c.P2]](w), ecs.ComponentID[c.RingSlot[c.P3]](w),
-			ecs.ComponentID[c.RingSlot[c.P4]](w), ecs.ComponentID[c.RingSlot[c.P5]](w),
-			ecs.ComponentID[c.RingSlot[c.P6]](w), ecs.ComponentID[c.RingSlot[c.P7]](w),
-			ecs.ComponentID[c.RingSlot[c.P8]](w), ecs.ComponentID[c.RingSlot[c.P9]](w),
-			ecs.ComponentID[c.RingSlot[c.P10]](w), ecs.ComponentID[c.RingSlot[c.P11]](w),
-			ecs.ComponentID[c.RingSlot[c.P12]](w), ecs.ComponentID[c.RingSlot[c.P13]](w),
-			ecs.ComponentID[c.RingSlot[c.P14]](w), ecs.ComponentID[c.RingSlot[c.P15]](w),
-		},
+		span:  ecs.ComponentID[c.Span](w),
+		slots: slotIDs(w),
 	}
 }
 
