@@ -1,26 +1,15 @@
 package bench
 
 import (
+	"fmt"
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
-	"github.com/mlange-42/arche/generic"
 	c "github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
-
-// warmup runs enough frames of the steady scenario to fill every ring and
-// let buffers reach their steady size.
-func warmup(impl Impl, s *Stream) {
-	for f := 0; f < 30*FramesPerTick; f++ {
-		if f%FramesPerTick == 0 {
-			impl.Push(s.Tick())
-		}
-		impl.Frame(1.0 / FPS)
-	}
-}
 
 func perEntity(b *testing.B, n int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entity")
@@ -30,257 +19,279 @@ func perEntity(b *testing.B, n int) {
 // frame receives one snapshot per entity (20 Hz snapshots at 60 FPS). The
 // snapshot generation is not timed; receiving them is.
 func Frame(b *testing.B, name string, n int) {
-	impl, s := New(name, n), NewStream(n)
-	warmup(impl, s)
+	r := warmup(New(name, n), NewStream(n))
+	r.b = b
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if i%FramesPerTick == 0 {
-			b.StopTimer()
-			msgs := s.Tick()
-			b.StartTimer()
-			impl.Push(msgs)
-		}
-		impl.Frame(1.0 / FPS)
-	}
+	r.frames(b.N)
 	perEntity(b, n)
 }
 
 // Ingest measures receiving one snapshot per entity: handing it over and
-// running netsmooth's Receive system (the baselines' ingest step), without
-// interpolation.
+// running the receiving part of a frame (netsmooth's Receive, Timeline and
+// Retire systems, the baselines' Ingest), without interpolation.
 func Ingest(b *testing.B, name string, n int) {
 	impl, s := New(name, n), NewStream(n)
 	warmup(impl, s)
-	var recv func()
-	switch p := impl.(type) {
-	case *Pipeline:
-		r := p.Pipe.Systems()[0]
-		frame := ecs.GetResource[systems.Frame](&p.World)
-		recv = func() { frame.Dt = 1.0 / TickRate; r.Update(&p.World) }
-	case *Flat:
-		recv = func() { p.clock.BeginFrame(1.0 / TickRate); p.ingest(); p.clock.Advance() }
-	case *Naive:
-		recv = func() { p.clock.BeginFrame(1.0 / TickRate); p.ingest(); p.clock.Advance() }
-	}
+	r := newRun(receiving(impl), s, TickRate, 1)
+	r.b = b
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		msgs := s.Tick()
-		b.StartTimer()
-		impl.Push(msgs)
-		recv()
-	}
+	r.frames(b.N)
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/snapshot")
 }
 
-// System measures one of netsmooth's systems alone (0 Receive,
-// 1 Interpolate, 2 Smooth, 3 Snap) inside the steady scenario; the other
-// systems run untimed.
-func System(b *testing.B, index, n int) {
-	p, s := NewPipeline(n), NewStream(n)
-	warmup(p, s)
-	systemsInOrder := p.Pipe.Systems()
-	frame := ecs.GetResource[systems.Frame](&p.World)
+// receivingClient is a client whose frames run only their receiving part.
+type receivingClient struct {
+	scenario.Client
+	ingest func(dt float64)
+}
+
+func (c receivingClient) Frame(dt float64) { c.ingest(dt) }
+
+// receiving returns impl with frames that only receive.
+func receiving(impl scenario.Client) scenario.Client {
+	if p, ok := impl.(*scenario.NetSmooth); ok {
+		return receivingClient{Client: p, ingest: stages(p, Receive, Timeline, Retire).run}
+	}
+	return receivingClient{Client: impl, ingest: impl.(interface{ Ingest(dt float64) }).Ingest}
+}
+
+// Stage names one of netsmooth's systems.
+type Stage string
+
+// netsmooth's systems, as [System] measures them.
+const (
+	Receive     Stage = "receive"
+	Timeline    Stage = "timeline"
+	Retire      Stage = "retire"
+	Interpolate Stage = "interpolate"
+	Smooth      Stage = "smooth"
+	Snap        Stage = "snap"
+)
+
+// Stages are the systems of a pipeline without prediction, in frame order.
+var Stages = []Stage{Receive, Timeline, Retire, Interpolate, Snap, Smooth}
+
+// stageOf returns the stage of one of the pipeline's systems.
+func stageOf(s nsecs.System) Stage {
+	switch s.(type) {
+	case *systems.Receive:
+		return Receive
+	case *systems.Timeline:
+		return Timeline
+	case *systems.Retire:
+		return Retire
+	case *systems.Interpolate:
+		return Interpolate
+	case *systems.Smooth:
+		return Smooth
+	case *systems.Snap:
+		return Snap
+	}
+	return Stage(fmt.Sprintf("%T", s))
+}
+
+// staged runs a pipeline's systems by hand, in order: those of the chosen
+// stages only, or all of them with the chosen ones timed.
+type staged struct {
+	p      *scenario.NetSmooth
+	frame  *systems.Frame
+	all    []nsecs.System
+	chosen []bool
+	b      *testing.B // if set, time the chosen systems only and run all
+}
+
+// stages selects the pipeline's systems of the given stages; it panics if
+// one is missing.
+func stages(p *scenario.NetSmooth, want ...Stage) *staged {
+	s := &staged{p: p, frame: ecs.GetResource[systems.Frame](p.World()), all: p.Pipeline().Systems()}
+	s.chosen = make([]bool, len(s.all))
+	for _, st := range want {
+		found := false
+		for i, sys := range s.all {
+			if stageOf(sys) == st {
+				s.chosen[i], found = true, true
+			}
+		}
+		if !found {
+			panic(fmt.Sprintf("bench: the pipeline has no %s system", st))
+		}
+	}
+	return s
+}
+
+// run runs a frame of dt seconds: the chosen systems, or with b set every
+// system with only the chosen ones timed.
+func (s *staged) run(dt float64) {
+	s.frame.Set(dt)
+	w := s.p.World()
+	for i, sys := range s.all {
+		switch {
+		case s.b == nil && s.chosen[i]:
+			sys.Update(w)
+		case s.b != nil && s.chosen[i]:
+			s.b.StartTimer()
+			sys.Update(w)
+			s.b.StopTimer()
+		case s.b != nil:
+			sys.Update(w)
+		}
+	}
+}
+
+// stageTimer is the pipeline with frames run by a staged.
+type stageTimer struct {
+	*scenario.NetSmooth
+	s *staged
+}
+
+func (t stageTimer) Frame(dt float64) { t.s.run(dt) }
+
+// System measures one of netsmooth's systems alone inside the steady
+// scenario; the other systems run untimed.
+func System(b *testing.B, stage Stage, n int) {
+	p := NewPipeline(n)
+	r := warmup(p, NewStream(n))
+	timed := stages(p, stage)
+	timed.b = b
+	r.loop.Client = stageTimer{NetSmooth: p, s: timed}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		if i%FramesPerTick == 0 {
-			p.Push(s.Tick())
-		}
-		frame.Dt = 1.0 / FPS
-		for k, sys := range systemsInOrder {
-			if k == index {
-				b.StartTimer()
-				sys.Update(&p.World)
-				b.StopTimer()
-			} else {
-				sys.Update(&p.World)
-			}
-		}
+		r.loop.Step()
 		b.StartTimer()
 	}
 	perEntity(b, n)
+}
+
+// flatInterpolating is the flat baseline with only the interpolation step
+// of its frames timed.
+type flatInterpolating struct {
+	*Flat
+	b *testing.B
+}
+
+func (f flatInterpolating) Frame(dt float64) {
+	f.Ingest(dt)
+	f.b.StartTimer()
+	f.interpolate()
 }
 
 // FlatInterpolate measures the flat baseline's interpolation step alone in
 // the steady scenario: the lower bound for netsmooth's Interpolate system.
 func FlatInterpolate(b *testing.B, n int) {
-	f, s := NewFlat(n), NewStream(n)
-	warmup(f, s)
+	f := NewFlat(n)
+	r := warmup(f, NewStream(n))
+	r.loop.Client = flatInterpolating{Flat: f, b: b}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		if i%FramesPerTick == 0 {
-			f.Push(s.Tick())
-		}
-		f.clock.BeginFrame(1.0 / FPS)
-		f.ingest()
-		f.clock.Advance()
-		b.StartTimer()
-		f.interpolate()
+		r.loop.Step()
 	}
 	perEntity(b, n)
+}
+
+// churn is the server of the churn benchmark: the steady stream, with a
+// share of the entities replaced every tick (despawned, and sending under
+// new NetIDs from then on).
+type churn struct {
+	s      *Stream
+	ids    []c.NetID // the live ids: slot i sends as Stream entity i
+	per    int
+	next   c.NetID
+	victim int
+	extra  []systems.Message
+}
+
+func newChurn(s *Stream, n int, fraction float64) *churn {
+	ch := &churn{s: s, ids: make([]c.NetID, n), per: max(1, int(float64(n)*fraction)), next: c.NetID(n + 1)}
+	for i := range ch.ids {
+		ch.ids[i] = c.NetID(i + 1)
+	}
+	ch.extra = make([]systems.Message, 0, ch.per)
+	return ch
+}
+
+// send appends the tick's snapshots and its despawns.
+func (ch *churn) send(dst [][]systems.Message) [][]systems.Message {
+	msgs := ch.s.Tick()
+	tick := msgs[0].Tick
+	ch.extra = ch.extra[:0]
+	n := len(ch.ids)
+	for k := 0; k < ch.per; k++ {
+		v := (ch.victim + k) % n
+		ch.extra = append(ch.extra, systems.Message{Kind: systems.Despawn, NetID: ch.ids[v], Tick: tick})
+		ch.ids[v] = ch.next
+		ch.next++
+	}
+	ch.victim = (ch.victim + ch.per) % n
+	for i := range msgs {
+		msgs[i].NetID = ch.ids[i]
+	}
+	return append(dst, msgs, ch.extra)
 }
 
 // Churn measures the steady scenario while a fraction of the entities is
 // replaced every snapshot: despawned (taking effect at the render time) and
 // spawned under new NetIDs.
 func Churn(b *testing.B, n int, fraction float64) {
-	p := NewPipeline(n)
 	s := NewStream(n)
-	per := max(1, int(float64(n)*fraction))
-	ids := make([]c.NetID, n) // the live ids, slot i sends as Stream entity i
-	for i := range ids {
-		ids[i] = c.NetID(i + 1)
-	}
-	next := c.NetID(n + 1)
-	victim := 0
-	extra := make([]systems.Message, 0, per)
-	send := func() {
-		msgs := s.Tick()
-		tick := msgs[0].Tick
-		extra = extra[:0]
-		for k := 0; k < per; k++ {
-			v := (victim + k) % n
-			extra = append(extra, systems.Message{Kind: systems.Despawn, NetID: ids[v], Tick: tick})
-			ids[v] = next
-			next++
-		}
-		victim = (victim + per) % n
-		for i := range msgs {
-			msgs[i].NetID = ids[i]
-		}
-		p.Push(msgs)
-		p.Push(extra)
-	}
-	for f := 0; f < 30*FramesPerTick; f++ {
-		if f%FramesPerTick == 0 {
-			send()
-		}
-		p.Frame(1.0 / FPS)
-	}
+	r := newRun(NewPipeline(n), s, FPS, FramesPerTick)
+	r.next = newChurn(s, n, fraction).send
+	r.frames(30 * FramesPerTick)
+	r.b = b
 	b.ReportAllocs()
 	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if i%FramesPerTick == 0 {
-			b.StopTimer()
-			send()
-			b.StartTimer()
-		}
-		p.Frame(1.0 / FPS)
-	}
+	r.frames(b.N)
 	perEntity(b, n)
+}
+
+// lifecycle is the server of the lifecycle benchmark: every tick it spawns
+// a batch of entities and despawns the batch spawned before, cycling
+// through 4×batch NetIDs (a server reusing ids).
+type lifecycle struct {
+	batch, round int
+	tick         uint32
+	msgs         []systems.Message
+}
+
+// Serve implements [scenario.Server].
+func (l *lifecycle) Serve(_ scenario.Instant, dst [][]systems.Message) [][]systems.Message {
+	l.msgs = l.msgs[:0]
+	ids := 4 * l.batch
+	for k := 0; k < l.batch; k++ {
+		id := c.NetID(1 + (l.round*l.batch+k)%ids)
+		l.msgs = append(l.msgs, systems.Message{Kind: systems.Spawn, NetID: id, Tick: l.tick})
+		if l.round > 0 {
+			old := c.NetID(1 + ((l.round-1)*l.batch+k)%ids)
+			l.msgs = append(l.msgs, systems.Message{Kind: systems.Despawn, NetID: old, Tick: l.tick})
+		}
+	}
+	l.round++
+	l.tick++
+	return append(dst, l.msgs)
 }
 
 // Lifecycle measures spawning and despawning alone: each iteration spawns
 // batch entities (a Spawn message each) and despawns the batch spawned
-// before it, through the Receive system, cycling through 4×batch NetIDs (a
-// server reusing ids). It reports ns per entity spawned and despawned.
+// before it, through the Receive, Timeline and Retire systems. It reports ns per
+// entity spawned and despawned.
 func Lifecycle(b *testing.B, batch int) {
 	p := NewPipeline(4 * batch)
-	recv := p.Pipe.Systems()[0]
-	frame := ecs.GetResource[systems.Frame](&p.World)
-	msgs := make([]systems.Message, 0, 2*batch)
-	ids := 4 * batch
-	round := 0
-	tick := uint32(1)
-	step := func() {
-		msgs = msgs[:0]
-		for k := 0; k < batch; k++ {
-			id := c.NetID(1 + (round*batch+k)%ids)
-			msgs = append(msgs, systems.Message{Kind: systems.Spawn, NetID: id, Tick: tick})
-			if round > 0 {
-				old := c.NetID(1 + ((round-1)*batch+k)%ids)
-				msgs = append(msgs, systems.Message{Kind: systems.Despawn, NetID: old, Tick: tick})
-			}
-		}
-		round++
-		tick++
-		p.Push(msgs)
-		frame.Dt = 1.0 / TickRate
-		recv.Update(&p.World)
-	}
+	client := receiving(p)
+	loop := scenario.Loop[[]systems.Message]{FPS: TickRate,
+		Server:    &lifecycle{batch: batch, tick: 1, msgs: make([]systems.Message, 0, 2*batch)},
+		Transport: scenario.Batches{Client: client}, Client: client}
 	for i := 0; i < 4; i++ {
-		step()
+		loop.Step()
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		step()
+		loop.Step()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(batch), "ns/lifecycle")
-}
-
-// predState and predInput are the predicted benchmark's game types.
-type predState struct{ Pos, Vel mgl32.Vec3 }
-type predInput struct{ X, Y int8 }
-
-var predSim = nsecs.Simulation[predState, predInput]{
-	Step: func(s predState, in predInput, dt float64) predState {
-		s.Vel = mgl32.Vec3{float32(in.X) * 5, float32(in.Y) * 5, 0}
-		s.Pos = mgl32.Vec3{s.Pos[0] + s.Vel[0]*float32(dt), s.Pos[1] + s.Vel[1]*float32(dt), s.Pos[2]}
-		return s
-	},
-	Position: func(s *predState) mgl32.Vec3 { return s.Pos },
-}
-
-// Predicted measures n predicted entities at 60 Hz ticks and 60 FPS, each
-// reconciled every third tick against a state acknowledging its inputs up
-// to 6 ticks back (a 100 ms round trip), so 6 inputs are replayed.
-func Predicted(b *testing.B, n int) {
-	w := ecs.NewWorld()
-	pipe, err := nsecs.New(&w, nsecs.DefaultConfig().WithTickRate(60))
-	if err != nil {
-		b.Fatal(err)
-	}
-	pred, err := nsecs.AddPrediction(pipe, predSim)
-	if err != nil {
-		b.Fatal(err)
-	}
-	comps := generic.NewMap2[c.PredictedState[predState], c.InputCommand[predInput]](&w)
-	states := make([]*c.PredictedState[predState], n)
-	for i := 0; i < n; i++ {
-		e, err := pred.Spawn(&w, c.NetID(i+1), predState{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		st, cmd := comps.Get(e)
-		cmd.Input = predInput{X: 1}
-		states[i] = st
-	}
-	// The predicted state after each recent input, per entity: what the
-	// server (agreeing with the client) will acknowledge 6 ticks later.
-	const rtt = 6
-	var past [rtt + 2][]predState
-	for k := range past {
-		past[k] = make([]predState, n)
-	}
-	var sent []nsecs.SentInput[predInput]
-	step := func() {
-		pipe.Update(1.0 / 60)
-		sent = pred.Outbox().Drain(sent)
-		seq := pred.Ticks()
-		for i, st := range states {
-			past[seq%uint64(len(past))][i] = st.Current
-		}
-		if seq%3 == 0 && seq > rtt {
-			ack := seq - rtt
-			for i := 0; i < n; i++ {
-				pred.Inbox().Push(nsecs.Authoritative[predState]{NetID: c.NetID(i + 1), Tick: uint32(ack), Ack: uint32(ack), State: past[ack%uint64(len(past))][i]})
-			}
-		}
-	}
-	for f := 0; f < 120; f++ {
-		step()
-	}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		step()
-	}
-	perEntity(b, n)
 }

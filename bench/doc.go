@@ -4,9 +4,15 @@
 //   - [Flat]: a hand-written loop over flat slices doing the same work for
 //     the steady snapshot stream (ring insert, bracket refresh, lerp, nlerp),
 //     with none of the ECS, index or generality: the practical lower bound.
-//   - [Naive]: an object-per-entity implementation in the style of the
-//     source documents: a pointer per entity in a map from NetID, a slice
-//     of snapshots sorted on every push, mathgl method chains.
+//   - naive ([NewNaive]): the object-per-entity [scenario.DampedBuffer], in
+//     the style of a TypeScript snapshot buffer: a pointer per entity in a
+//     map from NetID, a slice of snapshots sorted on every push, mathgl
+//     method chains; here on netsmooth's clock, so that it draws what the
+//     pipeline draws.
+//
+// Every implementation is a [scenario.Client], and every benchmark runs the
+// [scenario.Loop] that runs the scorecard's scenarios, with the server's
+// packets handed straight to the client (no network).
 //
 // Run the benchmarks with
 //

@@ -3,6 +3,7 @@ package bench
 import (
 	"math"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
@@ -34,8 +35,9 @@ func NewFlat(n int) *Flat {
 	return f
 }
 
-// Push queues snapshots for the next frame (a copy, as into an inbox).
-func (f *Flat) Push(msgs []systems.Message) { f.pending = append(f.pending, msgs...) }
+// Receive implements [scenario.Client]: it queues snapshots for the next
+// frame (a copy, as into an inbox).
+func (f *Flat) Receive(msgs []systems.Message) { f.pending = append(f.pending, msgs...) }
 
 // ingest applies the queued snapshots: a finite check, the ring append and
 // the dirty mark.
@@ -69,12 +71,19 @@ func finite(m *systems.Message) bool {
 		math.Abs(float64(q.W)) <= 2 && math.Abs(float64(q.V[0])) <= 2 && math.Abs(float64(q.V[1])) <= 2 && math.Abs(float64(q.V[2])) <= 2
 }
 
-// Frame advances the clock by dt and draws every entity at the render time.
+// Frame implements [scenario.Client]: it advances the clock by dt and
+// draws every entity at the render time.
 func (f *Flat) Frame(dt float64) {
+	f.Ingest(dt)
+	f.interpolate()
+}
+
+// Ingest runs the receiving part of a frame of dt seconds alone: the clock
+// begins the frame, the queued snapshots are applied, the clock advances.
+func (f *Flat) Ingest(dt float64) {
 	f.clock.BeginFrame(dt)
 	f.ingest()
 	f.clock.Advance()
-	f.interpolate()
 }
 
 // interpolate draws every entity at the clock's render time.
@@ -129,5 +138,12 @@ func (f *Flat) bracket(i int, s *c.Span, rt float64) bool {
 	return false
 }
 
-// Render returns entity id's drawn state (for tests).
-func (f *Flat) Render(id int) c.Render { return f.renders[id-1] }
+// Draw implements [scenario.Client]. Every entity is drawn, never past
+// the newest sample: the steady scenario keeps the render time inside the
+// ring.
+func (f *Flat) Draw(id c.NetID) (mgl32.Vec3, float64, bool, bool) {
+	if id < 1 || int(id) > len(f.renders) {
+		return mgl32.Vec3{}, 0, false, false
+	}
+	return f.renders[id-1].Pos, f.clock.RenderTick() / TickRate, false, true
+}

@@ -36,8 +36,8 @@ func BenchmarkIngest(b *testing.B) {
 
 func BenchmarkSystem(b *testing.B) {
 	for _, n := range counts {
-		for i, name := range []string{"receive", "interpolate", "smooth", "snap"} {
-			b.Run(fmt.Sprintf("system=%s/entities=%d", name, n), func(b *testing.B) { System(b, i, n) })
+		for _, stage := range Stages {
+			b.Run(fmt.Sprintf("system=%s/entities=%d", stage, n), func(b *testing.B) { System(b, stage, n) })
 		}
 	}
 }

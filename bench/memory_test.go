@@ -1,6 +1,11 @@
 package bench
 
-import "testing"
+import (
+	"testing"
+
+	c "github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/netsim/scenario"
+)
 
 // TestComponentMemoryPerEntity: at most 1 KiB of component data per remote
 // entity (the budget), and the measured heap per entity close to it.
@@ -23,29 +28,20 @@ func TestComponentMemoryPerEntity(t *testing.T) {
 // lower bound), and the naive one too.
 func TestBaselinesAgree(t *testing.T) {
 	const n = 50
-	p, f, nv := NewPipeline(n), NewFlat(n), NewNaive()
-	sp, sf, sn := NewStream(n), NewStream(n), NewStream(n)
-	for fr := 0; fr < 40*FramesPerTick; fr++ {
-		if fr%FramesPerTick == 0 {
-			p.Push(sp.Tick())
-			f.Push(sf.Tick())
-			nv.Push(sn.Tick())
-		}
-		p.Frame(1.0 / FPS)
-		f.Frame(1.0 / FPS)
-		nv.Frame(1.0 / FPS)
+	impls := []scenario.Client{NewPipeline(n), NewFlat(n), NewNaive()}
+	for _, impl := range impls {
+		newRun(impl, NewStream(n), FPS, FramesPerTick).frames(40 * FramesPerTick)
 	}
-	for id := 1; id <= n; id++ {
-		e, ok := p.Pipe.Lookup(c_NetID(id))
+	for id := c.NetID(1); id <= n; id++ {
+		want, _, _, ok := impls[0].Draw(id)
 		if !ok {
 			t.Fatalf("entity %d missing", id)
 		}
-		got := renderOf(p, e)
-		if d := got.Pos.Sub(f.Render(id).Pos).Len(); d > 1e-4 {
-			t.Fatalf("entity %d: pipeline %v, flat %v", id, got.Pos, f.Render(id).Pos)
-		}
-		if d := got.Pos.Sub(nv.Position(id)).Len(); d > 1e-4 {
-			t.Fatalf("entity %d: pipeline %v, naive %v", id, got.Pos, nv.Position(id))
+		for k, name := range []string{FlatName, NaiveName} {
+			got, _, _, ok := impls[k+1].Draw(id)
+			if d := got.Sub(want).Len(); !ok || d > 1e-4 {
+				t.Fatalf("entity %d: pipeline %v, %s %v (drawn %v)", id, want, name, got, ok)
+			}
 		}
 	}
 }

@@ -2,9 +2,11 @@ package bench
 
 import (
 	"math"
+	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
@@ -53,3 +55,55 @@ func (s *Stream) Tick() []systems.Message {
 
 // Current returns the tick the next call to Tick will produce.
 func (s *Stream) Current() uint32 { return s.tick }
+
+// run is one benchmark's run of the steady scenario on the [scenario.Loop]
+// every scenario uses: the server's packets (a Stream's ticks) handed
+// straight to the client, no network.
+type run struct {
+	loop scenario.Loop[[]systems.Message]
+	// every is how many frames apart the server sends; next appends what
+	// it sends.
+	every int
+	next  func(dst [][]systems.Message) [][]systems.Message
+	// b, while set, has its timer stopped while the server generates
+	// (generating the snapshots is not timed; receiving them is).
+	b *testing.B
+}
+
+// newRun returns a run of client at fps frames per second, receiving the
+// next tick of s every `every` frames.
+func newRun(client scenario.Client, s *Stream, fps float64, every int) *run {
+	r := &run{every: every, next: func(dst [][]systems.Message) [][]systems.Message { return append(dst, s.Tick()) }}
+	r.loop = scenario.Loop[[]systems.Message]{FPS: fps, Server: r, Transport: scenario.Batches{Client: client}, Client: client}
+	return r
+}
+
+// Serve implements [scenario.Server].
+func (r *run) Serve(f scenario.Instant, dst [][]systems.Message) [][]systems.Message {
+	if f.Frame%r.every != 0 {
+		return dst
+	}
+	if r.b == nil {
+		return r.next(dst)
+	}
+	r.b.StopTimer()
+	dst = r.next(dst)
+	r.b.StartTimer()
+	return dst
+}
+
+// warmup runs enough frames of the steady scenario (60 FPS, a tick every
+// third frame) to fill every ring and let buffers reach their steady size,
+// and returns the run to continue.
+func warmup(client scenario.Client, s *Stream) *run {
+	r := newRun(client, s, FPS, FramesPerTick)
+	r.frames(30 * FramesPerTick)
+	return r
+}
+
+// frames runs n frames.
+func (r *run) frames(n int) {
+	for range n {
+		r.loop.Step()
+	}
+}

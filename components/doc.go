@@ -20,7 +20,7 @@
 //     offset that the Smooth system decays to zero so that corrections glide
 //     instead of popping.
 //   - Predicted entities: [PredictedState], [InputHistory], [InputCommand]
-//     and [Prediction].
+//     and [PredictedStatus].
 //
 // # Why columns
 //

@@ -79,10 +79,10 @@ func (h *InputHistory[I]) DropThrough(seq uint32) int {
 // Clear drops every pending input.
 func (h *InputHistory[I]) Clear() { h.start, h.count = 0, 0 }
 
-// Prediction is the bookkeeping of a predicted entity that does not depend
+// PredictedStatus is the bookkeeping of a predicted entity that does not depend
 // on the game's types: sequence numbers, the last acknowledgement, and the
 // outcome of the last reconciliation.
-type Prediction struct {
+type PredictedStatus struct {
 	// NextSeq is the sequence number the next input will get (from 1).
 	NextSeq uint32
 	// LastAck is the highest input sequence the server has acknowledged;

@@ -19,6 +19,10 @@ const (
 	// Snapped: the entity was snapped this frame (teleport or a correction
 	// beyond the snap distance).
 	Snapped
+	// Teleported: the render time crossed a teleport (a Teleport message,
+	// an epoch change, or samples further apart than the teleport
+	// distance) this frame. Snap draws such an entity at its target.
+	Teleported
 )
 
 // Render is the pipeline's output for one entity: the position, rotation and
@@ -40,9 +44,9 @@ type Render struct {
 // sample replacing an extrapolated guess) so the drawn entity glides instead
 // of popping. The zero value means no correction.
 //
-// Smooth and Snap skip their loops on frames with nothing to do: code
-// outside netsmooth's systems that writes a Correction must call
-// systems.Metrics.NoteCorrection.
+// Game code may write a Correction too (to glide an entity it moved by
+// hand): Snap and Smooth look at every entity's Correction each frame, so
+// it is snapped or smoothed like the pipeline's own.
 type Correction struct {
 	// Pos is the position offset added to the target.
 	Pos mgl32.Vec3

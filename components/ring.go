@@ -153,6 +153,20 @@ func (r *Ring) Search(tick float64) int {
 	return i
 }
 
+// Find returns the stored sample with exactly this tick, or nil.
+func (r *Ring) Find(tick uint32) *Sample {
+	for i := int(r.Head.count) - 1; i >= 0; i-- {
+		s := r.At(i)
+		if s.Tick == tick {
+			return s
+		}
+		if s.Tick < tick {
+			return nil
+		}
+	}
+	return nil
+}
+
 // Contains reports whether a sample with exactly this tick is stored.
 func (r *Ring) Contains(tick uint32) bool {
 	for i := int(r.Head.count) - 1; i >= 0; i-- {
@@ -176,6 +190,21 @@ func (r *Ring) DropBefore(tick uint32) int {
 		h.start = uint8((int(h.start) + 1) & ringMask)
 		h.count--
 		dropped++
+	}
+	return dropped
+}
+
+// DropAfter removes every sample newer than tick and returns how many it
+// removed.
+func (r *Ring) DropAfter(tick uint32) int {
+	h := r.Head
+	dropped := 0
+	for h.count > 0 && r.At(int(h.count)-1).Tick > tick {
+		h.count--
+		dropped++
+	}
+	if h.count > 0 {
+		h.newest = r.At(int(h.count) - 1).Tick
 	}
 	return dropped
 }
@@ -258,6 +287,13 @@ func (r *SnapshotRing) Contains(tick uint32) bool {
 func (r *SnapshotRing) DropBefore(tick uint32) int {
 	v := r.View()
 	return v.DropBefore(tick)
+}
+
+// DropAfter removes every sample newer than tick and returns how many it
+// removed.
+func (r *SnapshotRing) DropAfter(tick uint32) int {
+	v := r.View()
+	return v.DropAfter(tick)
 }
 
 // Clear empties the ring.

@@ -26,12 +26,12 @@ const (
 type SpanFlags uint8
 
 const (
-	// SpanDirty is set by Receive when a new sample may change the span; the
-	// next Interpolate rebuilds it from the ring and smooths any jump.
+	// SpanDirty is set (through [Span.NoteArrival]) when a new sample may
+	// change the span; the next Interpolate rebuilds it from the ring and
+	// smooths any jump.
 	SpanDirty SpanFlags = 1 << iota
-	// SpanTeleported is set by Interpolate on the frame the render time
-	// crosses a teleport; Snap clears it after dropping the correction and
-	// the samples from before the teleport.
+	// SpanTeleported is set by Interpolate while it handles the frame in
+	// which the render time crosses a teleport.
 	SpanTeleported
 	// SpanHidden says the entity is not yet visible (the render time has not
 	// reached its spawn sample).
@@ -73,4 +73,43 @@ type Span struct {
 	// Rot0 and Rot1 are the rotations of sample 0 and sample 1, with Rot1
 	// already flipped to the same hemisphere as Rot0 (shortest path).
 	Rot0, Rot1 mgl32.Quat
+}
+
+// Passed reports whether the render time has reached the span's first
+// sample (From), so that anything older can no longer be drawn.
+func (s *Span) Passed() bool {
+	return s.Mode == SpanLerp || s.Mode == SpanStep || s.Mode == SpanPast
+}
+
+// Stale reports whether a sample at tick comes too late to be drawn: the
+// render time has already passed the span's first sample, which is newer.
+func (s *Span) Stale(tick uint32) bool { return s.Passed() && tick < s.From }
+
+// LosesBracket reports whether inserting one more sample would evict a
+// sample the span is built from: the ring is full and the span starts at
+// its oldest sample.
+func (s *Span) LosesBracket() bool {
+	holds := s.Mode == SpanLerp || s.Mode == SpanStep || s.Mode == SpanBefore
+	return s.Ring.Len() == RingCapacity && holds && s.Ring.Logical(int(s.ToPhys)) <= 1
+}
+
+// NoteArrival records that a sample at tick was stored in the ring, and
+// marks the span for a rebuild if that sample may change what is drawn: it
+// lands inside or before the span, the span had nothing to draw from or
+// was extrapolating, or (lost, from [Span.LosesBracket] before the insert)
+// the insert evicted a sample the span is built from. Samples beyond the
+// span are picked up when the render time reaches them, at no cost now.
+func (s *Span) NoteArrival(tick uint32, lost bool) {
+	dirty := lost
+	switch s.Mode {
+	case SpanEmpty, SpanPast:
+		dirty = true
+	case SpanBefore:
+		dirty = dirty || tick < s.From
+	default:
+		dirty = dirty || tick < s.To
+	}
+	if dirty {
+		s.Flags |= SpanDirty
+	}
 }

@@ -19,13 +19,19 @@ const FollowExtrapolation = -1
 
 // Config gathers every setting of a [Pipeline]. Start from [DefaultConfig]
 // and change what your game needs; distances are in your world units.
+//
+// TickRate is the one tick rate: the clock, the prediction systems and
+// every per-tick default (smoothing) follow it. Leave Clock.TickRate and
+// Predict.TickRate zero.
 type Config struct {
 	// TickRate is the server's simulation rate in ticks per second; message
-	// ticks are counted in it.
+	// ticks are counted in it, predicted entities step at it, and
+	// Smooth.PerTick is applied per tick of it.
 	TickRate float64
-	// InboxCapacity bounds the messages waiting between two frames.
+	// InboxCapacity bounds the messages waiting between two frames (zero
+	// means systems.DefaultInboxCapacity).
 	InboxCapacity int
-	// Clock slews and resets the render time; its TickRate is taken from
+	// Clock slews and resets the render time; its TickRate comes from
 	// TickRate above. Clock.Delay picks the interpolation delay.
 	Clock timeline.Config
 	// Receive, Interpolate, Smooth and Snap configure the systems.
@@ -33,7 +39,8 @@ type Config struct {
 	Interpolate systems.InterpolateConfig
 	Smooth      systems.SmoothConfig
 	Snap        systems.SnapConfig
-	// Predict configures the prediction systems added by AddPrediction.
+	// Predict configures the prediction systems added by AddPredictor; its
+	// TickRate comes from TickRate above.
 	Predict systems.PredictConfig
 }
 
@@ -42,38 +49,35 @@ type Config struct {
 // intervals plus 2.5 jitter deviations, 50 to 400 ms; timeline.FixedDelay
 // is the alternative), a render time that never runs past the newest
 // sample by more than extrapolation covers, the Coast extrapolation policy
-// for up to 250 ms, corrections that close
-// half the remaining gap every tick, snapping beyond 20 units, teleports
-// assumed beyond 400 units between samples, and for predicted entities a
-// dead zone of 0.5 units and a hard cut beyond 20 (seed 003).
+// for up to 250 ms, corrections that close half the remaining gap every
+// tick, snapping beyond 20 units, teleports assumed beyond 400 units
+// between samples, and for predicted entities a dead zone of 0.5 units and
+// a hard cut beyond 20. For another tick rate, use [Config.WithTickRate]
+// or set TickRate: everything per tick follows it.
 func DefaultConfig() Config {
 	const rate = 20
 	clock := timeline.DefaultConfig(rate)
+	clock.TickRate = 0 // follows Config.TickRate
 	clock.Delay = timeline.DefaultAdaptiveDelay()
 	clock.MaxAhead = FollowExtrapolation
-	interp := systems.DefaultInterpolateConfig()
+	predict := systems.DefaultPredictConfig(rate)
+	predict.TickRate = 0 // follows Config.TickRate
 	return Config{
 		TickRate:      rate,
 		InboxCapacity: systems.DefaultInboxCapacity,
 		Clock:         clock,
 		Receive:       systems.DefaultReceiveConfig(),
-		Interpolate:   interp,
-		Smooth:        systems.DefaultSmoothConfig(rate),
+		Interpolate:   systems.DefaultInterpolateConfig(),
+		Smooth:        systems.DefaultSmoothConfig(),
 		Snap:          systems.DefaultSnapConfig(),
-		Predict:       systems.DefaultPredictConfig(rate),
+		Predict:       predict,
 	}
 }
 
-// WithTickRate returns a copy of c for a server at rate ticks per second,
-// with the per-tick defaults (smoothing) rescaled to it.
+// WithTickRate returns a copy of c for a server at rate ticks per second.
+// It is the same as setting TickRate.
 func (c Config) WithTickRate(rate float64) Config {
-	if c.TickRate > 0 && rate > 0 {
-		alpha := 1 - math.Exp(-c.Smooth.Rate/c.TickRate)
-		c.Smooth.Rate = systems.RateFromAlpha(alpha, rate)
-	}
 	c.TickRate = rate
-	c.Clock.TickRate = rate
-	c.Predict.TickRate = rate
 	return c
 }
 
@@ -90,11 +94,24 @@ func (c *Config) clockConfig() timeline.Config {
 	return clock
 }
 
+// predictConfig is the prediction configuration at the pipeline's tick rate.
+func (c *Config) predictConfig() systems.PredictConfig {
+	predict := c.Predict
+	predict.TickRate = c.TickRate
+	return predict
+}
+
 // Validate reports every setting that is out of range.
 func (c *Config) Validate() error {
 	var errs []error
 	if !(c.TickRate > 0) || math.IsInf(c.TickRate, 0) {
 		errs = append(errs, fmt.Errorf("ecs: TickRate must be a positive number of ticks per second, got %v", c.TickRate))
+	}
+	if c.Clock.TickRate != 0 && c.Clock.TickRate != c.TickRate {
+		errs = append(errs, fmt.Errorf("ecs: Clock.TickRate (%v) differs from TickRate (%v): set only Config.TickRate (or use WithTickRate) and leave Clock.TickRate zero", c.Clock.TickRate, c.TickRate))
+	}
+	if c.Predict.TickRate != 0 && c.Predict.TickRate != c.TickRate {
+		errs = append(errs, fmt.Errorf("ecs: Predict.TickRate (%v) differs from TickRate (%v): set only Config.TickRate (or use WithTickRate) and leave Predict.TickRate zero", c.Predict.TickRate, c.TickRate))
 	}
 	if c.InboxCapacity < 0 {
 		errs = append(errs, fmt.Errorf("ecs: InboxCapacity must not be negative, got %d", c.InboxCapacity))
@@ -103,7 +120,8 @@ func (c *Config) Validate() error {
 	if !(c.Receive.MaxFuture < clock.ResetThreshold) {
 		errs = append(errs, fmt.Errorf("ecs: Receive.MaxFuture (%v s) must be below Clock.ResetThreshold (%v s), or one future-dated tick could re-anchor the clock", c.Receive.MaxFuture, clock.ResetThreshold))
 	}
+	predict := c.predictConfig()
 	errs = append(errs, clock.Validate(), c.Receive.Validate(), c.Interpolate.Validate(),
-		c.Smooth.Validate(), c.Snap.Validate(), c.Predict.Validate())
+		c.Smooth.Validate(), c.Snap.Validate(), predict.Validate())
 	return errors.Join(errs...)
 }

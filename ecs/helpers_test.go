@@ -8,6 +8,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
@@ -38,9 +39,9 @@ func newRig(t testing.TB, cfg nsecs.Config) *rig {
 }
 
 // cfgAt returns the default config at a tick rate with an exact delay in
-// ticks and a render clock that may run any distance past the newest sample
-// (as the source documents' clocks do): the interpolation and extrapolation
-// rules are tested on their own; the clamp window has its own tests.
+// ticks and a render clock that may run any distance past the newest
+// sample: the interpolation and extrapolation rules are tested on their
+// own; the clamp window has its own tests.
 func cfgAt(rate, delayTicks float64) nsecs.Config {
 	cfg := nsecs.DefaultConfig().WithTickRate(rate)
 	cfg.Clock.Delay = ticksDelay(delayTicks)
@@ -48,7 +49,7 @@ func cfgAt(rate, delayTicks float64) nsecs.Config {
 	return cfg
 }
 
-func (r *rig) push(ms ...nsecs.Message) {
+func (r *rig) push(ms ...systems.Message) {
 	for _, m := range ms {
 		r.pipe.Inbox().Push(m)
 	}
@@ -67,10 +68,27 @@ func (r *rig) render(id components.NetID) components.Render {
 
 func (r *rig) renderTick() float64 { return r.pipe.Clock().RenderTick() }
 
-func snap(id components.NetID, tick uint32, x float32) nsecs.Message {
-	return nsecs.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}}
+func snap(id components.NetID, tick uint32, x float32) systems.Message {
+	return systems.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}}
 }
 
-func snapVel(id components.NetID, tick uint32, x, vx float32) nsecs.Message {
-	return nsecs.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}, Vel: mgl32.Vec3{vx, 0, 0}, HasVelocity: true}
+func snapVel(id components.NetID, tick uint32, x, vx float32) systems.Message {
+	return systems.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}, Vel: mgl32.Vec3{vx, 0, 0}, HasVelocity: true}
+}
+
+// checkCounted asserts the counting invariant: every pushed message is
+// accepted or rejected for exactly one reason.
+func (r *rig) checkCounted(pushed int) {
+	r.t.Helper()
+	m := r.pipe.Metrics()
+	if got := m.Received(); got != uint64(pushed) {
+		r.t.Fatalf("counted %d messages (accepted %d, rejected %v), pushed %d", got, m.Accepted, m.Rejected, pushed)
+	}
+}
+
+func abs(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
 }

@@ -25,19 +25,19 @@ func truth(id int, t float64) mgl32.Vec3 {
 func runLink(t *testing.T, cfg nsecs.Config, link netsim.Config, entities int, seconds, fps float64, check func(r *rig, frame int)) (*rig, int, netsim.Stats) {
 	t.Helper()
 	r := newRig(t, cfg)
-	l, err := netsim.NewLink[nsecs.Message](link, 7)
+	l, err := netsim.NewLink[systems.Message](link, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
 	rate := cfg.TickRate
-	var out []nsecs.Message
+	var out []systems.Message
 	pushed, sent := 0, 0
 	for f := 0; float64(f) < seconds*fps; f++ {
 		now := time.Duration(float64(f) / fps * float64(time.Second))
 		for time.Duration(float64(sent)/rate*float64(time.Second)) <= now {
 			st := float64(sent) / rate
 			for id := 1; id <= entities; id++ {
-				l.Send(now, nsecs.Message{NetID: components.NetID(id), Tick: uint32(sent), Pos: truth(id, st)})
+				l.Send(now, systems.Message{NetID: components.NetID(id), Tick: uint32(sent), Pos: truth(id, st)})
 			}
 			sent++
 		}

@@ -1,6 +1,8 @@
 package ecs
 
 import (
+	"errors"
+
 	"github.com/mlange-42/arche/ecs"
 	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
@@ -15,22 +17,30 @@ type System interface {
 	Finalize(w *ecs.World)
 }
 
+// ErrAlreadyInstalled is returned by [New] for a world that already has a
+// netsmooth pipeline: its resources are per world.
+var ErrAlreadyInstalled = errors.New("ecs: the world already has a netsmooth pipeline")
+
 // Pipeline owns netsmooth's resources in one arche world and runs its
-// systems in order: Receive, then Reconcile and Predict for each
-// [AddPrediction], then Interpolate, Smooth, Snap. Create it with
+// systems in order: Receive, Timeline, Retire, then Reconcile and Predict
+// for each [AddPredictor], then Interpolate, Snap, Smooth. Create it with
 // [New]; call [Pipeline.Update] once per render frame on the world's
 // goroutine. Transports push into [Pipeline.Inbox] from any goroutine.
 type Pipeline struct {
 	world *ecs.World
 	cfg   Config
 
-	inbox   *systems.Inbox
-	index   *systems.Index
-	clock   *timeline.Clock
-	metrics *systems.Metrics
-	frame   *systems.Frame
+	inbox    *systems.Inbox
+	index    *systems.Index
+	clock    *timeline.Clock
+	metrics  *systems.Metrics
+	frame    *systems.Frame
+	arrivals *systems.Arrivals
+	despawns *systems.Despawns
 
 	receive     *systems.Receive
+	timeline    *systems.Timeline
+	retire      *systems.Retire
 	interpolate *systems.Interpolate
 	smooth      *systems.Smooth
 	snap        *systems.Snap
@@ -55,13 +65,17 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 		return nil, err
 	}
 	p := &Pipeline{
-		world:   w,
-		cfg:     cfg,
-		inbox:   systems.NewInbox(cfg.InboxCapacity),
-		index:   systems.NewIndex(cfg.Receive.DenseIDs, cfg.Receive.Tombstones),
-		clock:   clock,
-		metrics: &systems.Metrics{},
-		frame:   &systems.Frame{},
+		world:    w,
+		cfg:      cfg,
+		inbox:    systems.NewInbox(cfg.InboxCapacity),
+		index:    systems.NewIndex(cfg.Receive.DenseIDs, cfg.Receive.Tombstones),
+		clock:    clock,
+		metrics:  &systems.Metrics{},
+		frame:    &systems.Frame{},
+		arrivals: &systems.Arrivals{},
+		despawns: &systems.Despawns{},
+		timeline: systems.NewTimeline(),
+		retire:   systems.NewRetire(cfg.Receive.OnDespawn),
 	}
 	if p.receive, err = systems.NewReceive(cfg.Receive); err != nil {
 		return nil, err
@@ -80,17 +94,20 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 	ecs.AddResource(w, p.clock)
 	ecs.AddResource(w, p.metrics)
 	ecs.AddResource(w, p.frame)
-	p.ordered = []System{p.receive, p.interpolate, p.smooth, p.snap}
+	ecs.AddResource(w, p.arrivals)
+	ecs.AddResource(w, p.despawns)
+	p.ordered = []System{p.receive, p.timeline, p.retire, p.interpolate, p.snap, p.smooth}
 	return p, nil
 }
 
 // Update runs one render frame of dt seconds: every system in order. The
-// first call initializes the systems.
+// first call initializes the systems. A dt that is negative, NaN or
+// infinite counts as zero, and one beyond systems.MaxFrameDt as that.
 func (p *Pipeline) Update(dt float64) {
 	if !p.initialized {
 		p.Initialize()
 	}
-	p.frame.Dt = dt
+	p.frame.Set(dt)
 	for _, s := range p.ordered {
 		s.Update(p.world)
 	}
@@ -121,10 +138,11 @@ func (p *Pipeline) Systems() []System {
 }
 
 // Inbox is where transports push messages, from any goroutine.
-func (p *Pipeline) Inbox() *Inbox { return p.inbox }
+func (p *Pipeline) Inbox() *systems.Inbox { return p.inbox }
 
-// Metrics is the live metrics resource, updated every frame.
-func (p *Pipeline) Metrics() *Metrics { return p.metrics }
+// Metrics is the live metrics resource, updated every frame. Read it on the
+// world's goroutine, between frames.
+func (p *Pipeline) Metrics() *systems.Metrics { return p.metrics }
 
 // Clock is the render clock resource.
 func (p *Pipeline) Clock() *timeline.Clock { return p.clock }

@@ -9,6 +9,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/systems"
 )
 
 // Plugging netsmooth into an arche world: build the pipeline, let a
@@ -16,7 +17,7 @@ import (
 // the Render component.
 func ExampleNew() {
 	world := ecs.NewWorld()
-	pipe, err := nsecs.New(&world, nsecs.DefaultConfig()) // 20 Hz server, 100 ms delay
+	pipe, err := nsecs.New(&world, nsecs.DefaultConfig()) // 20 Hz server, adaptive delay (two intervals to start)
 	if err != nil {
 		panic(err)
 	}
@@ -24,7 +25,7 @@ func ExampleNew() {
 	// A transport (any goroutine) pushes what the server sent: entity 7
 	// moving along x at 20 units per second, one snapshot per tick.
 	for tick := uint32(100); tick <= 110; tick++ {
-		pipe.Inbox().Push(nsecs.Message{
+		pipe.Inbox().Push(systems.Message{
 			NetID: 7,
 			Tick:  tick,
 			Pos:   mgl32.Vec3{float32(tick-100) * 1, 0, 0},
@@ -54,21 +55,21 @@ func ExamplePipeline_Metrics() {
 	pipe, _ := nsecs.New(&world, nsecs.DefaultConfig())
 	in := pipe.Inbox()
 	for tick := uint32(10); tick <= 20; tick++ {
-		in.Push(nsecs.Message{NetID: 1, Tick: tick, Pos: mgl32.Vec3{float32(tick), 0, 0}})
+		in.Push(systems.Message{NetID: 1, Tick: tick, Pos: mgl32.Vec3{float32(tick), 0, 0}})
 	}
 	pipe.Update(1.0 / 60) // the render time is now a little behind tick 20
 
-	in.Push(nsecs.Message{NetID: 1, Tick: 20})                                             // duplicate
-	in.Push(nsecs.Message{NetID: 1, Tick: 21, Pos: mgl32.Vec3{float32(math.NaN()), 0, 0}}) // NaN
-	in.Push(nsecs.Message{NetID: 1, Tick: 12})                                             // already drawn past
-	in.Push(nsecs.Message{NetID: 1, Tick: 10_000})                                         // from the future
+	in.Push(systems.Message{NetID: 1, Tick: 20, Pos: mgl32.Vec3{20, 0, 0}})                  // a copy: duplicate
+	in.Push(systems.Message{NetID: 1, Tick: 21, Pos: mgl32.Vec3{float32(math.NaN()), 0, 0}}) // NaN
+	in.Push(systems.Message{NetID: 1, Tick: 12})                                             // already drawn past
+	in.Push(systems.Message{NetID: 1, Tick: 10_000})                                         // from the future
 	pipe.Update(1.0 / 60)
 
 	m := pipe.Metrics()
 	fmt.Println("received:", m.Received(), "accepted:", m.Accepted)
 	for reason, n := range m.Rejected {
 		if n > 0 {
-			fmt.Printf("rejected %s: %d\n", nsecs.RejectReason(reason), n)
+			fmt.Printf("rejected %s: %d\n", systems.RejectReason(reason), n)
 		}
 	}
 	// Output:

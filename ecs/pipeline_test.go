@@ -2,6 +2,7 @@ package ecs_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/mlange-42/arche/ecs"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/systems"
 )
 
 func TestNewRejectsBadConfigNamingEveryField(t *testing.T) {
@@ -45,13 +47,13 @@ func TestNewTwiceOnOneWorld(t *testing.T) {
 func TestSteadyStateFrameDoesNotAllocate(t *testing.T) {
 	r := newRig(t, nsecs.DefaultConfig())
 	const n = 500
-	batch := make([]nsecs.Message, n)
+	batch := make([]systems.Message, n)
 	tick := uint32(0)
 	frame := 0
 	step := func() {
 		if frame%3 == 0 {
 			for i := range batch {
-				batch[i] = nsecs.Message{NetID: components.NetID(i + 1), Tick: tick, Pos: mgl32.Vec3{float32(tick), float32(i), 0}}
+				batch[i] = systems.Message{NetID: components.NetID(i + 1), Tick: tick, Pos: mgl32.Vec3{float32(tick), float32(i), 0}}
 			}
 			r.pipe.Inbox().PushBatch(batch)
 			tick++
@@ -67,5 +69,50 @@ func TestSteadyStateFrameDoesNotAllocate(t *testing.T) {
 	}
 	if m := r.pipe.Metrics(); m.Entities != n || m.RejectedTotal() != 0 {
 		t.Fatalf("entities %d, rejected %d", m.Entities, m.RejectedTotal())
+	}
+}
+
+// TestSystemsInFrameOrder: the pipeline runs its systems in the documented
+// order, each prediction pair after the timeline is settled and before the
+// remote entities are drawn, and a predictor added after the first frame
+// is initialized at once.
+func TestSystemsInFrameOrder(t *testing.T) {
+	type st struct{ X float32 }
+	sim := systems.Simulation[st, int]{
+		Step:     func(s st, in int, dt float64) st { return s },
+		Position: func(s *st) mgl32.Vec3 { return mgl32.Vec3{s.X, 0, 0} },
+	}
+	w := ecs.NewWorld()
+	pipe, err := nsecs.New(&w, nsecs.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nsecs.AddPredictor(pipe, sim); err != nil {
+		t.Fatal(err)
+	}
+	pipe.Update(0)
+	late, err := nsecs.AddPredictor(pipe, systems.Simulation[float32, int]{
+		Step:     func(s float32, in int, dt float64) float32 { return s + 1 },
+		Position: func(s *float32) mgl32.Vec3 { return mgl32.Vec3{*s, 0, 0} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range pipe.Systems() {
+		name, _, _ := strings.Cut(fmt.Sprintf("%T", s), "[") // no type arguments
+		names = append(names, strings.TrimPrefix(name, "*systems."))
+	}
+	want := "Receive Timeline Retire Reconcile Predict Reconcile Predict Interpolate Snap Smooth"
+	if got := strings.Join(names, " "); got != want {
+		t.Fatalf("systems in order %q, want %q", got, want)
+	}
+	// The late predictor's systems work without another Initialize.
+	if _, err := late.Spawn(&w, 1, 0); err != nil {
+		t.Fatal(err)
+	}
+	pipe.Update(1.0 / 20)
+	if late.Ticks() != 1 {
+		t.Fatalf("the late predictor ran %d ticks, want 1", late.Ticks())
 	}
 }

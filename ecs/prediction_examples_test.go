@@ -8,15 +8,16 @@ import (
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/systems"
 )
 
 // The local player: predicted from its inputs at fixed ticks, drawn between
 // its last two ticks at any frame rate, reconciled with the server's
 // authoritative states.
-func ExampleAddPrediction() {
+func ExampleAddPredictor() {
 	type state struct{ X float32 }
 	type input struct{ Right bool }
-	sim := nsecs.Simulation[state, input]{
+	sim := systems.Simulation[state, input]{
 		// Deterministic: used to predict and to replay.
 		Step: func(s state, in input, dt float64) state {
 			if in.Right {
@@ -29,7 +30,7 @@ func ExampleAddPrediction() {
 
 	world := ecs.NewWorld()
 	pipe, _ := nsecs.New(&world, nsecs.DefaultConfig().WithTickRate(50))
-	pred, err := nsecs.AddPrediction(pipe, sim)
+	pred, err := nsecs.AddPredictor(pipe, sim)
 	if err != nil {
 		panic(err)
 	}
@@ -47,10 +48,10 @@ func ExampleAddPrediction() {
 	fmt.Printf("drawn at x=%.1f after %d ticks; %d inputs to send, last seq %d\n", render.Pos[0], pred.Ticks(), len(sent), sent[len(sent)-1].Seq)
 
 	// The server applied the first three inputs but was shoved 1 unit back.
-	pred.Inbox().Push(nsecs.Authoritative[state]{NetID: 1, Tick: 3, Ack: 3, State: state{X: 0.6 - 1}})
+	pred.Inbox().Push(systems.Authoritative[state]{NetID: 1, Tick: 3, Ack: 3, State: state{X: 0.6 - 1}})
 	pipe.Update(0)
 	var report components.ReconcileReport
-	q := generic.NewFilter1[components.Prediction]().Query(&world)
+	q := generic.NewFilter1[components.PredictedStatus]().Query(&world)
 	for q.Next() {
 		report = q.Get().Last
 	}

@@ -3,19 +3,29 @@
 //
 // # Systems, in frame order
 //
-//  1. [Receive]: advance the clock, drain the [Inbox], map NetIDs to
-//     entities, buffer samples by tick, reject and count bad ones, move the
-//     render time, apply due despawns.
-//  2. [Reconcile] (predicted entities): apply authoritative states by
+//  1. [Receive]: drain the [Inbox], map NetIDs to entities, buffer samples
+//     by tick, schedule despawns, reject and count bad messages, and record
+//     the frame's [Arrivals].
+//  2. [Timeline]: advance the [github.com/netsmooth/netsmooth/timeline.Clock]
+//     by the frame's dt and the arrivals, moving the render time.
+//  3. [Retire]: remove the entities whose despawn tick the render time
+//     has reached.
+//  4. [Reconcile] (predicted entities): apply authoritative states by
 //     replaying unacknowledged inputs; smooth or hard-cut the difference.
-//  3. [Predict] (predicted entities): run the frame's fixed prediction ticks
+//  5. [Predict] (predicted entities): run the frame's fixed prediction ticks
 //     and draw between the last two. Reconcile and Predict come in pairs
 //     from a [Predictor], generic over the game's state and input types.
-//  4. [Interpolate]: draw remote entities at the render time (lerp, nlerp,
+//  6. [Interpolate]: draw remote entities at the render time (lerp, nlerp,
 //     discrete state switch, epoch boundaries, extrapolation policy).
-//  5. [Smooth]: decay visual corrections and draw target + correction.
-//  6. [Snap]: draw the target outright on teleports and oversized
-//     corrections.
+//  7. [Snap]: drop the correction of entities that crossed a teleport or
+//     whose correction is too long to glide, so they are drawn at target.
+//  8. [Smooth]: decay visual corrections and draw target + correction.
+//
+// Each system owns its state and decisions: systems share data only
+// through components (the [components.Span] with its arrival contract,
+// [components.Render] and its flags, [components.Correction]) and through
+// resources made for the purpose ([Arrivals], [Despawns], [Frame]). [Metrics] is a
+// dashboard for the game; no system reads it to decide anything.
 //
 // Every system has the arche-model shape Initialize / Update / Finalize
 // taking the *ecs.World, with no dt argument: the frame's dt is in the
@@ -26,7 +36,7 @@
 // # Resources
 //
 // The systems find their shared state as arche world resources, added by the
-// pipeline: [Inbox], [Index], [Metrics], [Frame] and the
+// pipeline: [Inbox], [Index], [Metrics], [Frame], [Arrivals], [Despawns] and the
 // [github.com/netsmooth/netsmooth/timeline.Clock]. A [Predictor] keeps its
 // own [AuthInbox] and [InputOutbox], typed by the game's state and input.
 //
@@ -35,6 +45,6 @@
 // Per entity per frame, no system allocates, calls through an interface or
 // looks anything up in a map. Receive touches an entity only when a message
 // names it; Interpolate reads the small hot span component and goes back to
-// the ring only when the render time crosses a sample; Smooth and Snap skip
-// their loops entirely on frames with nothing to correct.
+// the ring only when the render time crosses a sample; Snap and Smooth read
+// one small Correction per entity and skip those that are zero.
 package systems

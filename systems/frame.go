@@ -8,13 +8,33 @@ import (
 	"github.com/mlange-42/arche/generic"
 )
 
+// MaxFrameDt is the longest frame the systems accept, in seconds: a longer
+// dt (a debugger pause, a machine asleep for days) counts as this long. The
+// clock re-anchors after such a gap anyway; the bound keeps every sum of
+// frame times finite.
+const MaxFrameDt = 3600
+
 // Frame is the world resource that carries the current render frame's
 // duration to the systems, which have no dt argument (so they fit arche-model
 // unchanged). The pipeline sets it in its Update; under arche-model, a
-// [FrameTimer] system added first sets it.
+// [FrameTimer] system added first sets it. Set it with [Frame.Set], which
+// sanitises it once for every system.
 type Frame struct {
-	// Dt is the duration of this render frame in seconds.
+	// Dt is the duration of this render frame in seconds, in
+	// [0, MaxFrameDt].
 	Dt float64
+}
+
+// Set stores dt as this frame's duration: NaN, infinite or negative
+// durations count as zero, and durations beyond [MaxFrameDt] as MaxFrameDt.
+func (f *Frame) Set(dt float64) {
+	switch {
+	case !(dt >= 0):
+		dt = 0
+	case dt > MaxFrameDt:
+		dt = MaxFrameDt
+	}
+	f.Dt = dt
 }
 
 // FrameTimer is a system that sets [Frame].Dt each update: to Step when Step
@@ -38,14 +58,14 @@ func (t *FrameTimer) Initialize(w *ecs.World) {
 // Update implements the arche-model System interface.
 func (t *FrameTimer) Update(w *ecs.World) {
 	if t.Step > 0 {
-		t.frame.Dt = t.Step
+		t.frame.Set(t.Step)
 		return
 	}
 	now := time.Now()
 	if t.last.IsZero() {
-		t.frame.Dt = 0
+		t.frame.Set(0)
 	} else {
-		t.frame.Dt = now.Sub(t.last).Seconds()
+		t.frame.Set(now.Sub(t.last).Seconds())
 	}
 	t.last = now
 }

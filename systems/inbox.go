@@ -3,8 +3,11 @@ package systems
 import "sync"
 
 // DefaultInboxCapacity is the default bound on messages waiting in an
-// [Inbox] between two frames.
-const DefaultInboxCapacity = 1 << 20
+// [Inbox] between two frames: 131072, room for a snapshot of 100k entities
+// plus a burst. A Message is 64 bytes and the inbox alternates two
+// buffers, so a flood holds at most 16 MB at this capacity, given back
+// within a few seconds once the traffic is normal again.
+const DefaultInboxCapacity = 1 << 17
 
 // Inbox is where transports put messages for the client. Push and PushBatch
 // may be called from any goroutine at any time, including while a frame
@@ -73,7 +76,8 @@ func (in *Inbox) Capacity() int { return in.capacity }
 // Drain hands every waiting message to the caller and the count of messages
 // dropped since the last drain. spare is a buffer the inbox keeps for the
 // next pushes (pass back what the previous Drain returned, so the two
-// buffers alternate without allocating).
+// buffers alternate without allocating). The returned slice is the
+// caller's only until it is passed back as spare.
 func (in *Inbox) Drain(spare []Message) (msgs []Message, dropped uint64) {
 	in.mu.Lock()
 	msgs, in.pending = in.pending, spare[:0]

@@ -47,7 +47,8 @@ type indexEntry struct {
 // map. Memory is bounded: the table by DenseIDs, the map by the entity limit
 // plus the tombstone capacity.
 //
-// Only the Receive system changes the index.
+// Receive changes the index for remote entities and [Predictor.Spawn] for
+// predicted ones, both on the world's goroutine.
 type Index struct {
 	dense     []indexEntry
 	denseIDs  uint64
@@ -154,4 +155,39 @@ func (x *Index) addTombstone(id components.NetID) {
 	}
 	x.tombs[x.tombNext] = id
 	x.tombNext = (x.tombNext + 1) % x.tombCap
+}
+
+// forgetBeyond drops the lifecycle ticks that lie beyond horizon, after the
+// clock took up a new timeline (a restarted server, a wrap, an absurd tick
+// believed until now): a life's start beyond it no longer refuses older
+// samples, a tombstone beyond it no longer refuses the id, and a despawn
+// scheduled beyond it becomes due at once (tick 0).
+func (x *Index) forgetBeyond(horizon uint32) {
+	rebase := func(e indexEntry) (indexEntry, bool) {
+		switch {
+		case e.state == entryLive && e.bornTick > horizon:
+			e.bornTick = 0
+		case e.state == entryDespawning && e.despawnTick > horizon:
+			e.despawnTick = 0
+		case e.state == entryDead && e.despawnTick > horizon:
+			return indexEntry{}, true
+		default:
+			return e, false
+		}
+		return e, true
+	}
+	for i, e := range x.dense {
+		if next, changed := rebase(e); changed {
+			x.dense[i] = next
+		}
+	}
+	for id, e := range x.sparse {
+		if next, changed := rebase(e); changed {
+			if next.state == entryFree {
+				delete(x.sparse, id)
+			} else {
+				x.sparse[id] = next
+			}
+		}
+	}
 }

@@ -70,28 +70,3 @@ func TestIndexDenseGrowthBounded(t *testing.T) {
 		t.Fatalf("dense %d sparse %d", len(x.dense), len(x.sparse))
 	}
 }
-
-func TestInboxDrainAlternatesBuffers(t *testing.T) {
-	in := NewInbox(3)
-	for i := 0; i < 5; i++ {
-		in.Push(Message{Tick: uint32(i)})
-	}
-	msgs, dropped := in.Drain(nil)
-	if len(msgs) != 3 || dropped != 2 || in.Len() != 0 {
-		t.Fatalf("drained %d, dropped %d, left %d", len(msgs), dropped, in.Len())
-	}
-	in.Push(Message{Tick: 9})
-	spare := msgs
-	msgs, dropped = in.Drain(spare)
-	if len(msgs) != 1 || msgs[0].Tick != 9 || dropped != 0 {
-		t.Fatalf("second drain %v dropped %d", msgs, dropped)
-	}
-	allocs := testing.AllocsPerRun(100, func() {
-		in.Push(Message{})
-		in.Push(Message{})
-		spare, _ = in.Drain(spare)
-	})
-	if allocs != 0 {
-		t.Fatalf("steady-state push/drain allocates %v times", allocs)
-	}
-}

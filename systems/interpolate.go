@@ -21,7 +21,7 @@ type InterpolateConfig struct {
 	ExtrapolationLimit float64
 	// TeleportDistance: two consecutive samples further apart than this are
 	// treated as a teleport even without a Teleport message or an epoch
-	// change (seed 004's snap threshold): no long slide between them.
+	// change: no long slide between them.
 	// Zero disables the check.
 	TeleportDistance float32
 	// MinCorrection is the smallest target jump, in world units, that is
@@ -30,7 +30,7 @@ type InterpolateConfig struct {
 }
 
 // DefaultInterpolateConfig returns the defaults: the Coast policy with a
-// 250 ms limit, teleport detection at 400 units (seed 004), jumps under
+// 250 ms limit, teleport detection at 400 units, jumps under
 // 0.001 units drawn as they are.
 func DefaultInterpolateConfig() InterpolateConfig {
 	return InterpolateConfig{
@@ -44,7 +44,7 @@ func DefaultInterpolateConfig() InterpolateConfig {
 // Validate reports the first setting that is out of range.
 func (cfg *InterpolateConfig) Validate() error {
 	switch {
-	case cfg.Extrapolation > blend.DampedSeed:
+	case cfg.Extrapolation > blend.DampedReturn:
 		return fmt.Errorf("systems: unknown extrapolation policy %d", cfg.Extrapolation)
 	case !(cfg.ExtrapolationLimit >= 0) || math.IsInf(cfg.ExtrapolationLimit, 0):
 		return fmt.Errorf("systems: ExtrapolationLimit must be non-negative seconds, got %v", cfg.ExtrapolationLimit)
@@ -85,6 +85,7 @@ type Interpolate struct {
 	// Per-frame constants.
 	rt, rate, limit float64
 	resets          uint64 // the clock's reset count at the last frame
+	generation      uint64 // the clock's timeline at the last frame
 	jumped          bool   // the clock jumped this frame: no corrections
 	teleport2       float32
 	minCorr2        float32
@@ -123,7 +124,6 @@ type frameCounts struct {
 	extrapolated, held, corrections, teleports int
 	aheadSum, aheadN, aheadMin, aheadMax       int
 	corrDist, corrMax                          float64
-	corrLen                                    float64 // longest resulting correction
 }
 
 // Update implements the arche-model System interface.
@@ -131,8 +131,13 @@ func (s *Interpolate) Update(w *ecs.World) {
 	s.rt = s.clock.RenderTick()
 	s.rate = s.clock.TickRate()
 	s.limit = s.cfg.ExtrapolationLimit
-	resets := s.clock.Resets()
-	s.jumped, s.resets = resets != s.resets, resets
+	resets, gen := s.clock.Resets(), s.clock.Generation()
+	s.jumped, s.resets = resets != s.resets || gen != s.generation, resets
+	if gen != s.generation {
+		// A new timeline: every span is rebuilt at the new render time.
+		s.generation = gen
+		s.markAllDirty(w)
+	}
 	rt := s.rt
 	fc := frameCounts{aheadMin: c.RingCapacity}
 
@@ -142,7 +147,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 		render := (*c.Render)(q.Get(s.render))
 		if span.Flags&c.SpanDirty == 0 && (span.Mode == c.SpanLerp || span.Mode == c.SpanStep) {
 			// Crossing To usually needs just the next slot.
-			fast := rt < float64(span.To) || s.advance(&q, span, &fc)
+			fast := rt < float64(span.To) || s.advance(&q, span)
 			if fast && span.Mode == c.SpanLerp {
 				// The common case, written out so that it inlines: position
 				// lerp and normalised quaternion lerp (Rot1 is pre-aligned).
@@ -172,27 +177,61 @@ func (s *Interpolate) Update(w *ecs.World) {
 				continue
 			}
 		}
-		if s.needsRefresh(span) {
-			s.refresh(&q, span, (*c.Correction)(q.Get(s.corr)), &fc)
-		}
-		s.eval(span, render)
-		switch {
-		case render.Flags&c.Extrapolated != 0:
-			fc.extrapolated++
-		case render.Flags&c.Held != 0 && span.Mode == c.SpanPast:
-			fc.held++
-		}
-		switch span.Mode {
-		case c.SpanLerp, c.SpanStep:
-			fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
-		case c.SpanBefore:
-			fc.ahead(span.Ring.Len())
-		case c.SpanPast:
-			fc.ahead(0)
-		}
+		s.slow(&q, span, render, &fc)
 	}
+	fc.publish(s.metrics)
+}
 
-	m := s.metrics
+// markAllDirty makes every span rebuild from its ring this frame.
+func (s *Interpolate) markAllDirty(w *ecs.World) {
+	q := w.Query(&s.cached)
+	for q.Next() {
+		(*c.Span)(q.Get(s.cols.span)).Flags |= c.SpanDirty
+	}
+}
+
+// slow draws an entity whose span must be rebuilt or is not a plain lerp:
+// a new sample landed in it, the render time left it, it crosses a
+// teleport, or it extrapolates or holds.
+func (s *Interpolate) slow(q *ecs.Query, span *c.Span, render *c.Render, fc *frameCounts) {
+	if s.needsRefresh(span) {
+		s.refresh(q, span, (*c.Correction)(q.Get(s.corr)), fc)
+	}
+	s.eval(span, render)
+	if span.Flags&c.SpanTeleported != 0 {
+		s.cut(q, span, render)
+	}
+	switch {
+	case render.Flags&c.Extrapolated != 0:
+		fc.extrapolated++
+	case render.Flags&c.Held != 0 && span.Mode == c.SpanPast:
+		fc.held++
+	}
+	switch span.Mode {
+	case c.SpanLerp, c.SpanStep:
+		fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
+	case c.SpanBefore:
+		fc.ahead(span.Ring.Len())
+	case c.SpanPast:
+		fc.ahead(0)
+	}
+}
+
+// cut finishes the frame in which the render time crossed a teleport: the
+// drawing is flagged for Snap (which draws it at the target, with no
+// correction) and the samples from before the teleport, which can never be
+// drawn again, leave the ring.
+func (s *Interpolate) cut(q *ecs.Query, span *c.Span, render *c.Render) {
+	span.Flags &^= c.SpanTeleported
+	render.Flags |= c.Teleported
+	ring := s.cols.viewQ(q, &span.Ring)
+	before := ring.Len()
+	ring.DropBefore(span.From)
+	s.metrics.occupancyMove(before, ring.Len())
+}
+
+// publish stores the frame's tallies in m.
+func (fc *frameCounts) publish(m *Metrics) {
 	m.FrameExtrapolated, m.FrameHeld = fc.extrapolated, fc.held
 	m.AheadMin, m.AheadMax, m.AheadMean = 0, 0, 0
 	if fc.aheadN > 0 {
@@ -205,8 +244,6 @@ func (s *Interpolate) Update(w *ecs.World) {
 		m.UnderrunFrames++
 	}
 	m.FrameCorrections += fc.corrections
-	m.ActiveCorrections += fc.corrections // Smooth recounts
-	m.FrameMaxCorrection = math.Max(m.FrameMaxCorrection, fc.corrLen)
 	m.Corrections += uint64(fc.corrections)
 	m.CorrectionDistance += fc.corrDist
 	m.MaxCorrection = math.Max(m.MaxCorrection, fc.corrMax)
@@ -230,11 +267,15 @@ func (s *Interpolate) Finalize(w *ecs.World) {
 	}
 }
 
-// advance moves a clean Lerp or Step span past To when the render time has
-// crossed it and the next sample is the one right after To in the ring: one
-// slot read instead of a rebuild. It reports false when the span needs the
-// general rebuild instead.
-func (s *Interpolate) advance(q *ecs.Query, span *c.Span, fc *frameCounts) bool {
+// advance moves a clean Lerp span past To when the render time has crossed
+// it and the next sample is the one right after To in the ring: one slot
+// read instead of a rebuild. It reports false when the span needs the
+// general rebuild instead (a Step span's teleport is crossed there, where
+// it is detected and flagged).
+func (s *Interpolate) advance(q *ecs.Query, span *c.Span) bool {
+	if span.Mode != c.SpanLerp {
+		return false
+	}
 	head := &span.Ring
 	l := head.Logical(int(span.ToPhys))
 	if l+1 >= head.Len() {
@@ -244,11 +285,6 @@ func (s *Interpolate) advance(q *ecs.Query, span *c.Span, fc *frameCounts) bool 
 	next := s.cols.slotQ(q, np)
 	if s.rt >= float64(next.Tick) || next.Tick <= span.To {
 		return false // skipped past more than one sample, or inconsistent
-	}
-	if span.Mode == c.SpanStep {
-		// Crossing the discontinuity between the old samples: a teleport.
-		span.Flags |= c.SpanTeleported
-		fc.teleports++
 	}
 	epoch0 := span.Epoch1
 	span.From, span.Pos0, span.Rot0, span.State = span.To, span.Pos1, span.Rot1, span.State1
@@ -312,7 +348,7 @@ func (s *Interpolate) eval(span *c.Span, render *c.Render) {
 
 // refresh rebuilds the span from the ring. If new data moved the target of
 // an entity already on screen, the jump goes into corr; if the render time
-// crossed a discontinuity, the span is marked teleported for Snap.
+// crossed a discontinuity, the span is marked teleported.
 func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc *frameCounts) {
 	shown := span.Mode != c.SpanEmpty && span.Flags&c.SpanHidden == 0
 	dirty := span.Flags&c.SpanDirty != 0
@@ -352,7 +388,6 @@ func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc
 	fc.corrections++
 	fc.corrDist += dist
 	fc.corrMax = math.Max(fc.corrMax, dist)
-	fc.corrLen = math.Max(fc.corrLen, float64(corr.Pos.Len()))
 }
 
 // rebuild points the span at the samples that bracket the render time and

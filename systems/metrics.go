@@ -3,7 +3,6 @@ package systems
 import (
 	"fmt"
 	"io"
-	"math"
 	"strings"
 
 	"github.com/netsmooth/netsmooth/components"
@@ -13,8 +12,9 @@ import (
 type RejectReason uint8
 
 const (
-	// RejectDuplicate: a sample for this entity and tick is already buffered
-	// (or a second despawn for the same entity).
+	// RejectDuplicate: an identical sample for this entity and tick is
+	// already buffered (or a second despawn for the same entity). A sample
+	// that differs from the one buffered replaces it (Metrics.Replaced).
 	RejectDuplicate RejectReason = iota
 	// RejectStale: the render time has already passed the sample, or the
 	// entity's ring is full of newer samples.
@@ -40,6 +40,9 @@ const (
 	// RejectPredicted: a remote snapshot or lifecycle message for a locally
 	// predicted entity (its authoritative states go to the prediction inbox).
 	RejectPredicted
+	// RejectOtherPredictor: an authoritative state for a predicted entity
+	// of another Predictor (one with another state type).
+	RejectOtherPredictor
 	// NumRejectReasons is the number of reasons, for sizing arrays.
 	NumRejectReasons
 )
@@ -67,13 +70,16 @@ func (r RejectReason) String() string {
 		return "inbox-full"
 	case RejectPredicted:
 		return "predicted"
+	case RejectOtherPredictor:
+		return "other-predictor"
 	}
 	return fmt.Sprintf("RejectReason(%d)", uint8(r))
 }
 
 // Metrics is the pipeline's dashboard, a world resource the systems update
 // as they run. It is plain data: read any field at any time on the world's
-// goroutine, at no cost and without allocation.
+// goroutine, at no cost and without allocation. The game only reads it;
+// no system takes decisions from it.
 //
 // Counting invariant: every message pushed to the inbox (and every
 // authoritative state pushed to a Predictor's inbox) ends in exactly one of
@@ -93,6 +99,9 @@ type Metrics struct {
 	Spawned, Despawned uint64
 	// Evicted counts accepted samples pushed out of a full ring by newer ones.
 	Evicted uint64
+	// Replaced counts accepted samples that replaced a different sample
+	// already buffered for the same entity and tick.
+	Replaced uint64
 	// Occupancy[n] is the number of remote entities holding n samples.
 	Occupancy [components.RingCapacity + 1]int
 	// AheadMin, AheadMean and AheadMax describe, over the remote entities
@@ -114,7 +123,7 @@ type Metrics struct {
 	UnderrunFrames uint64
 
 	// FrameCorrections counts corrections started in the last frame
-	// (reset by Receive at the start of each frame).
+	// (reset by Timeline at the start of each frame).
 	FrameCorrections int
 	// Corrections counts visual corrections started (a target jump absorbed
 	// by smoothing instead of drawn).
@@ -124,13 +133,8 @@ type Metrics struct {
 	// MaxCorrection is the largest correction distance seen.
 	MaxCorrection float64
 	// ActiveCorrections is the number of entities with a correction still
-	// being smoothed, recounted by Smooth every frame it runs. Smooth skips
-	// its loop while it is zero.
+	// being smoothed after the last frame, counted by Smooth.
 	ActiveCorrections int
-	// FrameMaxCorrection is the longest correction written this frame; Snap
-	// looks at corrections only when it exceeds the snap distance (or a
-	// teleport happened), since smoothing only ever shrinks them.
-	FrameMaxCorrection float64
 
 	// FrameTeleports counts teleports crossed by the render time in the last
 	// frame; Teleports sums them.
@@ -146,6 +150,10 @@ type Metrics struct {
 	// InputOverflows counts predicted entity-ticks paused because the
 	// input history was full (no acknowledgement for too long).
 	InputOverflows uint64
+	// BadSteps counts predicted entity-ticks whose Step result had a
+	// non-finite or out-of-range position or rotation: the entity kept its
+	// last good state.
+	BadSteps uint64
 	// OutboxDropped counts inputs the outbox could not hold (nobody drained it).
 	OutboxDropped uint64
 	// Reconciles counts authoritative states applied to predicted entities;
@@ -180,15 +188,6 @@ type Metrics struct {
 	// discontinuity; ClockHolds counts frames it stood still because its
 	// target fell too far behind (see timeline.Clock).
 	ClockResets, ClockHolds uint64
-}
-
-// NoteCorrection tells Smooth and Snap that a Correction component was
-// written this frame and is now dist long. netsmooth's systems call it;
-// game code that writes a Correction itself must call it too, or the
-// correction may not be smoothed or snapped.
-func (m *Metrics) NoteCorrection(dist float64) {
-	m.ActiveCorrections++
-	m.FrameMaxCorrection = math.Max(m.FrameMaxCorrection, dist)
 }
 
 // Received returns the number of messages counted, accepted or rejected.
@@ -249,13 +248,13 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 			fmt.Fprintf(&b, "  rejected %-10s %d\n", r, m.Rejected[r])
 		}
 	}
-	fmt.Fprintf(&b, "buffer occupancy    min %d, mean %.1f, max %d (evicted %d)\n", lo, mean, hi, m.Evicted)
+	fmt.Fprintf(&b, "buffer occupancy    min %d, mean %.1f, max %d (evicted %d, replaced %d)\n", lo, mean, hi, m.Evicted, m.Replaced)
 	fmt.Fprintf(&b, "underruns           %d frames; %d extrapolated, %d held entity-frames\n", m.UnderrunFrames, m.Extrapolated, m.Held)
 	fmt.Fprintf(&b, "corrections         %d (total distance %.3g, max %.3g, active %d)\n", m.Corrections, m.CorrectionDistance, m.MaxCorrection, m.ActiveCorrections)
 	fmt.Fprintf(&b, "snaps               %d (teleports %d)\n", m.Snaps, m.Teleports)
 	if m.PredictionTicks > 0 {
-		fmt.Fprintf(&b, "prediction          %d ticks (%d skipped, %d input overflows), %d reconciles, %d inputs replayed\n",
-			m.PredictionTicks, m.SkippedTicks, m.InputOverflows, m.Reconciles, m.InputsReplayed)
+		fmt.Fprintf(&b, "prediction          %d ticks (%d skipped, %d input overflows, %d bad steps), %d reconciles, %d inputs replayed\n",
+			m.PredictionTicks, m.SkippedTicks, m.InputOverflows, m.BadSteps, m.Reconciles, m.InputsReplayed)
 		fmt.Fprintf(&b, "prediction error    last %.3g, max %.3g; hard cuts %d\n", m.PredictionError, m.MaxPredictionError, m.HardCuts)
 	}
 	fmt.Fprintf(&b, "samples ahead       min %d, mean %.1f, max %d\n", m.AheadMin, m.AheadMean, m.AheadMax)

@@ -24,7 +24,9 @@ type Simulation[S, I any] struct {
 	// Position returns where s is, in world units: what is drawn and what
 	// reconciliation errors are measured on.
 	Position func(s *S) mgl32.Vec3
-	// Rotation returns the unit rotation of s. Nil means the identity.
+	// Rotation returns the rotation of s. Nil means the identity; the
+	// result is normalised, and a zero or non-finite quaternion counts as
+	// the identity.
 	Rotation func(s *S) mgl32.Quat
 }
 
@@ -39,7 +41,14 @@ func (sim *Simulation[S, I]) rotation(s *S) mgl32.Quat {
 	if sim.Rotation == nil {
 		return mgl32.Quat{W: 1}
 	}
-	return sim.Rotation(s)
+	q := sim.Rotation(s)
+	if n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]; n > 0.99999 && n < 1.00001 {
+		return q
+	}
+	if u, ok := blend.Normalize(q); ok {
+		return u
+	}
+	return mgl32.Quat{W: 1}
 }
 
 // PredictConfig sets up prediction and reconciliation.
@@ -58,17 +67,22 @@ type PredictConfig struct {
 	// acknowledges: an input that could not be replayed must not be applied.
 	InputCapacity int
 	// DeadZone: a reconciliation error up to this distance changes nothing
-	// (seed 003: 0.5 units).
+	// (0.5 units by default).
 	DeadZone float32
 	// HardCutDistance: an error beyond this distance is not smoothed; the
-	// entity is drawn at the replayed state at once (seed 003: 20 units).
+	// entity is drawn at the replayed state at once (20 units by default).
 	HardCutDistance float32
 	// InboxCapacity bounds the authoritative states waiting between frames.
 	InboxCapacity int
+	// MaxAbs bounds every coordinate of a predicted position, authoritative
+	// or stepped: states beyond it are refused (RejectInvalid for
+	// authoritative states; a Step result is discarded and counted in
+	// Metrics.BadSteps), so no distance computed from them can overflow.
+	MaxAbs float32
 }
 
 // DefaultPredictConfig returns the defaults for a simulation at tickRate:
-// at most 8 ticks per frame, 128 pending inputs, seed 003's dead zone of 0.5
+// at most 8 ticks per frame, 128 pending inputs, a dead zone of 0.5
 // and hard cut beyond 20 units.
 func DefaultPredictConfig(tickRate float64) PredictConfig {
 	return PredictConfig{
@@ -78,6 +92,7 @@ func DefaultPredictConfig(tickRate float64) PredictConfig {
 		DeadZone:         0.5,
 		HardCutDistance:  20,
 		InboxCapacity:    1024,
+		MaxAbs:           1e9,
 	}
 }
 
@@ -94,6 +109,8 @@ func (cfg *PredictConfig) Validate() error {
 		return fmt.Errorf("systems: PredictConfig needs 0 <= DeadZone < HardCutDistance (finite), got %v and %v", cfg.DeadZone, cfg.HardCutDistance)
 	case cfg.InboxCapacity <= 0:
 		return fmt.Errorf("systems: PredictConfig.InboxCapacity must be positive, got %d", cfg.InboxCapacity)
+	case !(cfg.MaxAbs > 0 && cfg.MaxAbs <= 1e15):
+		return fmt.Errorf("systems: PredictConfig.MaxAbs must be in (0, 1e15] so that no distance can overflow, got %v", cfg.MaxAbs)
 	}
 	return nil
 }
@@ -163,6 +180,11 @@ type InputOutbox[I any] struct{ q queue[SentInput[I]] }
 // Drain returns the inputs queued since the last call; pass back the
 // previous result as spare so that the two buffers alternate without
 // allocating.
+//
+// The returned slice is only yours until you pass it back: the outbox
+// fills it again after the next Drain. A transport that sends from another
+// goroutine must encode (or copy) the inputs before it passes the slice
+// back, and must not pass it back while still reading it.
 func (out *InputOutbox[I]) Drain(spare []SentInput[I]) []SentInput[I] {
 	items, _ := out.q.drain(spare)
 	return items
@@ -191,9 +213,14 @@ type Predictor[S, I any] struct {
 
 	reconcile *Reconcile[S, I]
 	predict   *Predict[S, I]
+
+	// Scratch states for checks: the game's functions take pointers, which
+	// escape through the function values, so states checked live here
+	// rather than on the stack (no allocation per tick).
+	next, probe S
 }
 
-// NewPrediction checks sim and cfg and builds the two systems.
+// NewPredictor checks sim and cfg and builds the two systems.
 func NewPredictor[S, I any](sim Simulation[S, I], cfg PredictConfig) (*Predictor[S, I], error) {
 	if err := errors.Join(sim.validate(), cfg.Validate()); err != nil {
 		return nil, err
@@ -238,25 +265,50 @@ func (p *Predictor[S, I]) Spawn(w *ecs.World, id c.NetID, state S) (ecs.Entity, 
 	if e, ok := index.Lookup(id); ok && w.Alive(e) {
 		return ecs.Entity{}, fmt.Errorf("systems: NetID %d is already in use by a live entity", id)
 	}
-	if !p.finite(&state) {
-		return ecs.Entity{}, fmt.Errorf("systems: the initial state of NetID %d has a non-finite position or rotation", id)
+	if p.check(&state) != accept {
+		return ecs.Entity{}, fmt.Errorf("systems: the initial state of NetID %d has a non-finite rotation or a position that is not finite or beyond MaxAbs", id)
 	}
-	m := generic.NewMap8[c.NetID, c.Predicted, c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.Prediction, c.Render, c.Correction](w)
+	m := generic.NewMap8[c.NetID, c.Predicted, c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.Correction](w)
 	nid := id
 	render := c.Render{Pos: p.sim.Position(&state), Rot: p.sim.rotation(&state), Flags: c.Visible}
 	e := m.NewWith(&nid, &c.Predicted{}, &c.PredictedState[S]{Current: state, Previous: state},
-		&c.InputHistory[I]{}, &c.InputCommand[I]{}, &c.Prediction{NextSeq: 1}, &render, &c.Correction{})
+		&c.InputHistory[I]{}, &c.InputCommand[I]{}, &c.PredictedStatus{NextSeq: 1}, &render, &c.Correction{})
 	index.put(id, indexEntry{entity: e, state: entryPredicted})
 	return e, nil
 }
 
 func finiteVec(v mgl32.Vec3) bool { return finite32(v[0]) && finite32(v[1]) && finite32(v[2]) }
 
-// finite reports whether a state's position and rotation are finite: what
-// would reach Render.
-func (p *Predictor[S, I]) finite(s *S) bool {
-	r := p.sim.rotation(s)
-	return finiteVec(p.sim.Position(s)) && finite32(r.W) && finiteVec(r.V)
+// check reports what is wrong with a state's position and raw rotation,
+// what would reach Render: RejectNonFinite for NaN or infinities,
+// RejectInvalid for a coordinate beyond MaxAbs, accept when neither.
+func (p *Predictor[S, I]) check(s *S) RejectReason {
+	pos := p.sim.Position(s)
+	if !finiteVec(pos) {
+		return RejectNonFinite
+	}
+	if p.sim.Rotation != nil {
+		if r := p.sim.Rotation(s); !finite32(r.W) || !finiteVec(r.V) {
+			return RejectNonFinite
+		}
+	}
+	if lim := p.cfg.MaxAbs; !(abs32(pos[0]) <= lim && abs32(pos[1]) <= lim && abs32(pos[2]) <= lim) {
+		return RejectInvalid
+	}
+	return accept
+}
+
+// steps reports whether a state can be simulated: it is sane, and so is the
+// state one tick later (with the zero input). An authoritative state whose
+// other fields (a velocity, say) are NaN or absurd shows it here instead of
+// in what is drawn.
+func (p *Predictor[S, I]) steps(s *S) RejectReason {
+	if reason := p.check(s); reason != accept {
+		return reason
+	}
+	var in I
+	p.probe = p.sim.Step(*s, in, p.ticks.dt)
+	return p.check(&p.probe)
 }
 
 // drawn returns the position and rotation a predicted entity is drawn at
@@ -277,7 +329,7 @@ type Predict[S, I any] struct {
 	p       *Predictor[S, I]
 	frame   *Frame
 	metrics *Metrics
-	filter  *generic.Filter6[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.Prediction, c.Render, c.NetID]
+	filter  *generic.Filter6[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID]
 	ready   bool
 }
 
@@ -288,7 +340,7 @@ func (s *Predict[S, I]) Initialize(w *ecs.World) {
 	}
 	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
-	s.filter = generic.NewFilter6[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.Prediction, c.Render, c.NetID]().
+	s.filter = generic.NewFilter6[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID]().
 		With(generic.T[c.Predicted]())
 	s.filter.Register(w)
 	s.ready = true
@@ -343,7 +395,14 @@ func (s *Predict[S, I]) tick(w *ecs.World) {
 		pred.NextSeq++
 		pred.Ticks++
 		st.Previous = st.Current
-		st.Current = s.p.sim.Step(st.Current, cmd.Input, t.dt)
+		s.p.next = s.p.sim.Step(st.Current, cmd.Input, t.dt)
+		if s.p.check(&s.p.next) != accept {
+			// The game's Step produced garbage: keep the last good state
+			// (the input stays recorded: the server decides what it did).
+			s.metrics.BadSteps++
+		} else {
+			st.Current = s.p.next
+		}
 		if !s.p.outbox.q.push(SentInput[I]{NetID: *id, Seq: seq, Input: cmd.Input}) {
 			s.metrics.OutboxDropped++
 		}

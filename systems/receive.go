@@ -18,8 +18,11 @@ type ReceiveConfig struct {
 	// NetID. When false, only Spawn messages create entities and snapshots
 	// of unknown ids are rejected (RejectUnknown).
 	SpawnOnFirstSnapshot bool
-	// MaxEntities bounds the number of remote entities; spawns beyond it are
-	// rejected (RejectEntityLimit).
+	// MaxEntities bounds the number of remote entities alive in the world,
+	// old lives still waiting for their despawn tick included; spawns
+	// beyond it are rejected (RejectEntityLimit). Each remote entity takes
+	// about 1.4 KB of heap (components and index), so the default of
+	// 262144 bounds a flood of new NetIDs at about 370 MB.
 	MaxEntities int
 	// MaxFuture is how far, in seconds, a tick may lie ahead of the
 	// estimated server time before it is rejected (RejectFuture).
@@ -34,17 +37,22 @@ type ReceiveConfig struct {
 	// the world's goroutine and outside any query, so it may add the game's
 	// own components (a sprite, a mesh) to e.
 	OnSpawn func(w *ecs.World, e ecs.Entity, id c.NetID)
-	// OnDespawn, if set, is called right before a remote entity is removed.
+	// OnDespawn, if set, is called right before a remote entity is removed
+	// by the [Retire] system, on the world's goroutine and outside any
+	// query.
 	OnDespawn func(w *ecs.World, e ecs.Entity, id c.NetID)
 }
 
+// DefaultMaxEntities is the default bound on remote entities.
+const DefaultMaxEntities = 1 << 18
+
 // DefaultReceiveConfig returns the defaults: spawn on first snapshot, up to
-// one million entities, ticks at most 0.5 s ahead of the estimated server
+// 262144 remote entities, ticks at most 0.5 s ahead of the estimated server
 // time, coordinates within ±1e9.
 func DefaultReceiveConfig() ReceiveConfig {
 	return ReceiveConfig{
 		SpawnOnFirstSnapshot: true,
-		MaxEntities:          1 << 20,
+		MaxEntities:          DefaultMaxEntities,
 		MaxFuture:            0.5,
 		MaxAbs:               1e9,
 		DenseIDs:             DefaultDenseIDs,
@@ -67,26 +75,21 @@ func (cfg *ReceiveConfig) Validate() error {
 	return nil
 }
 
-type scheduledDespawn struct {
-	id     c.NetID
-	entity ecs.Entity
-	tick   uint32
-}
-
-// Receive is the first system of a frame. It advances the clock by the
-// frame's dt, drains the [Inbox], maps NetIDs to entities (spawning on first
-// sight or on Spawn), inserts each sample into its entity's ring at its tick
-// position, counts every message as accepted or rejected with a reason,
-// feeds arrivals to the clock, then advances the render time and removes
-// entities whose despawn tick the render time has reached.
+// Receive is the first system of a frame. It drains the [Inbox], maps
+// NetIDs to entities (spawning on first sight or on Spawn), inserts each
+// sample into its entity's ring at its tick position, schedules despawns
+// (carried out by the [Retire] system at their tick), counts every message
+// as accepted or rejected with a reason, and records the frame's [Arrivals]
+// for the [Timeline] that follows it.
 type Receive struct {
 	cfg ReceiveConfig
 
-	inbox   *Inbox
-	index   *Index
-	clock   *timeline.Clock
-	metrics *Metrics
-	frame   *Frame
+	inbox    *Inbox
+	index    *Index
+	clock    *timeline.Clock
+	metrics  *Metrics
+	frame    *Frame
+	arrivals *Arrivals
 
 	cols      columns
 	remoteIDs []ecs.ID
@@ -94,11 +97,14 @@ type Receive struct {
 	renders   generic.Map1[c.Render]
 
 	buf         []Message
-	despawns    []scheduledDespawn
-	detached    int     // old lives still playing out after a new one took their NetID
+	peak        int // the most messages drained in one frame of this window
+	lastPeak    int // the same for the window before
+	window      int // frames into this window
+	despawns    *Despawns
 	maxFuture   float64 // ticks
 	futureLimit float64 // this frame's limit, in ticks
 	recount     bool
+	generation  uint64 // the clock's timeline the buffered ticks belong to
 	ready       bool
 }
 
@@ -121,6 +127,8 @@ func (r *Receive) Initialize(w *ecs.World) {
 	r.clock = mustResource[timeline.Clock](w)
 	r.metrics = mustResource[Metrics](w)
 	r.frame = mustResource[Frame](w)
+	r.arrivals = mustResource[Arrivals](w)
+	r.despawns = mustResource[Despawns](w)
 	r.cols = newColumns(w)
 	r.remoteIDs = r.cols.remoteIDs(w)
 	r.netIDs = generic.NewMap1[c.NetID](w)
@@ -132,35 +140,34 @@ func (r *Receive) Initialize(w *ecs.World) {
 // Update implements the arche-model System interface.
 func (r *Receive) Update(w *ecs.World) {
 	m := r.metrics
-	m.Frames++
-	m.FrameCorrections, m.FrameTeleports, m.FrameMaxCorrection = 0, 0, 0
-	r.clock.BeginFrame(r.frame.Dt)
+	if g := r.clock.Generation(); g != r.generation {
+		r.generation = g
+		r.forgetBeyond(w, r.clock.ServerTick()+r.maxFuture)
+	}
 
-	// Ticks beyond this are future-dated (none before the clock has synced).
+	// Ticks beyond this are future-dated (none before the clock has
+	// synced). The clock is still at the previous frame: add this one.
 	r.futureLimit = math.Inf(1)
 	if r.clock.Synced() {
-		r.futureLimit = r.clock.ServerTick() + r.maxFuture
+		r.futureLimit = r.clock.ServerTick() + r.frame.Dt*r.clock.TickRate() + r.maxFuture
 	}
 	msgs, dropped := r.inbox.Drain(r.buf)
 	m.Rejected[RejectInboxFull] += dropped
 	for i := range msgs {
-		r.handle(w, &msgs[i])
+		msg := &msgs[i]
+		accepted := m.Accepted
+		if r.handle(w, msg) {
+			// A well-formed message tells where the server's clock is,
+			// whether or not its sample could be used.
+			r.arrivals.Observed(msg.Tick, m.Accepted > accepted && msg.Kind != Despawn)
+		}
 	}
 	r.buf = msgs
+	r.trimBuffer(len(msgs))
 
-	r.clock.Advance()
-	m.RenderTick = r.clock.RenderTick()
-	m.Delay = r.clock.DelaySeconds()
-	m.ActualDelay = r.clock.ActualDelay()
-	m.PresentationDelay = r.clock.PresentationDelay()
-	m.NewestAge = r.clock.NewestAge()
-	m.ClockResets = r.clock.Resets()
-	m.ClockHolds = r.clock.Holds()
-	m.ClockClamps = r.clock.Clamps()
-	r.applyDespawns(w)
-	m.Entities = r.index.Remote() + r.detached
+	m.Entities = r.index.Remote() + r.despawns.detached
 	if r.recount {
-		r.recountOccupancy(w)
+		recountOccupancy(w, m)
 		r.recount = false
 	}
 }
@@ -168,18 +175,76 @@ func (r *Receive) Update(w *ecs.World) {
 // recountOccupancy rebuilds the occupancy histogram from the rings. It runs
 // only after the game removed remote entities itself (instead of through a
 // Despawn message), which the incremental count cannot see.
-func (r *Receive) recountOccupancy(w *ecs.World) {
-	r.metrics.Occupancy = [c.RingCapacity + 1]int{}
+func recountOccupancy(w *ecs.World, m *Metrics) {
+	m.Occupancy = [c.RingCapacity + 1]int{}
 	q := generic.NewFilter1[c.Span]().With(generic.T[c.Remote]()).Query(w)
 	for q.Next() {
-		r.metrics.Occupancy[q.Get().Ring.Len()]++
+		m.Occupancy[q.Get().Ring.Len()]++
 	}
 }
 
-// renderPassed reports whether the render time has reached the span's first
-// sample, so that anything older can no longer be shown.
-func renderPassed(s *c.Span) bool {
-	return s.Mode == c.SpanLerp || s.Mode == c.SpanStep || s.Mode == c.SpanPast
+// replace handles a message for a tick already buffered in old: an exact
+// copy (a resend, a network duplicate) is refused as a duplicate; different
+// content replaces the sample, since the server's latest word on a tick is
+// the one to draw (and a sane stream must overwrite garbage sent before it).
+func (r *Receive) replace(span *c.Span, old *c.Sample, msg *Message, rot *mgl32.Quat) {
+	var sample c.Sample
+	fill(&sample, msg, rot, false)
+	sample.Flags |= old.Flags & c.Spawn // still the first sample of its life
+	if sample == *old {
+		r.metrics.reject(RejectDuplicate)
+		return
+	}
+	*old = sample
+	r.metrics.Accepted++
+	r.metrics.Replaced++
+	span.Flags |= c.SpanDirty
+}
+
+// trimBuffer gives back the memory of a flood: a drain buffer far larger
+// than the most messages any frame brought in the last one to two seconds
+// (two windows of 64 frames) is dropped, and the inbox grows a right-sized
+// one. Normal traffic, however bursty from frame to frame, keeps its
+// buffers and allocates nothing.
+func (r *Receive) trimBuffer(n int) {
+	const window, floor = 64, 1 << 12
+	r.peak = max(r.peak, n)
+	if r.window++; r.window >= window {
+		r.lastPeak, r.peak, r.window = r.peak, n, 0
+	}
+	if cap(r.buf) > 4*max(r.peak, r.lastPeak, floor) {
+		r.buf = nil
+	}
+}
+
+// forgetBeyond drops every tick the pipeline holds beyond horizon: samples,
+// life starts, tombstones and scheduled despawns. It runs once after the
+// clock took up a new timeline, since those ticks may belong to a
+// timeline the server has left (a restart, a wrap, absurd ticks accepted
+// before the clock knew better): otherwise they would keep refusing the
+// sane stream as stale, or draw entities toward a point that never comes.
+func (r *Receive) forgetBeyond(w *ecs.World, horizon float64) {
+	var h uint32
+	switch {
+	case horizon >= math.MaxUint32:
+		return // nothing can lie beyond it
+	case horizon > 0:
+		h = uint32(horizon)
+	}
+	q := generic.NewFilter1[c.Span]().With(generic.T[c.Remote]()).Query(w)
+	for q.Next() {
+		span := q.Get()
+		if newest, ok := span.Ring.NewestTick(); !ok || newest <= h {
+			continue
+		}
+		ring := r.cols.view(w, q.Entity(), &span.Ring)
+		before := ring.Len()
+		ring.DropAfter(h)
+		r.metrics.occupancyMove(before, ring.Len())
+		span.Flags |= c.SpanDirty
+	}
+	r.index.forgetBeyond(h)
+	r.despawns.dueBeyond(h)
 }
 
 // Finalize implements the arche-model System interface.
@@ -188,123 +253,140 @@ func (r *Receive) Finalize(w *ecs.World) {}
 // Index returns the NetID index this system maintains.
 func (r *Receive) Index() *Index { return r.index }
 
-func (r *Receive) handle(w *ecs.World, msg *Message) {
+// handle applies one message, or counts why it was refused. It reports
+// whether the message was well-formed and not future-dated: evidence of
+// where the server's clock is.
+func (r *Receive) handle(w *ecs.World, msg *Message) (evidence bool) {
 	m := r.metrics
 	if msg.Kind >= numKinds {
 		m.reject(RejectInvalid)
-		return
+		return false
 	}
 	rot := msg.Rot
 	if msg.Kind != Despawn {
 		if reason := r.check(msg, &rot); reason != accept {
 			m.reject(reason)
-			return
+			return false
 		}
-	}
-	entry := r.index.get(msg.NetID)
-	if entry.state.alive() && !w.Alive(entry.entity) {
-		// The game removed the entity itself: forget it.
-		r.index.put(msg.NetID, indexEntry{})
-		entry = indexEntry{}
-		r.recount = true
-	}
-	if entry.state == entryPredicted {
-		m.reject(RejectPredicted)
-		return
 	}
 	if float64(msg.Tick) > r.futureLimit {
 		m.reject(RejectFuture)
-		r.clock.RefusedFuture(msg.Tick)
-		return
+		r.arrivals.RefusedFuture(msg.Tick)
+		return false
+	}
+	entry := r.lookup(w, msg.NetID)
+	if entry.state == entryPredicted {
+		m.reject(RejectPredicted)
+		return true
 	}
 	if msg.Kind == Despawn {
 		r.scheduleDespawn(msg, entry)
-		return
+		return true
 	}
+	e, spawned, reason := r.entityFor(w, msg, entry)
+	switch {
+	case reason != accept:
+		m.reject(reason)
+	case e == (ecs.Entity{}):
+		m.Accepted++ // the game's OnSpawn removed it again; nothing to store
+	default:
+		r.store(w, e, msg, &rot, spawned)
+	}
+	return true
+}
 
+// lookup returns the index entry of id, forgetting an entity the game
+// removed itself.
+func (r *Receive) lookup(w *ecs.World, id c.NetID) indexEntry {
+	entry := r.index.get(id)
+	if entry.state.alive() && !w.Alive(entry.entity) {
+		r.index.put(id, indexEntry{})
+		r.recount = true
+		return indexEntry{}
+	}
+	return entry
+}
+
+// entityFor returns the live entity a sample message belongs to, spawning
+// it if this is the first message of a life, or the reason to refuse the
+// message. The zero entity with accept means the game's OnSpawn removed
+// the new entity at once.
+func (r *Receive) entityFor(w *ecs.World, msg *Message, entry indexEntry) (e ecs.Entity, spawned bool, reason RejectReason) {
 	replacing := false
 	switch {
 	case entry.state == entryDead && msg.Tick <= entry.despawnTick,
 		entry.state == entryLive && msg.Tick < entry.bornTick:
-		m.reject(RejectDespawned) // a late sample of an earlier life
-		return
+		return ecs.Entity{}, false, RejectDespawned // a late sample of an earlier life
 	case entry.state == entryDespawning && msg.Tick > entry.despawnTick:
 		// A new life while the old one still plays out its last moments:
-		// the old entity leaves the index (its despawn is scheduled by
-		// handle) and a new one starts.
+		// the old entity leaves the index (its despawn stays scheduled)
+		// and a new one starts.
 		if msg.Kind != Spawn && !r.cfg.SpawnOnFirstSnapshot {
-			m.reject(RejectDespawned)
-			return
+			return ecs.Entity{}, false, RejectDespawned
 		}
 		entry = indexEntry{state: entryDead, despawnTick: entry.despawnTick}
 		replacing = true
 	}
-	spawned := false
-	if !entry.state.alive() {
-		if msg.Kind != Spawn && !r.cfg.SpawnOnFirstSnapshot {
-			m.reject(RejectUnknown)
-			return
-		}
-		if r.index.Remote() >= r.cfg.MaxEntities {
-			m.reject(RejectEntityLimit)
-			return
-		}
-		// Samples older than this life's start belong to an earlier one:
-		// after a despawn, anything up to its tick; for an explicit Spawn,
-		// anything before it. A NetID seen for the first time keeps older,
-		// out-of-order samples.
-		var born uint32
-		switch {
-		case msg.Kind == Spawn:
-			born = msg.Tick
-		case entry.state == entryDead:
-			born = entry.despawnTick + 1
-		}
-		e, alive := r.spawn(w, msg.NetID, born)
-		if replacing {
-			r.detached++ // the old life left the index, still in the world
-		}
-		if !alive {
-			m.Accepted++ // the game's OnSpawn removed it again; nothing to store
-			return
-		}
-		entry = indexEntry{entity: e, state: entryLive, bornTick: born}
-		spawned = true
+	if entry.state.alive() {
+		return entry.entity, false, accept
 	}
+	if msg.Kind != Spawn && !r.cfg.SpawnOnFirstSnapshot {
+		return ecs.Entity{}, false, RejectUnknown
+	}
+	if r.index.Remote()+r.despawns.detached >= r.cfg.MaxEntities {
+		// Every life counts, old ones still playing out their despawn too.
+		return ecs.Entity{}, false, RejectEntityLimit
+	}
+	// Samples older than this life's start belong to an earlier one: after
+	// a despawn, anything up to its tick; for an explicit Spawn, anything
+	// before it. A NetID seen for the first time keeps older, out-of-order
+	// samples.
+	var born uint32
+	switch {
+	case msg.Kind == Spawn:
+		born = msg.Tick
+	case entry.state == entryDead:
+		born = entry.despawnTick + 1
+	}
+	e, alive := r.spawn(w, msg.NetID, born)
+	if replacing {
+		r.despawns.detached++ // the old life left the index, still in the world
+	}
+	if !alive {
+		return ecs.Entity{}, false, accept
+	}
+	return e, true, accept
+}
 
-	e := entry.entity
+// store inserts a checked sample into entity e's ring at its tick position,
+// or counts why it cannot be stored.
+func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Quat, spawned bool) {
+	m := r.metrics
 	span := (*c.Span)(w.GetUnchecked(e, r.cols.span))
-	if renderPassed(span) && msg.Tick < span.From {
+	if span.Stale(msg.Tick) {
 		m.reject(RejectStale) // the render time has already passed it
 		return
 	}
 	head := &span.Ring
 	before := head.Len()
-	// A full ring evicts its oldest sample; if the span uses it, rebuild.
-	evictsSpan := before == c.RingCapacity && holdsSpan(span) && head.Logical(int(span.ToPhys)) <= 1
+	lost := span.LosesBracket()
 	if newest, ok := head.NewestTick(); !ok || msg.Tick > newest {
 		// The common case: a sample newer than all others, one slot write.
-		if evictsSpan {
-			span.Flags |= c.SpanDirty
-		}
 		phys, evicted := head.Append(msg.Tick)
-		fill(r.cols.slot(w, e, phys), msg, &rot, spawned)
+		fill(r.cols.slot(w, e, phys), msg, rot, spawned)
 		if evicted {
 			m.Evicted++
 		}
 	} else if msg.Tick == newest {
-		m.reject(RejectDuplicate)
+		r.replace(span, r.cols.slot(w, e, head.Phys(before-1)), msg, rot)
 		return
 	} else {
-		if evictsSpan {
-			span.Flags |= c.SpanDirty
-		}
 		var sample c.Sample
-		fill(&sample, msg, &rot, spawned)
+		fill(&sample, msg, rot, spawned)
 		ring := r.cols.view(w, e, head)
 		switch ring.Insert(sample) {
 		case c.Duplicate:
-			m.reject(RejectDuplicate)
+			r.replace(span, ring.Find(msg.Tick), msg, rot)
 			return
 		case c.TooOld:
 			m.reject(RejectStale)
@@ -315,25 +397,7 @@ func (r *Receive) handle(w *ecs.World, msg *Message) {
 	}
 	m.Accepted++
 	m.occupancyMove(before, head.Len())
-	switch span.Mode {
-	case c.SpanEmpty, c.SpanPast:
-		span.Flags |= c.SpanDirty
-	case c.SpanBefore:
-		if msg.Tick < span.From {
-			span.Flags |= c.SpanDirty
-		}
-	default:
-		if msg.Tick < span.To {
-			span.Flags |= c.SpanDirty
-		}
-	}
-	r.clock.Observe(msg.Tick)
-}
-
-// holdsSpan reports whether the span refers to samples in the ring by slot
-// (so that evicting them must rebuild it).
-func holdsSpan(s *c.Span) bool {
-	return s.Mode == c.SpanLerp || s.Mode == c.SpanStep || s.Mode == c.SpanBefore
+	span.NoteArrival(msg.Tick, lost)
 }
 
 // accept is check's verdict for a good message (not a reason).
@@ -415,7 +479,7 @@ func (r *Receive) scheduleDespawn(msg *Message, entry indexEntry) {
 		}
 		entry.state, entry.despawnTick = entryDespawning, msg.Tick
 		r.index.put(msg.NetID, entry)
-		r.despawns = append(r.despawns, scheduledDespawn{id: msg.NetID, entity: entry.entity, tick: msg.Tick})
+		r.despawns.schedule(msg.NetID, entry.entity, msg.Tick)
 		m.Accepted++
 	case entryDespawning, entryDead:
 		m.reject(RejectDuplicate)
@@ -426,39 +490,6 @@ func (r *Receive) scheduleDespawn(msg *Message, entry indexEntry) {
 		r.index.put(msg.NetID, indexEntry{despawnTick: msg.Tick, state: entryDead})
 		m.Accepted++
 	}
-}
-
-// applyDespawns removes the entities whose despawn tick the render time has
-// reached.
-func (r *Receive) applyDespawns(w *ecs.World) {
-	rt := r.clock.RenderTick()
-	kept := r.despawns[:0]
-	for _, d := range r.despawns {
-		if float64(d.tick) > rt {
-			kept = append(kept, d)
-			continue
-		}
-		if w.Alive(d.entity) {
-			span := (*c.Span)(w.GetUnchecked(d.entity, r.cols.span))
-			r.metrics.Occupancy[span.Ring.Len()]--
-			if r.cfg.OnDespawn != nil {
-				r.cfg.OnDespawn(w, d.entity, d.id)
-			}
-			if w.Alive(d.entity) {
-				w.RemoveEntity(d.entity)
-			}
-		} else {
-			r.recount = true
-		}
-		// The index still names this life unless a new one has begun.
-		if entry := r.index.get(d.id); entry.state == entryDespawning && entry.entity == d.entity {
-			r.index.put(d.id, indexEntry{despawnTick: d.tick, state: entryDead})
-		} else {
-			r.detached--
-		}
-		r.metrics.Despawned++
-	}
-	r.despawns = kept
 }
 
 // finite32 reports whether x is neither NaN nor infinite (its exponent bits

@@ -24,18 +24,19 @@ import (
 //     entity's Correction for Smooth to glide away; beyond the hard-cut
 //     distance the drawing jumps too.
 //
-// The outcome is reported in the entity's [c.Prediction].Last and counted in
+// The outcome is reported in the entity's [c.PredictedStatus].Last and counted in
 // [Metrics].
 type Reconcile[S, I any] struct {
 	p       *Predictor[S, I]
 	index   *Index
 	metrics *Metrics
-	comps   generic.Map4[c.PredictedState[S], c.InputHistory[I], c.Prediction, c.Correction]
+	comps   generic.Map4[c.PredictedState[S], c.InputHistory[I], c.PredictedStatus, c.Correction]
 	buf     []Authoritative[S]
 	// Replay scratch: the game's Position takes a pointer, which escapes
 	// through the function value, so these live here rather than on the
 	// stack (no allocation per reconciliation).
 	cur, prev S
+	stateID   ecs.ID
 	ready     bool
 }
 
@@ -46,7 +47,8 @@ func (s *Reconcile[S, I]) Initialize(w *ecs.World) {
 	}
 	s.index = mustResource[Index](w)
 	s.metrics = mustResource[Metrics](w)
-	s.comps = generic.NewMap4[c.PredictedState[S], c.InputHistory[I], c.Prediction, c.Correction](w)
+	s.comps = generic.NewMap4[c.PredictedState[S], c.InputHistory[I], c.PredictedStatus, c.Correction](w)
+	s.stateID = ecs.ComponentID[c.PredictedState[S]](w)
 	s.ready = true
 }
 
@@ -71,9 +73,13 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 		m.reject(RejectUnknown)
 		return
 	}
+	if !w.Has(entry.entity, s.stateID) {
+		m.reject(RejectOtherPredictor) // the entity of a predictor with another state type
+		return
+	}
 	sim := &s.p.sim
-	if !s.p.finite(&a.State) {
-		m.reject(RejectNonFinite)
+	if reason := s.p.steps(&a.State); reason != accept {
+		m.reject(reason)
 		return
 	}
 	st, hist, pred, corr := s.comps.Get(entry.entity)
@@ -97,16 +103,16 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 		s.prev = s.cur
 		s.cur = sim.Step(s.cur, hist.At(i).Input, dt)
 	}
-	newPos, oldPos := sim.Position(&s.cur), sim.Position(&st.Current)
-	if !s.p.finite(&s.cur) {
+	if reason := s.p.steps(&s.cur); reason != accept {
 		// The game's Step produced garbage from this state: keep the
 		// prediction rather than draw it.
-		m.reject(RejectNonFinite)
+		m.reject(reason)
 		return
 	}
+	newPos, oldPos := sim.Position(&s.cur), sim.Position(&st.Current)
 	m.Accepted++
 	pred.LastAck, pred.LastAuthTick, pred.Acked = a.Ack, a.Tick, true
-	errDist := float64(mgl32.Vec3{newPos[0] - oldPos[0], newPos[1] - oldPos[1], newPos[2] - oldPos[2]}.Len())
+	errDist := dist64(&newPos, &oldPos)
 	report := c.ReconcileReport{Tick: a.Tick, Ack: a.Ack, Error: float32(errDist), Replayed: uint16(n)}
 	m.Reconciles++
 	m.InputsReplayed += uint64(n)
@@ -134,10 +140,16 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	corr.Rot = blend.ComposeOffsets(&corr.Rot, &rot)
 	report.Corrected = true
 	pred.Last = report
-	dist := float64(d.Len())
+	dist := dist64(&beforePos, &afterPos)
 	m.Corrections++
 	m.FrameCorrections++
 	m.CorrectionDistance += dist
 	m.MaxCorrection = math.Max(m.MaxCorrection, dist)
-	m.NoteCorrection(float64(corr.Pos.Len()))
+}
+
+// dist64 is the distance between a and b computed in float64, so that no
+// coordinates within MaxAbs can overflow it.
+func dist64(a, b *mgl32.Vec3) float64 {
+	dx, dy, dz := float64(a[0])-float64(b[0]), float64(a[1])-float64(b[1]), float64(a[2])-float64(b[2])
+	return math.Sqrt(dx*dx + dy*dy + dz*dz)
 }

@@ -13,11 +13,12 @@ import (
 
 // SmoothConfig sets up the [Smooth] system.
 type SmoothConfig struct {
-	// Rate is the decay rate of corrections per second: after t seconds a
-	// fraction exp(-Rate*t) of a correction remains, whatever the frame
-	// rate. [RateFromAlpha] converts a per-tick fraction (seed 000's alpha)
-	// into a rate.
-	Rate float64
+	// PerTick is the fraction of the remaining correction closed every
+	// server tick (0.5 closes half the gap per tick; 1 draws the target at
+	// once). Smooth converts it with the pipeline's tick rate into a decay
+	// per second, so the result does not depend on the frame rate: after t
+	// seconds a fraction (1-PerTick)^(t*TickRate) remains.
+	PerTick float64
 	// Epsilon is the position offset, in world units, below which a
 	// correction is considered finished and cleared.
 	Epsilon float32
@@ -40,40 +41,41 @@ func RateFromAlpha(alpha, tickRate float64) float64 {
 	return -math.Log(1-alpha) * tickRate
 }
 
-// DefaultSmoothConfig returns the defaults for a server at tickRate: seed
-// 003's factor, half of the remaining correction closed per tick (a
-// half-life of one tick, 50 ms at 20 Hz), cleared below 0.001 units and
+// DefaultSmoothConfig returns the defaults: half of the remaining
+// correction closed per tick (a half-life of one tick, 50 ms at 20 Hz, as
+// a typical reconciliation smoothing factor), cleared below 0.001 units and
 // 0.0001 rad.
-func DefaultSmoothConfig(tickRate float64) SmoothConfig {
-	return SmoothConfig{Rate: RateFromAlpha(0.5, tickRate), Epsilon: 1e-3, RotEpsilon: 1e-4}
+func DefaultSmoothConfig() SmoothConfig {
+	return SmoothConfig{PerTick: 0.5, Epsilon: 1e-3, RotEpsilon: 1e-4}
 }
 
 // Validate reports the first setting that is out of range.
 func (cfg *SmoothConfig) Validate() error {
 	switch {
-	case !(cfg.Rate >= 0):
-		return fmt.Errorf("systems: SmoothConfig.Rate must be a non-negative rate per second, got %v", cfg.Rate)
+	case !(cfg.PerTick > 0 && cfg.PerTick <= 1):
+		return fmt.Errorf("systems: SmoothConfig.PerTick must be a fraction in (0, 1], got %v", cfg.PerTick)
 	case !(cfg.Epsilon >= 0) || !(cfg.RotEpsilon >= 0):
 		return fmt.Errorf("systems: SmoothConfig epsilons must be non-negative")
 	}
 	return nil
 }
 
-// Smooth decays every entity's [c.Correction] geometrically and draws
-// target + correction: Render holds the target when Smooth runs (written by
-// Interpolate or the prediction systems) and the drawn value after.
+// Smooth is the last system of a frame. It decays every entity's
+// [c.Correction] geometrically and draws target + correction: Render holds
+// the target when Smooth runs (written by Interpolate or the prediction
+// systems, and left alone by Snap) and the drawn value after.
 //
-// When no entity has a correction the system returns at once, so a frame
-// with nothing to smooth costs nothing per entity. It knows from
-// [Metrics].ActiveCorrections, which it recounts every frame it runs: code
-// that writes a Correction outside netsmooth's systems must call
-// [Metrics.NoteCorrection].
+// It looks at every entity with a Correction each frame, so a correction
+// written by game code is smoothed like netsmooth's own; entities with
+// none cost a comparison.
 type Smooth struct {
 	cfg SmoothConfig
 
 	clock   *timeline.Clock
+	frame   *Frame
 	metrics *Metrics
 	filter  *generic.Filter2[c.Correction, c.Render]
+	rate    float64 // decay per second
 	ready   bool
 }
 
@@ -91,27 +93,26 @@ func (s *Smooth) Initialize(w *ecs.World) {
 		return
 	}
 	s.clock = mustResource[timeline.Clock](w)
+	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
+	s.rate = RateFromAlpha(s.cfg.PerTick, s.clock.TickRate())
 	s.filter = generic.NewFilter2[c.Correction, c.Render]()
 	s.filter.Register(w)
 	s.ready = true
 }
 
 // Decay returns the fraction of a correction that remains after dt seconds.
+// It is valid once the system is initialized.
 func (s *Smooth) Decay(dt float64) float32 {
-	if math.IsInf(s.cfg.Rate, 1) {
+	if math.IsInf(s.rate, 1) {
 		return 0
 	}
-	return float32(math.Exp(-s.cfg.Rate * dt))
+	return float32(math.Exp(-s.rate * dt))
 }
 
 // Update implements the arche-model System interface.
 func (s *Smooth) Update(w *ecs.World) {
-	m := s.metrics
-	if m.ActiveCorrections == 0 {
-		return
-	}
-	k := s.Decay(s.clock.Dt())
+	k := s.Decay(s.frame.Dt)
 	eps2 := s.cfg.Epsilon * s.cfg.Epsilon
 	rotEps := s.cfg.RotEpsilon / 2 // offsets store sin(angle/2) ~ angle/2
 	rotEps2 := rotEps * rotEps
@@ -132,7 +133,7 @@ func (s *Smooth) Update(w *ecs.World) {
 		render.Pos = blend.AddScaled(&render.Pos, &corr.Pos, 1)
 		render.Rot = blend.ApplyOffset(&corr.Rot, &render.Rot)
 	}
-	m.ActiveCorrections = active
+	s.metrics.ActiveCorrections = active
 }
 
 // Finalize implements the arche-model System interface.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
 )
@@ -21,7 +22,8 @@ type SnapConfig struct {
 	Distance float32
 }
 
-// DefaultSnapConfig returns seed 003's threshold of 20 world units.
+// DefaultSnapConfig returns a snap distance of 20 world units: a
+// correction that large would read as a slide, not a correction.
 func DefaultSnapConfig() SnapConfig { return SnapConfig{Distance: 20} }
 
 // Validate reports the first setting that is out of range.
@@ -32,21 +34,18 @@ func (cfg *SnapConfig) Validate() error {
 	return nil
 }
 
-// Snap is the last system of a frame. It draws the target itself, with no
-// correction, where a correction has grown beyond the snap distance, and
-// where the render time crossed a teleport this frame; for teleports it also
-// drops the samples from before the teleport. Corrections only grow when
-// they are written, so Snap returns at once unless a correction written this
-// frame ([Metrics].FrameMaxCorrection) exceeds the distance or a teleport
-// happened.
+// Snap runs after Interpolate and the prediction systems and before Smooth.
+// Where the render time crossed a teleport this frame (Render flag
+// [c.Teleported]), or a correction is longer than the snap distance, it
+// drops the correction, so the entity is drawn at its target, and flags the
+// drawing [c.Snapped]. It looks at every entity with a Correction each
+// frame, so a correction written by game code is snapped like netsmooth's
+// own.
 type Snap struct {
 	cfg SnapConfig
 
 	metrics *Metrics
-	cols    columns
-	corr    ecs.ID
-	render  ecs.ID
-	cached  ecs.CachedFilter
+	filter  *generic.Filter2[c.Correction, c.Render]
 	ready   bool
 }
 
@@ -64,56 +63,35 @@ func (s *Snap) Initialize(w *ecs.World) {
 		return
 	}
 	s.metrics = mustResource[Metrics](w)
-	s.cols = newColumns(w)
-	s.corr = ecs.ComponentID[c.Correction](w)
-	s.render = ecs.ComponentID[c.Render](w)
-	filter := ecs.All(s.corr, s.render)
-	s.cached = w.Cache().Register(&filter)
+	s.filter = generic.NewFilter2[c.Correction, c.Render]()
+	s.filter.Register(w)
 	s.ready = true
 }
 
 // Update implements the arche-model System interface.
 func (s *Snap) Update(w *ecs.World) {
-	m := s.metrics
-	if m.FrameTeleports == 0 && (m.FrameMaxCorrection <= float64(s.cfg.Distance) || s.cfg.Distance == 0) {
-		return
-	}
 	d2 := s.cfg.Distance * s.cfg.Distance
-	q := w.Query(&s.cached)
+	if s.cfg.Distance == 0 {
+		d2 = float32(math.Inf(1))
+	}
+	snaps := 0
+	q := s.filter.Query(w)
 	for q.Next() {
-		corr := (*c.Correction)(q.Get(s.corr))
-		var span *c.Span
-		if q.Has(s.cols.span) {
-			span = (*c.Span)(q.Get(s.cols.span))
-		}
-		teleported := span != nil && span.Flags&c.SpanTeleported != 0
-		if teleported {
-			span.Flags &^= c.SpanTeleported
-			ring := s.cols.viewQ(&q, &span.Ring)
-			before := ring.Len()
-			ring.DropBefore(span.From)
-			m.occupancyMove(before, ring.Len())
-		} else if corr.IsZero() || d2 == 0 || blend.LenSq(&corr.Pos) <= d2 {
+		corr, render := q.Get()
+		if render.Flags&c.Teleported == 0 && blend.LenSq(&corr.Pos) <= d2 {
 			continue
 		}
-		render := (*c.Render)(q.Get(s.render))
-		if !corr.IsZero() {
-			// Smooth drew target + correction; take the correction back out.
-			render.Pos = blend.AddScaled(&render.Pos, &corr.Pos, -1)
-			inv := mgl32.Vec3{-corr.Rot[0], -corr.Rot[1], -corr.Rot[2]}
-			render.Rot = blend.ApplyOffset(&inv, &render.Rot)
-			*corr = c.Correction{}
-			m.ActiveCorrections--
-		}
+		*corr = c.Correction{}
 		render.Flags |= c.Snapped
-		m.Snaps++
+		snaps++
 	}
+	s.metrics.Snaps += uint64(snaps)
 }
 
 // Finalize implements the arche-model System interface.
 func (s *Snap) Finalize(w *ecs.World) {
 	if s.ready {
-		w.Cache().Unregister(&s.cached)
+		s.filter.Unregister(w)
 		s.ready = false
 	}
 }

@@ -132,13 +132,15 @@ type Clock struct {
 
 	frameNewest uint32 // newest tick first seen this frame
 	frameNew    bool
-	frameMax    uint32 // newest tick among all of this frame's arrivals
-	frameAny    bool
-	behind      int    // consecutive frames whose arrivals were all far older than expected
-	behindMax   uint32 // the newest of those arrivals so far: they must keep advancing
-	futureMax   uint32
+	futureMax   uint32 // newest tick refused as too far ahead this frame
 	futureAny   bool
-	ahead       int // consecutive frames with ticks refused as too far ahead
+
+	// This frame's evidence, in messages: arrivals consistent with the
+	// estimate, far behind it, and refused as too far ahead of it.
+	consistent, behindN, aheadN uint64
+	behindMax                   uint32 // newest tick among this frame's arrivals far behind
+	behind, ahead               streak
+	generation                  uint64
 
 	runTick uint32 // tick of the current run of Observe calls
 	inRun   bool
@@ -169,19 +171,27 @@ func (c *Clock) SetDelayPolicy(p DelayPolicy) {
 	c.cfg.Delay = p
 }
 
-// BeginFrame advances local time by dt seconds. Negative or non-finite dt
-// counts as zero.
+// MaxFrameDt is the longest frame the clock accepts, in seconds; a longer
+// dt counts as this long (the clock re-anchors after such a gap anyway),
+// so local time stays finite whatever the game passes.
+const MaxFrameDt = 3600
+
+// BeginFrame advances local time by dt seconds. Negative or NaN dt counts
+// as zero, and dt beyond [MaxFrameDt] (infinity included) as MaxFrameDt.
 func (c *Clock) BeginFrame(dt float64) {
-	if !(dt >= 0) || math.IsInf(dt, 0) {
+	switch {
+	case !(dt >= 0):
 		dt = 0
+	case dt > MaxFrameDt:
+		dt = MaxFrameDt
 	}
 	c.dt = dt
 	c.local += dt
 	c.frameNew = false
-	c.frameAny = false
 	c.futureAny = false
 	c.inRun = false
 	c.frameDevSq, c.frameRuns = 0, 0
+	c.consistent, c.behindN, c.aheadN = 0, 0, 0
 }
 
 // Observe records that a snapshot for tick arrived during this frame. Call
@@ -189,7 +199,18 @@ func (c *Clock) BeginFrame(dt float64) {
 // packet's worth) count as one arrival and cost a comparison. Every run
 // feeds the jitter statistics, so late packets of an already-seen tick
 // count; the server clock offset follows the first arrival of each new tick.
-func (c *Clock) Observe(tick uint32) {
+func (c *Clock) Observe(tick uint32) { c.ObserveN(tick, 1) }
+
+// ObserveN records that n messages for tick arrived during this frame (a
+// run of one server packet). Every message counts as evidence of where the
+// server's clock is, whether or not the pipeline could use its sample: a
+// stream the estimate cannot explain (a restarted server, ticks that went
+// back) re-anchors the clock once it is the majority for long enough.
+func (c *Clock) ObserveN(tick uint32, n int) {
+	if n <= 0 {
+		return
+	}
+	c.weigh(tick, n)
 	if c.inRun && tick == c.runTick {
 		return
 	}
@@ -197,12 +218,34 @@ func (c *Clock) Observe(tick uint32) {
 	c.observe(tick)
 }
 
+// RefusedN records that n messages for tick arrived this frame that the
+// pipeline could not use (stale, duplicate, of an earlier life...). They do
+// not feed the arrival statistics, but they are evidence of where the
+// server's clock is: a restarted server's stream is refused as stale until
+// the clock re-anchors to it.
+func (c *Clock) RefusedN(tick uint32, n int) {
+	if n > 0 {
+		c.weigh(tick, n)
+	}
+}
+
+// weigh classifies n arrivals of tick as consistent with the estimate or
+// far behind it.
+func (c *Clock) weigh(tick uint32, n int) {
+	rate := c.cfg.TickRate
+	if c.synced && float64(tick)-c.local*rate-c.offset < -c.cfg.ResetThreshold*rate {
+		if c.behindN == 0 || tick > c.behindMax {
+			c.behindMax = tick
+		}
+		c.behindN += uint64(n)
+	} else {
+		c.consistent += uint64(n)
+	}
+}
+
 func (c *Clock) observe(tick uint32) {
 	rate := c.cfg.TickRate
 	sample := float64(tick) - c.local*rate
-	if !c.frameAny || tick > c.frameMax {
-		c.frameMax, c.frameAny = tick, true
-	}
 	if !c.anySeen {
 		c.anySeen = true
 		c.newest = tick
@@ -261,14 +304,17 @@ func (c *Clock) observe(tick uint32) {
 func (c *Clock) Advance() {
 	rate := c.cfg.TickRate
 	bound := c.cfg.ResetThreshold * rate
+	generation := c.generation
 	if c.frameNew {
 		sample := float64(c.frameNewest) - c.local*rate
 		switch d := sample - c.offset; {
 		case !c.synced:
 			c.offset, c.synced = sample, true
+			c.generation++
 		case math.Abs(d) > bound:
 			c.offset = sample
 			c.anchors++
+			c.generation++
 		default:
 			c.offset += c.cfg.OffsetSmoothing * d
 		}
@@ -276,8 +322,7 @@ func (c *Clock) Advance() {
 	if !c.synced {
 		return
 	}
-	c.checkBehind(bound)
-	c.checkAhead()
+	c.checkStreams()
 	if c.frameRuns > 0 && c.dt <= c.cfg.ResetThreshold {
 		// Each frame with arrivals moves the jitter estimate by 2%: about a
 		// two-second memory at 20 snapshots per second and 60 FPS. A frame
@@ -298,6 +343,14 @@ func (c *Clock) Advance() {
 	target := c.local*rate + c.offset - c.delay
 	if !c.started {
 		c.render, c.started, c.scale = target, true, 1
+		return
+	}
+	if c.generation != generation && target < c.render {
+		// Re-anchored to a server that is behind where the render time
+		// ran (its ticks stood still while the local clock jumped, or it
+		// restarted): follow it back rather than extrapolate for seconds.
+		c.render, c.scale = target, 1
+		c.resets++
 		return
 	}
 	// The error left if this frame advanced at real-time speed.
@@ -334,65 +387,100 @@ func (c *Clock) Advance() {
 }
 
 // RefusedFuture records that a snapshot was refused because its tick lay
-// too far ahead of the estimate. One such tick is noise (or hostile); if
-// every frame with arrivals brings them for three frames in a row, the
-// server really is further ahead than estimated (a suspend the frame time
-// did not show) and the clock re-anchors to it, instead of refusing the
-// whole session from then on.
-func (c *Clock) RefusedFuture(tick uint32) {
+// too far ahead of the estimate. It is [Clock.RefusedFutureN] for one
+// message.
+func (c *Clock) RefusedFuture(tick uint32) { c.RefusedFutureN(tick, 1) }
+
+// RefusedFutureN records that n messages were refused because their ticks
+// (the newest of them tick) lay too far ahead of the estimate. A few such
+// ticks are noise (or hostile) and change nothing; if they are the
+// majority of what arrives for long enough, the server really is further
+// ahead than estimated (a suspend the frame time did not show) and the
+// clock re-anchors to them instead of refusing the whole session.
+func (c *Clock) RefusedFutureN(tick uint32, n int) {
+	if n <= 0 {
+		return
+	}
+	c.aheadN += uint64(n)
 	if !c.futureAny || tick > c.futureMax {
 		c.futureMax, c.futureAny = tick, true
 	}
 }
 
-// checkAhead re-anchors forward after three frames in a row with refused
-// future ticks and no ordinary newer arrival.
-func (c *Clock) checkAhead() {
-	if !c.futureAny {
-		if c.frameNew {
-			c.ahead = 0
-		}
-		return
-	}
-	if c.ahead++; c.ahead < 3 {
-		return
-	}
-	c.ahead = 0
-	c.offset = float64(c.futureMax) - c.local*c.cfg.TickRate
-	c.anchors++
+// Re-anchoring needs evidence: the stream the estimate cannot explain must
+// be the majority of what arrives in at least minEvidenceFrames frames with
+// arrivals in a row, spread over at least minEvidenceTime seconds, with its
+// ticks moving on (a live stream, not stale copies).
+const (
+	minEvidenceFrames = 3
+	minEvidenceTime   = 0.2
+)
+
+// streak follows consecutive frames whose majority of arrivals disagree
+// with the estimate in one direction.
+type streak struct {
+	frames int
+	since  float64 // local time of the first frame
+	last   uint32  // newest tick of the latest frame
 }
 
-// checkBehind re-anchors the clock when, in three frames with arrivals in a
-// row, every arrival is far older than the estimate expects, and those
-// arrivals move on from frame to frame (a live stream, not stale copies): the newest tick seen must
-// have been an outlier (a corrupted or hostile tick) or the server restarted
-// its count. Without this, one absurd tick would hold the timeline forever.
-func (c *Clock) checkBehind(bound float64) {
-	if !c.frameAny {
-		return // nothing arrived: no evidence either way
+// note adds a frame whose disagreeing arrivals reach up to tick, and
+// reports whether the evidence is now enough to re-anchor.
+func (s *streak) note(now float64, tick uint32) bool {
+	if s.frames > 0 && tick <= s.last {
+		s.frames = 0 // not moving on: start again from this frame
 	}
-	if c.frameNew {
-		c.behind = 0
-		return
+	if s.frames == 0 {
+		s.since = now
 	}
-	sample := float64(c.frameMax) - c.local*c.cfg.TickRate
-	if sample >= c.offset-bound || (c.behind > 0 && c.frameMax <= c.behindMax) {
-		// Not far behind, or not a stream moving on (stale duplicates
-		// trickling in): no evidence that the newest tick was absurd.
-		c.behind = 0
-		return
+	s.frames++
+	s.last = tick
+	return s.frames >= minEvidenceFrames && now-s.since >= minEvidenceTime
+}
+
+// checkStreams weighs this frame's evidence: when arrivals far behind the
+// estimate, or refused as far ahead of it, are the majority long enough,
+// the clock re-anchors to them; a frame whose majority agrees with the
+// estimate ends both streaks. Frames without arrivals change nothing.
+func (c *Clock) checkStreams() {
+	switch {
+	case c.behindN > c.consistent+c.aheadN:
+		c.ahead = streak{}
+		if c.behind.note(c.local, c.behindMax) {
+			c.behind = streak{}
+			c.reanchorBehind()
+		}
+	case c.aheadN > c.consistent+c.behindN:
+		c.behind = streak{}
+		if c.ahead.note(c.local, c.futureMax) {
+			c.ahead = streak{}
+			c.offset = float64(c.futureMax) - c.local*c.cfg.TickRate
+			c.anchors++
+			c.generation++
+		}
+	case c.consistent > 0:
+		c.behind, c.ahead = streak{}, streak{}
 	}
-	c.behindMax = c.frameMax
-	if c.behind++; c.behind < 3 {
-		return
-	}
-	c.behind = 0
-	c.offset = sample
-	c.newest, c.seenMask = c.frameMax, 0
+}
+
+// reanchorBehind moves the clock back to this frame's newest arrival far
+// behind the estimate: the newest tick seen before was an outlier (a
+// corrupted or hostile tick), or the server restarted its count. The
+// render time goes back with it, the one case where it moves backwards.
+func (c *Clock) reanchorBehind() {
+	c.offset = float64(c.behindMax) - c.local*c.cfg.TickRate
+	c.newest, c.seenMask = c.behindMax, 0
 	c.render = c.local*c.cfg.TickRate + c.offset - c.delay
 	c.anchors++
 	c.resets++
+	c.generation++
 }
+
+// Generation counts the times the clock took up a new timeline: its first
+// sync and every re-anchoring. Ticks held from before a change may belong
+// to a timeline the server has left (a restart, a wrap, an absurd tick):
+// the pipeline drops what lies beyond the new horizon when it changes.
+func (c *Clock) Generation() uint64 { return c.generation }
 
 // Synced reports whether at least one arrival has been observed, so the
 // render time means something.

@@ -240,13 +240,34 @@ func TestBadFrameTimes(t *testing.T) {
 	c.BeginFrame(0)
 	c.Observe(100)
 	c.Advance()
-	for _, dt := range []float64{math.NaN(), math.Inf(1), -1, math.Inf(-1)} {
+	for _, dt := range []float64{math.NaN(), -1, math.Inf(-1)} {
 		before := c.RenderTick()
 		c.BeginFrame(dt)
 		c.Advance()
 		if rt := c.RenderTick(); rt != before || math.IsNaN(rt) {
 			t.Fatalf("dt %v moved render time from %v to %v", dt, before, rt)
 		}
+	}
+	// Infinite and absurdly long frames count as MaxFrameDt: local time and
+	// everything derived from it stay finite, however often it happens.
+	for i, dt := range []float64{math.Inf(1), 1e307, 1e300, math.MaxFloat64} {
+		c.BeginFrame(dt)
+		c.Advance()
+		if got := c.Local(); got != float64(i+1)*MaxFrameDt {
+			t.Fatalf("after dt %v local time is %v, want %v", dt, got, float64(i+1)*MaxFrameDt)
+		}
+		if rt := c.RenderTick(); math.IsNaN(rt) || math.IsInf(rt, 0) || math.IsNaN(c.ActualDelay()) || math.IsInf(c.ActualDelay(), 0) {
+			t.Fatalf("after dt %v render tick %v, actual delay %v", dt, rt, c.ActualDelay())
+		}
+	}
+	// A sane stream afterwards is followed again.
+	for tick := uint32(101); tick < 160; tick++ {
+		c.BeginFrame(0.05)
+		c.Observe(tick)
+		c.Advance()
+	}
+	if rt := c.RenderTick(); math.Abs(rt-157) > 2 {
+		t.Fatalf("render tick %v after a sane stream up to 159, want about 157", rt)
 	}
 }
 
@@ -344,8 +365,9 @@ func TestIntervalFollowsRateChange(t *testing.T) {
 	}
 }
 
-// TestRefusedFutureReanchors: ticks refused as future-dated in three frames
-// in a row move the clock forward to them; a single one does not.
+// TestRefusedFutureReanchors: ticks refused as future-dated, the only
+// arrivals for three frames in a row over a quarter of a second, move the
+// clock forward to them; a single one does not.
 func TestRefusedFutureReanchors(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
 	c.BeginFrame(0)
@@ -361,7 +383,7 @@ func TestRefusedFutureReanchors(t *testing.T) {
 		t.Fatal("one refused tick re-anchored the clock")
 	}
 	for i := 0; i < 3; i++ {
-		c.BeginFrame(1.0 / 60)
+		c.BeginFrame(0.125)
 		c.RefusedFuture(uint32(200 + i))
 		c.Advance()
 	}

@@ -57,7 +57,7 @@ func run(frames int64, out io.Writer) {
 // fakeServer stands in for a transport: every third frame (20 Hz at 60 FPS)
 // it pushes a snapshot of three entities moving on circles.
 type fakeServer struct {
-	inbox *nsecs.Inbox
+	inbox *systems.Inbox
 	frame int
 	tick  uint32
 }
@@ -69,7 +69,7 @@ func (s *fakeServer) Update(w *ecs.World) {
 		t := float64(s.tick) / 20
 		for id := 1; id <= 3; id++ {
 			a := t + float64(id)
-			s.inbox.Push(nsecs.Message{
+			s.inbox.Push(systems.Message{
 				NetID: components.NetID(id),
 				Tick:  s.tick,
 				Pos:   mgl32.Vec3{float32(10 * math.Cos(a)), float32(10 * math.Sin(a)), 0},

@@ -23,12 +23,12 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
-	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/netsim"
+	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
@@ -65,7 +65,7 @@ func main() {
 	fs.Float64Var(&o.reorder, "reorder", 0, "probability a packet is held back so later ones overtake it")
 	fs.Float64Var(&o.duplicate, "duplicate", 0, "probability a packet is delivered twice")
 	fs.DurationVar(&o.delay, "delay", 0, "fixed interpolation delay (render time = server time - delay); 0 adapts it to the measured interval and jitter")
-	fs.StringVar(&o.extrapolation, "extrapolation", "coast", "policy past the newest sample: coast, hold, linear or damped-seed")
+	fs.StringVar(&o.extrapolation, "extrapolation", "coast", "policy past the newest sample: coast, hold, linear or damped-return")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed for the paths and the network")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.Usage = func() {
@@ -121,6 +121,24 @@ func (p *path) at(t float64) mgl32.Vec3 {
 	return mgl32.Vec3{p.center[0] + float32(r*math.Cos(a)), p.center[1] + float32(r*math.Sin(a)), 0}
 }
 
+// newPaths returns the seeded paths of o.entities entities, on a square
+// grid 40 units apart.
+func newPaths(o *options) []path {
+	rng := rand.New(rand.NewPCG(o.seed, 0x5eed))
+	paths := make([]path, o.entities)
+	side := int(math.Ceil(math.Sqrt(float64(o.entities))))
+	for i := range paths {
+		paths[i] = path{
+			center: mgl32.Vec3{float32(i%side) * 40, float32(i/side) * 40, 0},
+			radius: 5 + 10*rng.Float64(),
+			omega:  (0.3 + 0.9*rng.Float64()) * float64(1-2*rng.IntN(2)),
+			phase:  2 * math.Pi * rng.Float64(),
+			wobble: 0.5 + rng.Float64(),
+		}
+	}
+	return paths
+}
+
 // packet is what the server sends: the states of entities [first, first+n)
 // at one tick. The client decodes it by evaluating the paths, as a real
 // transport would decode positions from the payload.
@@ -133,7 +151,7 @@ type packet struct {
 type result struct {
 	frames, entityFrames int
 	sumErr, maxErr       float64
-	metrics              nsecs.Metrics
+	metrics              systems.Metrics
 	link                 netsim.Stats
 	updateTime           time.Duration
 	delay                float64
@@ -147,27 +165,14 @@ func run(o options) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-	rng := rand.New(rand.NewPCG(o.seed, 0x5eed))
-	paths := make([]path, o.entities)
-	side := int(math.Ceil(math.Sqrt(float64(o.entities))))
-	for i := range paths {
-		paths[i] = path{
-			center: mgl32.Vec3{float32(i%side) * 40, float32(i/side) * 40, 0},
-			radius: 5 + 10*rng.Float64(),
-			omega:  (0.3 + 0.9*rng.Float64()) * float64(1-2*rng.IntN(2)),
-			phase:  2 * math.Pi * rng.Float64(),
-			wobble: 0.5 + rng.Float64(),
-		}
-	}
-
+	paths := newPaths(&o)
 	cfg := nsecs.DefaultConfig().WithTickRate(o.tickRate)
 	if o.delay > 0 {
 		cfg.Clock.Delay = timeline.FixedDelay(o.delay.Seconds())
 	}
 	cfg.Interpolate.Extrapolation = policy
 	cfg.Receive.MaxEntities = max(cfg.Receive.MaxEntities, o.entities)
-	world := ecs.NewWorld()
-	pipe, err := nsecs.New(&world, cfg)
+	client, err := scenario.NewNetSmooth(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -178,57 +183,104 @@ func run(o options) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-
 	res := &result{}
-	frameDt := 1 / o.fps
-	frames := int(o.seconds * o.fps)
-	sent := 0
-	var delivered []packet
-	batch := make([]nsecs.Message, 0, o.perPacket)
-	renders := generic.NewFilter2[components.NetID, components.Render]()
-	for f := 0; f < frames; f++ {
-		now := time.Duration(float64(f) * frameDt * float64(time.Second))
-		// Server: every tick due by now, one packet per perPacket entities.
-		for ; time.Duration(float64(sent)/o.tickRate*float64(time.Second)) <= now; sent++ {
-			for first := 0; first < o.entities; first += o.perPacket {
-				link.Send(now, packet{tick: uint32(sent), first: first, n: min(o.perPacket, o.entities-first)})
-			}
-		}
-		// Transport: decode what arrived and push it into the inbox.
-		delivered = link.Deliver(now, delivered[:0])
-		for _, p := range delivered {
-			t := float64(p.tick) / o.tickRate
-			batch = batch[:0]
-			for i := p.first; i < p.first+p.n; i++ {
-				batch = append(batch, nsecs.Message{NetID: components.NetID(i + 1), Tick: p.tick, Pos: paths[i].at(t)})
-			}
-			pipe.Inbox().PushBatch(batch)
-		}
-
-		start := time.Now()
-		pipe.Update(frameDt)
-		res.updateTime += time.Since(start)
-
-		// Measure: distance between what is drawn and the true path at the
-		// presented (render) time.
-		rt := pipe.Clock().RenderTick() / o.tickRate
-		q := renders.Query(&world)
-		for q.Next() {
-			id, r := q.Get()
-			if r.Flags&components.Visible == 0 {
-				continue
-			}
-			d := float64(r.Pos.Sub(paths[int(*id)-1].at(rt)).Len())
-			res.sumErr += d
-			res.maxErr = math.Max(res.maxErr, d)
-			res.entityFrames++
-		}
-		res.frames++
+	timed := &timedClient{NetSmooth: client}
+	loop := scenario.Loop[packet]{
+		FPS:       o.fps,
+		Link:      link,
+		Server:    &server{o: &o},
+		Transport: &transport{paths: paths, rate: o.tickRate, client: client, batch: make([]systems.Message, 0, o.perPacket)},
+		Client:    timed,
+		Meter:     &meter{paths: paths, rate: o.tickRate, client: client, res: res, renders: generic.NewFilter2[components.NetID, components.Render]()},
 	}
+	loop.Run(o.seconds)
+	pipe := client.Pipeline()
 	res.metrics = *pipe.Metrics()
 	res.link = link.Stats()
+	res.updateTime = timed.elapsed
 	res.delay = pipe.Clock().DelaySeconds()
 	return res, nil
+}
+
+// server sends, every tick, one packet per perPacket entities.
+type server struct {
+	o    *options
+	sent int // ticks sent
+}
+
+// Serve implements [scenario.Server].
+func (s *server) Serve(f scenario.Instant, dst []packet) []packet {
+	o := s.o
+	for ; time.Duration(float64(s.sent)/o.tickRate*float64(time.Second)) <= f.Now; s.sent++ {
+		for first := 0; first < o.entities; first += o.perPacket {
+			dst = append(dst, packet{tick: uint32(s.sent), first: first, n: min(o.perPacket, o.entities-first)})
+		}
+	}
+	return dst
+}
+
+// transport decodes what arrived and pushes it into the pipeline's inbox,
+// a packet at a time.
+type transport struct {
+	paths  []path
+	rate   float64
+	client scenario.Client
+	batch  []systems.Message
+}
+
+// Arrive implements [scenario.Transport].
+func (t *transport) Arrive(_ scenario.Instant, packets []packet) {
+	for _, p := range packets {
+		at := float64(p.tick) / t.rate
+		t.batch = t.batch[:0]
+		for i := p.first; i < p.first+p.n; i++ {
+			t.batch = append(t.batch, systems.Message{NetID: components.NetID(i + 1), Tick: p.tick, Pos: t.paths[i].at(at)})
+		}
+		t.client.Receive(t.batch)
+	}
+}
+
+// Depart implements [scenario.Transport]: nothing goes back.
+func (t *transport) Depart(scenario.Instant) {}
+
+// timedClient is the pipeline, timing its frames.
+type timedClient struct {
+	*scenario.NetSmooth
+	elapsed time.Duration
+}
+
+// Frame implements [scenario.Client].
+func (c *timedClient) Frame(dt float64) {
+	start := time.Now()
+	c.NetSmooth.Frame(dt)
+	c.elapsed += time.Since(start)
+}
+
+// meter measures the distance between what is drawn and the true path at
+// the presented (render) time, for every visible entity.
+type meter struct {
+	paths   []path
+	rate    float64
+	client  *scenario.NetSmooth
+	res     *result
+	renders *generic.Filter2[components.NetID, components.Render]
+}
+
+// Measure implements [scenario.Meter].
+func (m *meter) Measure(scenario.Instant) {
+	rt := m.client.Pipeline().Clock().RenderTick() / m.rate
+	q := m.renders.Query(m.client.World())
+	for q.Next() {
+		id, r := q.Get()
+		if r.Flags&components.Visible == 0 {
+			continue
+		}
+		d := float64(r.Pos.Sub(m.paths[int(*id)-1].at(rt)).Len())
+		m.res.sumErr += d
+		m.res.maxErr = math.Max(m.res.maxErr, d)
+		m.res.entityFrames++
+	}
+	m.res.frames++
 }
 
 func (r *result) print(w io.Writer, o options) {

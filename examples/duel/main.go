@@ -22,11 +22,12 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
-	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/netsim"
+	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
@@ -83,53 +84,22 @@ Flags:
 	res.print(os.Stdout, o)
 }
 
-// avatar is the game's predicted state: a top-down mover with momentum.
-type avatar struct {
-	Pos, Vel mgl32.Vec2
-}
-
-// stick is the game's input: a direction in [-1, 1]².
-type stick struct{ X, Y int8 }
-
-const (
-	maxSpeed = 6.0  // units per second
-	accel    = 40.0 // units per second²
-)
-
-// step is the deterministic movement shared by client and server.
-func step(s avatar, in stick, dt float64) avatar {
-	want := mgl32.Vec2{float32(in.X) * maxSpeed, float32(in.Y) * maxSpeed}
-	d := want.Sub(s.Vel)
-	maxDv := float32(accel * dt)
-	if l := d.Len(); l > maxDv {
-		d = d.Mul(maxDv / l)
-	}
-	s.Vel = s.Vel.Add(d)
-	s.Pos = s.Pos.Add(s.Vel.Mul(float32(dt)))
-	return s
-}
-
-var sim = nsecs.Simulation[avatar, stick]{
-	Step:     step,
-	Position: func(s *avatar) mgl32.Vec3 { return mgl32.Vec3{s.Pos[0], s.Pos[1], 0} },
-}
-
 // script is the local player's input at tick n: a square dance with pauses.
-func script(n uint64, rate float64) stick {
+func script(n uint64, rate float64) scenario.Stick {
 	phase := int(float64(n)/rate) % 10
 	switch {
 	case phase < 2:
-		return stick{X: 1}
+		return scenario.Stick{X: 1}
 	case phase < 4:
-		return stick{Y: 1}
+		return scenario.Stick{Y: 1}
 	case phase == 4:
-		return stick{}
+		return scenario.Stick{}
 	case phase < 7:
-		return stick{X: -1}
+		return scenario.Stick{X: -1}
 	case phase < 9:
-		return stick{Y: -1}
+		return scenario.Stick{Y: -1}
 	}
-	return stick{}
+	return scenario.Stick{}
 }
 
 // remotePath is where remote player i is at server time t.
@@ -138,14 +108,14 @@ func remotePath(i int, t float64) mgl32.Vec3 {
 	return mgl32.Vec3{float32(15 + 5*math.Cos(a)), float32(5 * math.Sin(a)), 0}
 }
 
-// uplink packets carry recent inputs; downlink packets carry the local
-// player's authoritative state and the remote players' snapshots.
-type inputPacket struct{ inputs []nsecs.SentInput[stick] }
-
+// statePacket is what the server sends down: the local player's
+// authoritative state with the last input applied; the remote players'
+// positions at tick are decoded from their paths, as a real transport would
+// decode them from the payload.
 type statePacket struct {
 	tick  uint32
 	ack   uint32
-	local avatar
+	local scenario.Mover
 }
 
 type result struct {
@@ -162,6 +132,9 @@ type result struct {
 	shoves, teleports, gapFills int
 }
 
+// localID is the local player's NetID; the remote players are 1..remotes.
+const localID = 1000
+
 func run(o options) (*result, error) {
 	if o.seconds <= 0 || o.tickRate <= 0 || o.fps <= 0 || o.sendEvery <= 0 || o.remotes < 0 || o.redundancy < 1 {
 		return nil, fmt.Errorf("seconds, tick-rate, fps, send-every and redundancy must be positive, remotes non-negative")
@@ -172,22 +145,12 @@ func run(o options) (*result, error) {
 	cfg.Snap.Distance = 3 // world units here are metres
 	cfg.Predict.DeadZone = 0.01
 	cfg.Predict.HardCutDistance = 3
-	world := ecs.NewWorld()
-	pipe, err := nsecs.New(&world, cfg)
-	if err != nil {
-		return nil, err
-	}
-	pred, err := nsecs.AddPrediction(pipe, sim)
-	if err != nil {
-		return nil, err
-	}
-	const localID = 1000
-	me, err := pred.Spawn(&world, localID, avatar{})
+	player, err := scenario.NewPlayer(cfg, localID, func(n uint64) scenario.Stick { return script(n, o.tickRate) })
 	if err != nil {
 		return nil, err
 	}
 	link := netsim.Config{Latency: o.latency, Jitter: o.jitter, Loss: o.loss}
-	up, err := netsim.NewLink[inputPacket](link, o.seed)
+	up, err := netsim.NewLink[[]systems.SentInput[scenario.Stick]](link, o.seed)
 	if err != nil {
 		return nil, err
 	}
@@ -195,148 +158,187 @@ func run(o options) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	res := &result{}
-	rng := rand.New(rand.NewPCG(o.seed, 7))
-	localComps := generic.NewMap3[components.InputCommand[stick], components.Prediction, components.Correction](&world)
-	renders := generic.NewMap1[components.Render](&world)
-
-	// Server state.
-	var (
-		server      avatar
-		serverTick  uint32
-		lastApplied uint32
-		received    = map[uint32]stick{}
-		waitedFor   int
-		lastInput   stick
-	)
-	tickDt := 1 / o.tickRate
-	frameDt := 1 / o.fps
-	var unacked []nsecs.SentInput[stick]
-	var sent []nsecs.SentInput[stick]
-	var ups []inputPacket
-	var downs []statePacket
-	var prevDrawn, prevTarget mgl32.Vec3
-	serverClock := 0.0
-	var predErrSum float64
-	var lastReconciles uint64
-	teleportAt := uint32(o.seconds * o.tickRate / 2)
-
-	frames := int(o.seconds * o.fps)
-	for f := 0; f < frames; f++ {
-		now := time.Duration(float64(f) * frameDt * float64(time.Second))
-
-		// --- server: runs its ticks up to now.
-		for ; serverClock <= now.Seconds(); serverClock += tickDt {
-			ups = up.Deliver(now, ups[:0])
-			for _, p := range ups {
-				for _, in := range p.inputs {
-					if in.Seq > lastApplied {
-						received[in.Seq] = in.Input
-					}
-				}
-			}
-			// Apply every input that is next in sequence; after waiting 10
-			// ticks for a lost one, repeat the previous input in its place.
-			for {
-				in, ok := received[lastApplied+1]
-				if !ok {
-					if len(received) == 0 || waitedFor < 10 {
-						if len(received) > 0 {
-							waitedFor++
-						}
-						break
-					}
-					in = lastInput
-					res.gapFills++
-				}
-				delete(received, lastApplied+1)
-				waitedFor = 0
-				lastApplied++
-				lastInput = in
-				server = step(server, in, tickDt)
-			}
-			serverTick++
-			if rng.Float64() < 0.4/o.tickRate { // a shove every ~2.5 s
-				server.Vel = server.Vel.Add(mgl32.Vec2{float32(rng.Float64()*8 - 4), float32(rng.Float64()*8 - 4)})
-				res.shoves++
-			}
-			if serverTick == teleportAt {
-				server.Pos = server.Pos.Add(mgl32.Vec2{10, 0})
-				res.teleports++
-			}
-			if serverTick%uint32(o.sendEvery) == 0 {
-				down.Send(now, statePacket{tick: serverTick, ack: lastApplied, local: server})
-			}
-		}
-
-		// --- client transport: what arrived.
-		downs = down.Deliver(now, downs[:0])
-		for _, p := range downs {
-			pred.Inbox().Push(nsecs.Authoritative[avatar]{NetID: localID, Tick: p.tick, Ack: p.ack, State: p.local})
-			t := float64(p.tick) / o.tickRate
-			for i := 0; i < o.remotes; i++ {
-				pipe.Inbox().Push(nsecs.Message{NetID: components.NetID(i + 1), Tick: p.tick, Pos: remotePath(i, t)})
-			}
-		}
-
-		// --- client frame.
-		cmd, pr, _ := localComps.Get(me)
-		cmd.Input = script(pr.Ticks, o.tickRate)
-		pipe.Update(frameDt)
-		_, pr, corr := localComps.Get(me) // pointers may move during Update
-
-		// --- client transport: send new inputs, repeating unacknowledged ones.
-		sent = pred.Outbox().Drain(sent)
-		unacked = append(unacked, sent...)
-		unacked = slices.DeleteFunc(unacked, func(in nsecs.SentInput[stick]) bool { return in.Seq <= pr.LastAck })
-		if len(sent) > 0 {
-			from := max(0, len(unacked)-o.redundancy-len(sent)+1)
-			up.Send(now, inputPacket{inputs: slices.Clone(unacked[from:])})
-		}
-
-		// --- measure.
-		m := pipe.Metrics()
-		if m.Reconciles > lastReconciles {
-			predErrSum += float64(pr.Last.Error) * float64(m.Reconciles-lastReconciles)
-			lastReconciles = m.Reconciles
-		}
-		c := float64(corr.Pos.Len())
-		res.corrSamples = append(res.corrSamples, c)
-		if c > 0 {
-			res.corrFrames++
-		}
-		// The drawn position, and the target it is drawn around (the
-		// prediction between its last two ticks, without correction).
-		drawn := renders.Get(me).Pos
-		target := drawn.Sub(corr.Pos)
-		if f > 0 && !pr.Last.HardCut {
-			res.maxStep = math.Max(res.maxStep, float64(drawn.Sub(prevDrawn).Len()))
-			res.maxTargetStep = math.Max(res.maxTargetStep, float64(target.Sub(prevTarget).Len()))
-		}
-		prevDrawn, prevTarget = drawn, target
-		rt := pipe.Clock().RenderTick() / o.tickRate
-		for i := 0; i < o.remotes; i++ {
-			if e, ok := pipe.Lookup(components.NetID(i + 1)); ok {
-				if r := renders.Get(e); r.Flags&components.Visible != 0 {
-					d := float64(r.Pos.Sub(remotePath(i, rt)).Len())
-					res.remoteErrSum += d
-					res.remoteErrMax = math.Max(res.remoteErrMax, d)
-					res.remoteSamples++
-				}
-			}
-		}
-		res.frames++
+	srv := &server{o: &o, up: up, rng: rand.New(rand.NewPCG(o.seed, 7)),
+		received: map[uint32]scenario.Stick{}, teleportAt: uint32(o.seconds * o.tickRate / 2)}
+	uplink := &scenario.Uplink{Link: up, Pred: player.Pred,
+		Newest: func(produced int) int { return o.redundancy + produced - 1 }}
+	m := newMeter(player, &o)
+	loop := scenario.Loop[statePacket]{
+		FPS:       o.fps,
+		Link:      down,
+		Server:    srv,
+		Transport: &transport{player: player, up: uplink, o: &o},
+		Client:    player,
+		Meter:     m,
 	}
-	m := pipe.Metrics()
-	res.reconciles, res.corrections, res.hardCuts = m.Reconciles, m.Corrections, m.HardCuts
-	res.inputOverflows = m.InputOverflows
-	if m.Reconciles > 0 {
-		res.meanPredErr = predErrSum / float64(m.Reconciles)
-	}
-	res.maxPredErr = m.MaxPredictionError
+	loop.Run(o.seconds)
+	res := m.finish()
+	res.shoves, res.teleports, res.gapFills = srv.shoves, srv.teleports, srv.gapFills
 	res.uplink, res.downlink = up.Stats(), down.Stats()
 	return res, nil
+}
+
+// server applies the local player's inputs in sequence as they arrive,
+// shoves the player now and then and once teleports it, and every
+// sendEvery ticks sends its state down.
+type server struct {
+	o           *options
+	up          *netsim.Link[[]systems.SentInput[scenario.Stick]]
+	rng         *rand.Rand
+	clock       float64
+	state       scenario.Mover
+	tick        uint32
+	lastApplied uint32
+	lastInput   scenario.Stick
+	received    map[uint32]scenario.Stick
+	waitedFor   int
+	teleportAt  uint32
+	ups         [][]systems.SentInput[scenario.Stick]
+
+	shoves, teleports, gapFills int
+}
+
+// Serve implements [scenario.Server]: the ticks up to f.
+func (s *server) Serve(f scenario.Instant, dst []statePacket) []statePacket {
+	tickDt := 1 / s.o.tickRate
+	for ; s.clock <= f.Now.Seconds(); s.clock += tickDt {
+		s.ups = s.up.Deliver(f.Now, s.ups[:0])
+		for _, p := range s.ups {
+			for _, in := range p {
+				if in.Seq > s.lastApplied {
+					s.received[in.Seq] = in.Input
+				}
+			}
+		}
+		s.apply(tickDt)
+		s.tick++
+		if s.rng.Float64() < 0.4/s.o.tickRate { // a shove every ~2.5 s
+			s.state.Vel = s.state.Vel.Add(mgl32.Vec2{float32(s.rng.Float64()*8 - 4), float32(s.rng.Float64()*8 - 4)})
+			s.shoves++
+		}
+		if s.tick == s.teleportAt {
+			s.state.Pos = s.state.Pos.Add(mgl32.Vec2{10, 0})
+			s.teleports++
+		}
+		if s.tick%uint32(s.o.sendEvery) == 0 {
+			dst = append(dst, statePacket{tick: s.tick, ack: s.lastApplied, local: s.state})
+		}
+	}
+	return dst
+}
+
+// apply applies every input that is next in sequence; after waiting 10
+// ticks for a lost one, it repeats the previous input in its place.
+func (s *server) apply(tickDt float64) {
+	for {
+		in, ok := s.received[s.lastApplied+1]
+		if !ok {
+			if len(s.received) == 0 || s.waitedFor < 10 {
+				if len(s.received) > 0 {
+					s.waitedFor++
+				}
+				return
+			}
+			in = s.lastInput
+			s.gapFills++
+		}
+		delete(s.received, s.lastApplied+1)
+		s.waitedFor = 0
+		s.lastApplied++
+		s.lastInput = in
+		s.state = scenario.StepMover(s.state, in, tickDt)
+	}
+}
+
+// transport pushes what arrived into the pipeline: the local player's
+// authoritative state to its predictor, the remote players' snapshots to
+// the inbox; after each frame it sends the new inputs up, repeating
+// unacknowledged ones.
+type transport struct {
+	player *scenario.Player
+	up     *scenario.Uplink
+	o      *options
+}
+
+// Arrive implements [scenario.Transport].
+func (t *transport) Arrive(_ scenario.Instant, packets []statePacket) {
+	inbox := t.player.Pipeline().Inbox()
+	for _, p := range packets {
+		t.player.Pred.Inbox().Push(systems.Authoritative[scenario.Mover]{NetID: localID, Tick: p.tick, Ack: p.ack, State: p.local})
+		at := float64(p.tick) / t.o.tickRate
+		for i := 0; i < t.o.remotes; i++ {
+			inbox.Push(systems.Message{NetID: components.NetID(i + 1), Tick: p.tick, Pos: remotePath(i, at)})
+		}
+	}
+}
+
+// Depart implements [scenario.Transport].
+func (t *transport) Depart(f scenario.Instant) { t.up.Send(f.Now, t.player.Status().LastAck) }
+
+// meter measures, every frame, the local player's prediction errors and
+// visual corrections, and the remote players' error against their paths.
+type meter struct {
+	player         *scenario.Player
+	o              *options
+	res            *result
+	corrections    *generic.Map1[components.Correction]
+	renders        *generic.Map1[components.Render]
+	predErrSum     float64
+	lastReconciles uint64
+	prevDrawn      mgl32.Vec3
+	prevTarget     mgl32.Vec3
+}
+
+func newMeter(p *scenario.Player, o *options) *meter {
+	corr := generic.NewMap1[components.Correction](p.World())
+	renders := generic.NewMap1[components.Render](p.World())
+	return &meter{player: p, o: o, res: &result{}, corrections: &corr, renders: &renders}
+}
+
+// Measure implements [scenario.Meter].
+func (m *meter) Measure(f scenario.Instant) {
+	res, pipe, pr := m.res, m.player.Pipeline(), m.player.Status()
+	corr := m.corrections.Get(m.player.Entity)
+	if n := pipe.Metrics().Reconciles; n > m.lastReconciles {
+		m.predErrSum += float64(pr.Last.Error) * float64(n-m.lastReconciles)
+		m.lastReconciles = n
+	}
+	c := float64(corr.Pos.Len())
+	res.corrSamples = append(res.corrSamples, c)
+	if c > 0 {
+		res.corrFrames++
+	}
+	// The drawn position, and the target it is drawn around (the
+	// prediction between its last two ticks, without correction).
+	drawn := m.renders.Get(m.player.Entity).Pos
+	target := drawn.Sub(corr.Pos)
+	if f.Frame > 0 && !pr.Last.HardCut {
+		res.maxStep = math.Max(res.maxStep, float64(drawn.Sub(m.prevDrawn).Len()))
+		res.maxTargetStep = math.Max(res.maxTargetStep, float64(target.Sub(m.prevTarget).Len()))
+	}
+	m.prevDrawn, m.prevTarget = drawn, target
+	rt := pipe.Clock().RenderTick() / m.o.tickRate
+	for i := 0; i < m.o.remotes; i++ {
+		if pos, _, _, ok := m.player.Draw(components.NetID(i + 1)); ok {
+			d := float64(pos.Sub(remotePath(i, rt)).Len())
+			res.remoteErrSum += d
+			res.remoteErrMax = math.Max(res.remoteErrMax, d)
+			res.remoteSamples++
+		}
+	}
+	res.frames++
+}
+
+// finish reads the pipeline's counters into the result.
+func (m *meter) finish() *result {
+	res, pm := m.res, m.player.Pipeline().Metrics()
+	res.reconciles, res.corrections, res.hardCuts = pm.Reconciles, pm.Corrections, pm.HardCuts
+	res.inputOverflows = pm.InputOverflows
+	if pm.Reconciles > 0 {
+		res.meanPredErr = m.predErrSum / float64(pm.Reconciles)
+	}
+	res.maxPredErr = pm.MaxPredictionError
+	return res
 }
 
 func (r *result) print(w io.Writer, o options) {

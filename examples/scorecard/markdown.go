@@ -28,7 +28,7 @@ Columns:
 - **backward frames**: entity-frames that moved against the true direction of motion.
 - **recovery**: after the disturbance ends, time until error and delay stay within their pre-disturbance level for a second ("—": no disturbance).
 
-Clients: **netsmooth** with its default configuration (adaptive delay, Coast extrapolation, smoothed corrections); **latest snapshot** draws the newest snapshot as soon as it arrives (no buffer); **fixed 100 ms lerp** interpolates 100 ms in the past with no extrapolation; **seed 000/001/004 policy** are the source documents' own approaches (000: velocity extrapolation without a cap; 001: a render clock re-anchored on every snapshot and damped extrapolation capped at 120 ms; 004: snapshots stamped with their arrival time, dead reckoning up to 150 ms, snapping beyond 400 units).`)
+Clients: **netsmooth** with its default configuration (adaptive delay, Coast extrapolation, smoothed corrections); **latest snapshot** draws the newest snapshot as soon as it arrives (no buffer); **fixed 100 ms lerp** interpolates 100 ms in the past with no extrapolation; **uncapped extrapolation** draws 100 ms in the past and extrapolates linearly without a cap, closing corrections by 25% a tick; **damped buffer** keeps a sorted snapshot buffer per entity, with a render clock re-anchored to 100 ms behind the newest snapshot on every snapshot and damped extrapolation capped at 120 ms; **dead reckoning** stamps snapshots with their arrival time, draws 100 ms behind that clock, extrapolates from the last two snapshots up to 150 ms, then holds, and snaps beyond 400 units.`)
 	for _, sr := range c.remote {
 		fmt.Fprintf(b, "\n## %s\n\n%s.\n\n", sr.name, sr.about)
 		if err := scenario.WriteTable(b, sr.results); err != nil {

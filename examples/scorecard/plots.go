@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"image/color"
-	"os"
 	"path/filepath"
 
 	"gonum.org/v1/plot"
@@ -12,6 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
+	"github.com/netsmooth/netsmooth/internal/pngfile"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
 )
 
@@ -74,8 +74,7 @@ func writePlots(c card, dir string) ([]plotFile, error) {
 }
 
 // trailPlot draws slot 0's true path, the snapshots received and the trails
-// drawn by netsmooth and by seed 004's policy, between local times from and
-// to.
+// drawn by netsmooth and by dead reckoning, between local times from and to.
 func trailPlot(sr scenarioResults, from, to float64, path string) error {
 	p := plot.New()
 	p.Title.Text = sr.name + ": what is drawn"
@@ -108,7 +107,7 @@ func trailPlot(sr scenarioResults, from, to float64, path string) error {
 		name  string
 		color color.Color
 		dash  bool
-	}{{"netsmooth", blue, false}, {"seed 004 policy", orange, true}} {
+	}{{"netsmooth", blue, false}, {"dead reckoning", orange, true}} {
 		r, ok := client(sr, c.name)
 		if !ok {
 			continue
@@ -136,99 +135,99 @@ func timelinePlot(sr scenarioResults, from, to, unit float64, unitName, path str
 	if !ok {
 		return fmt.Errorf("no netsmooth result")
 	}
-	// Frames are averaged over windows of `every` seconds, and the line
-	// breaks where the client ran no frames (a suspend).
-	every := 1.0 / 6
+	// Frames are averaged over windows of `every` seconds.
+	w := window{times: r.Trace.Time, from: from, to: to, every: 1.0 / 6, unit: unit}
 	if to-from > 120 {
-		every = 1
-	}
-	segments := func(ys []float64, scale float64) []plotter.XYs {
-		var segs []plotter.XYs
-		var cur plotter.XYs
-		var sum float64
-		n, bucket, last := 0, -1.0, -1.0
-		flush := func() {
-			if n > 0 {
-				cur = append(cur, plotter.XY{X: (bucket + every/2) / unit, Y: sum / float64(n) * scale})
-			}
-			sum, n = 0, 0
-		}
-		for i, t := range r.Trace.Time {
-			if t < from || t > to || i >= len(ys) || ys[i] != ys[i] {
-				continue
-			}
-			if last >= 0 && t-last > 0.1 { // a gap: start a new segment
-				flush()
-				if len(cur) > 0 {
-					segs = append(segs, cur)
-				}
-				cur = nil
-			}
-			if b := from + every*float64(int((t-from)/every)); b != bucket {
-				flush()
-				bucket = b
-			}
-			sum += ys[i]
-			n++
-			last = t
-		}
-		flush()
-		if len(cur) > 0 {
-			segs = append(segs, cur)
-		}
-		return segs
-	}
-	addLines := func(p *plot.Plot, segs []plotter.XYs, c color.Color, dashed bool, label string) {
-		for i, seg := range segs {
-			l, err := plotter.NewLine(seg)
-			if err != nil {
-				continue
-			}
-			l.Color = c
-			if dashed {
-				l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
-			}
-			p.Add(l)
-			if i == 0 && label != "" {
-				p.Legend.Add(label, l)
-			}
-		}
+		w.every = 1
 	}
 	top := plot.New()
 	top.Title.Text = sr.name + ": netsmooth's timeline"
 	top.Y.Label.Text = "delay (ms)"
 	top.Y.Min = 0
-	addLines(top, segments(r.Trace.Delay, 1000), blue, false, "presentation delay (incl. 50 ms latency)")
-	addLines(top, segments(r.Trace.BufferDelay, 1000), orange, true, "interpolation delay (actual)")
+	addLines(top, w.segments(r.Trace.Delay, 1000), blue, false, "presentation delay (incl. 50 ms latency)")
+	addLines(top, w.segments(r.Trace.BufferDelay, 1000), orange, true, "interpolation delay (actual)")
 	bottom := plot.New()
-	bottom.X.Label.Text = fmt.Sprintf("time (%s; averages over %.2g s)", unitName, every)
+	bottom.X.Label.Text = fmt.Sprintf("time (%s; averages over %.2g s)", unitName, w.every)
 	bottom.Y.Label.Text = "samples ahead of render time"
 	bottom.Y.Min = 0
-	addLines(bottom, segments(r.Trace.Ahead, 1), black, false, "")
-	const w, h = 16 * vg.Centimeter, 14 * vg.Centimeter
-	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(144))
+	addLines(bottom, w.segments(r.Trace.Ahead, 1), black, false, "")
+	const width, height = 16 * vg.Centimeter, 14 * vg.Centimeter
+	img := vgimg.NewWith(vgimg.UseWH(width, height), vgimg.UseDPI(144))
 	dc := draw.New(img)
 	tiles := draw.Tiles{Rows: 2, Cols: 1, PadX: vg.Millimeter, PadY: vg.Millimeter, PadTop: vg.Millimeter, PadBottom: vg.Millimeter, PadLeft: vg.Millimeter, PadRight: vg.Millimeter}
 	canvases := plot.Align([][]*plot.Plot{{top}, {bottom}}, tiles, dc)
 	top.Draw(canvases[0][0])
 	bottom.Draw(canvases[1][0])
-	return writePNG(path, img)
+	return pngfile.Write(path, vgimg.PngCanvas{Canvas: img})
 }
 
+// window averages per-frame series at local times between from and to
+// over buckets of every seconds, x divided by unit.
+type window struct {
+	times                 []float64
+	from, to, every, unit float64
+}
+
+// segments returns the bucket averages of ys (times scale), as lines that
+// break where the client ran no frames (a suspend).
+func (w window) segments(ys []float64, scale float64) []plotter.XYs {
+	var segs []plotter.XYs
+	var cur plotter.XYs
+	var sum float64
+	n, bucket, last := 0, -1.0, -1.0
+	flush := func() {
+		if n > 0 {
+			cur = append(cur, plotter.XY{X: (bucket + w.every/2) / w.unit, Y: sum / float64(n) * scale})
+		}
+		sum, n = 0, 0
+	}
+	for i, t := range w.times {
+		if t < w.from || t > w.to || i >= len(ys) || ys[i] != ys[i] {
+			continue
+		}
+		if last >= 0 && t-last > 0.1 { // a gap: start a new segment
+			flush()
+			if len(cur) > 0 {
+				segs = append(segs, cur)
+			}
+			cur = nil
+		}
+		if b := w.from + w.every*float64(int((t-w.from)/w.every)); b != bucket {
+			flush()
+			bucket = b
+		}
+		sum += ys[i]
+		n++
+		last = t
+	}
+	flush()
+	if len(cur) > 0 {
+		segs = append(segs, cur)
+	}
+	return segs
+}
+
+// addLines adds the segments to p as one series, labelled once.
+func addLines(p *plot.Plot, segs []plotter.XYs, c color.Color, dashed bool, label string) {
+	for i, seg := range segs {
+		l, err := plotter.NewLine(seg)
+		if err != nil {
+			continue
+		}
+		l.Color = c
+		if dashed {
+			l.Dashes = []vg.Length{vg.Points(4), vg.Points(2)}
+		}
+		p.Add(l)
+		if i == 0 && label != "" {
+			p.Legend.Add(label, l)
+		}
+	}
+}
+
+// save draws p on a w×h canvas at 144 DPI and writes it as a PNG file.
 func save(path string, w, h vg.Length, p *plot.Plot) error {
 	img := vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(144))
 	p.Draw(draw.New(img))
-	return writePNG(path, img)
-}
-
-func writePNG(path string, img *vgimg.Canvas) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: img}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return pngfile.Write(path, vgimg.PngCanvas{Canvas: img})
 }

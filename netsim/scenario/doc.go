@@ -17,5 +17,9 @@
 // (examples/scorecard); [Baselines] the clients it compares. [RunPredicted]
 // measures a predicted local player instead.
 //
+// [Loop] is the one driver of that loop (server, link, transport, client,
+// meter), shared with the example scenes (examples/crowd, examples/duel) and
+// the benchmarks (package bench), which measure the same [Client]s.
+//
 // Everything runs on virtual time and is deterministic for a seed.
 package scenario

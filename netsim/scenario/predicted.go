@@ -12,6 +12,7 @@ import (
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/netsim"
+	"github.com/netsmooth/netsmooth/systems"
 )
 
 // PredictedScenario is a locally predicted player over a two-way link: the
@@ -53,11 +54,13 @@ func StepMover(s Mover, in Stick, dt float64) Mover {
 }
 
 // MoverSim is the Simulation of [Mover] and [Stick].
-var MoverSim = nsecs.Simulation[Mover, Stick]{
+var MoverSim = systems.Simulation[Mover, Stick]{
 	Step:     StepMover,
 	Position: func(s *Mover) mgl32.Vec3 { return mgl32.Vec3{s.Pos[0], s.Pos[1], 0} },
 }
 
+// script is the scorecard player's input at prediction tick n: right,
+// up, stand, left, down, stand, a second or two each.
 func script(n uint32, rate float64) Stick {
 	switch int(float64(n)/rate) % 8 {
 	case 0, 1:
@@ -85,25 +88,29 @@ type PredictedFactory struct {
 func PredictedClients() []PredictedFactory {
 	return []PredictedFactory{
 		{Name: "netsmooth"},
-		{Name: "no smoothing (snap)", Adjust: func(c *nsecs.Config) { c.Smooth.Rate = math.Inf(1) }},
+		{Name: "no smoothing (snap)", Adjust: func(c *nsecs.Config) { c.Smooth.PerTick = 1 }},
 	}
 }
 
-type inputPacket []nsecs.SentInput[Stick]
+func (ps *PredictedScenario) withDefaults() PredictedScenario {
+	s := *ps
+	if s.TickRate <= 0 {
+		s.TickRate = 60
+	}
+	if s.FPS <= 0 {
+		s.FPS = 60
+	}
+	if s.ShoveEvery <= 0 {
+		s.ShoveEvery = 150
+	}
+	return s
+}
 
 // RunPredicted plays ps with the client configuration f and measures the
 // drawn local player against the server's authoritative trajectory at the
 // (fractional) tick the client draws.
-func RunPredicted(ps PredictedScenario, f PredictedFactory) Result {
-	if ps.TickRate <= 0 {
-		ps.TickRate = 60
-	}
-	if ps.FPS <= 0 {
-		ps.FPS = 60
-	}
-	if ps.ShoveEvery <= 0 {
-		ps.ShoveEvery = 150
-	}
+func RunPredicted(psIn PredictedScenario, f PredictedFactory) Result {
+	ps := psIn.withDefaults()
 	cfg := nsecs.DefaultConfig().WithTickRate(ps.TickRate)
 	cfg.Predict.DeadZone = 0.01
 	cfg.Predict.HardCutDistance = 3
@@ -111,132 +118,239 @@ func RunPredicted(ps PredictedScenario, f PredictedFactory) Result {
 	if f.Adjust != nil {
 		f.Adjust(&cfg)
 	}
-	world := ecs.NewWorld()
-	pipe, err := nsecs.New(&world, cfg)
-	if err != nil {
-		panic(err)
-	}
-	pred, err := nsecs.AddPrediction(pipe, MoverSim)
-	if err != nil {
-		panic(err)
-	}
 	const id = 1
-	me, _ := pred.Spawn(&world, id, Mover{})
-	comps := generic.NewMap3[components.InputCommand[Stick], components.Prediction, components.Render](&world)
-	up, err := netsim.NewLink[inputPacket](ps.Link, ps.Seed)
+	player, err := NewPlayer(cfg, id, func(n uint64) Stick { return script(uint32(n), ps.TickRate) })
 	if err != nil {
 		panic(err)
 	}
-	down, err := netsim.NewLink[nsecs.Authoritative[Mover]](ps.Link, ps.Seed+1)
+	up, err := netsim.NewLink[[]systems.SentInput[Stick]](ps.Link, ps.Seed)
 	if err != nil {
 		panic(err)
 	}
-	rng := rand.New(rand.NewPCG(ps.Seed, 11))
-	res := Result{Scenario: ps.Name, Client: f.Name, Recovery: math.NaN()}
+	down, err := netsim.NewLink[systems.Authoritative[Mover]](ps.Link, ps.Seed+1)
+	if err != nil {
+		panic(err)
+	}
+	server := &replayServer{ps: &ps, id: id, up: up, rng: rand.New(rand.NewPCG(ps.Seed, 11)),
+		history: []Mover{{}}, received: map[uint32]Stick{}}
+	meter := &playerMeter{player: player, rate: ps.TickRate}
+	loop := Loop[systems.Authoritative[Mover]]{
+		FPS:       ps.FPS,
+		Link:      down,
+		Server:    server,
+		Transport: &playerTransport{player: player, up: &Uplink{Link: up, Pred: player.Pred, Newest: func(int) int { return 8 }}},
+		Client:    player,
+		Meter:     meter,
+	}
+	loop.Run(ps.Seconds)
+	res := Result{Scenario: ps.Name, Client: f.Name, Recovery: math.NaN(), Frames: meter.frames}
+	compareTrajectory(&res, meter, server.history, 1/ps.FPS)
+	return res
+}
 
-	// Server: the authoritative state after each applied input seq.
-	history := []Mover{{}} // history[s] = state after input s
-	received := map[uint32]Stick{}
-	tickDt := 1 / ps.TickRate
-	frameDt := 1 / ps.FPS
-	var (
-		serverClock float64
-		unacked     []nsecs.SentInput[Stick]
-		sent        []nsecs.SentInput[Stick]
-		ups         []inputPacket
-		downs       []nsecs.Authoritative[Mover]
-		drawnAt     []float64 // fractional seq drawn each frame
-		drawn       []mgl32.Vec3
-		delays      []float64
-	)
-	for fr := 0; fr < int(ps.Seconds*ps.FPS); fr++ {
-		t := float64(fr) * frameDt
-		now := time.Duration(t * float64(time.Second))
-		// Server ticks: apply inputs in sequence as they arrive.
-		for ; serverClock <= t; serverClock += tickDt {
-			ups = up.Deliver(now, ups[:0])
-			for _, p := range ups {
-				for _, in := range p {
-					if int(in.Seq) >= len(history) {
-						received[in.Seq] = in.Input
-					}
-				}
-			}
-			for {
-				in, ok := received[uint32(len(history))]
-				if !ok {
-					break
-				}
-				delete(received, uint32(len(history)))
-				s := StepMover(history[len(history)-1], in, tickDt)
-				if len(history)%ps.ShoveEvery == 0 {
-					s.Vel = s.Vel.Add(mgl32.Vec2{float32(rng.Float64()*6 - 3), float32(rng.Float64()*6 - 3)})
-				}
-				history = append(history, s)
-			}
-			ack := uint32(len(history) - 1)
-			down.Send(now, nsecs.Authoritative[Mover]{NetID: id, Tick: ack, Ack: ack, State: history[ack]})
-		}
-		downs = down.Deliver(now, downs[:0])
-		for _, a := range downs {
-			pred.Inbox().Push(a)
-		}
-		cmd, p, _ := comps.Get(me)
-		cmd.Input = script(uint32(p.Ticks), ps.TickRate)
-		pipe.Update(frameDt)
-		_, p, r := comps.Get(me)
-		sent = pred.Outbox().Drain(sent)
-		unacked = append(unacked, sent...)
-		unacked = slices.DeleteFunc(unacked, func(in nsecs.SentInput[Stick]) bool { return in.Seq <= p.LastAck })
-		if len(sent) > 0 {
-			up.Send(now, inputPacket(slices.Clone(unacked[max(0, len(unacked)-8):])))
-		}
-		// The client draws between inputs NextSeq-2 and NextSeq-1.
-		at := float64(p.NextSeq) - 2 + float64(pred.Alpha())
-		drawnAt = append(drawnAt, at)
-		drawn = append(drawn, r.Pos)
-		delays = append(delays, (float64(p.NextSeq-1)-at)/ps.TickRate)
-		res.Frames++
+// Player is a locally predicted [Mover] on netsmooth's pipeline, as a
+// [Client]: every frame first sets the player's input from Script (by the
+// prediction tick about to run), then runs the pipeline.
+type Player struct {
+	*NetSmooth
+	Pred   *systems.Predictor[Mover, Stick]
+	Entity ecs.Entity
+	Script func(tick uint64) Stick
+
+	comps generic.Map3[components.InputCommand[Stick], components.PredictedStatus, components.Render]
+}
+
+// NewPlayer builds a pipeline from cfg with prediction of [MoverSim] and
+// spawns the player as NetID id, at rest at the origin.
+func NewPlayer(cfg nsecs.Config, id components.NetID, script func(tick uint64) Stick) (*Player, error) {
+	c, err := NewNetSmooth(cfg)
+	if err != nil {
+		return nil, err
 	}
-	// Compare with the server's trajectory, where it has simulated that far.
-	speedDt := MoverSpeed * frameDt
-	var sumSq float64
-	for i, at := range drawnAt {
+	p := &Player{NetSmooth: c, Script: script}
+	if p.Pred, err = nsecs.AddPredictor(p.Pipeline(), MoverSim); err != nil {
+		return nil, err
+	}
+	if p.Entity, err = p.Pred.Spawn(p.World(), id, Mover{}); err != nil {
+		return nil, err
+	}
+	p.comps = generic.NewMap3[components.InputCommand[Stick], components.PredictedStatus, components.Render](p.World())
+	return p, nil
+}
+
+// Frame implements [Client].
+func (p *Player) Frame(dt float64) {
+	cmd, st, _ := p.comps.Get(p.Entity)
+	cmd.Input = p.Script(st.Ticks)
+	p.NetSmooth.Frame(dt)
+}
+
+// Status returns the player's prediction status.
+func (p *Player) Status() *components.PredictedStatus {
+	_, st, _ := p.comps.Get(p.Entity)
+	return st
+}
+
+// Drawn returns where the player is drawn.
+func (p *Player) Drawn() mgl32.Vec3 {
+	_, _, r := p.comps.Get(p.Entity)
+	return r.Pos
+}
+
+// Uplink sends a predicted player's inputs to the server after each frame
+// that produced some: a packet of the newest unacknowledged inputs, so that
+// a lost packet's inputs travel again in the next.
+type Uplink struct {
+	Link *netsim.Link[[]systems.SentInput[Stick]]
+	Pred *systems.Predictor[Mover, Stick]
+	// Newest returns how many of the newest unacknowledged inputs a packet
+	// carries, given how many the frame produced.
+	Newest func(produced int) int
+
+	unacked, sent []systems.SentInput[Stick]
+}
+
+// Send drains the frame's inputs, forgets those acknowledged up to ack and
+// sends a packet at now if the frame produced inputs.
+func (u *Uplink) Send(now time.Duration, ack uint32) {
+	u.sent = u.Pred.Outbox().Drain(u.sent)
+	u.unacked = append(u.unacked, u.sent...)
+	u.unacked = slices.DeleteFunc(u.unacked, func(in systems.SentInput[Stick]) bool { return in.Seq <= ack })
+	if len(u.sent) > 0 {
+		from := max(0, len(u.unacked)-u.Newest(len(u.sent)))
+		u.Link.Send(now, slices.Clone(u.unacked[from:]))
+	}
+}
+
+// replayServer applies the player's inputs in sequence as they arrive,
+// shoves the player every ShoveEvery inputs, and sends back its
+// authoritative state every tick. history[s] is the state after input s.
+type replayServer struct {
+	ps       *PredictedScenario
+	id       components.NetID
+	up       *netsim.Link[[]systems.SentInput[Stick]]
+	rng      *rand.Rand
+	clock    float64
+	history  []Mover
+	received map[uint32]Stick
+	ups      [][]systems.SentInput[Stick]
+}
+
+// Serve implements [Server].
+func (s *replayServer) Serve(f Instant, dst []systems.Authoritative[Mover]) []systems.Authoritative[Mover] {
+	tickDt := 1 / s.ps.TickRate
+	for ; s.clock <= f.T; s.clock += tickDt {
+		s.ups = s.up.Deliver(f.Now, s.ups[:0])
+		for _, p := range s.ups {
+			for _, in := range p {
+				if int(in.Seq) >= len(s.history) {
+					s.received[in.Seq] = in.Input
+				}
+			}
+		}
+		for {
+			in, ok := s.received[uint32(len(s.history))]
+			if !ok {
+				break
+			}
+			delete(s.received, uint32(len(s.history)))
+			st := StepMover(s.history[len(s.history)-1], in, tickDt)
+			if len(s.history)%s.ps.ShoveEvery == 0 {
+				st.Vel = st.Vel.Add(mgl32.Vec2{float32(s.rng.Float64()*6 - 3), float32(s.rng.Float64()*6 - 3)})
+			}
+			s.history = append(s.history, st)
+		}
+		ack := uint32(len(s.history) - 1)
+		dst = append(dst, systems.Authoritative[Mover]{NetID: s.id, Tick: ack, Ack: ack, State: s.history[ack]})
+	}
+	return dst
+}
+
+// playerTransport pushes the authoritative states that arrived to the
+// player's predictor and sends its inputs up after each frame.
+type playerTransport struct {
+	player *Player
+	up     *Uplink
+}
+
+// Arrive implements [Transport].
+func (t *playerTransport) Arrive(_ Instant, states []systems.Authoritative[Mover]) {
+	for _, a := range states {
+		t.player.Pred.Inbox().Push(a)
+	}
+}
+
+// Depart implements [Transport].
+func (t *playerTransport) Depart(f Instant) { t.up.Send(f.Now, t.player.Status().LastAck) }
+
+// playerMeter records, every frame, the fractional input sequence the
+// player is drawn at (between inputs NextSeq-2 and NextSeq-1), where, and
+// how far behind its newest tick.
+type playerMeter struct {
+	player  *Player
+	rate    float64
+	frames  int
+	drawnAt []float64
+	drawn   []mgl32.Vec3
+	delays  []float64
+}
+
+// Measure implements [Meter].
+func (m *playerMeter) Measure(Instant) {
+	st := m.player.Status()
+	at := float64(st.NextSeq) - 2 + float64(m.player.Pred.Alpha())
+	m.drawnAt = append(m.drawnAt, at)
+	m.drawn = append(m.drawn, m.player.Drawn())
+	m.delays = append(m.delays, (float64(st.NextSeq-1)-at)/m.rate)
+	m.frames++
+}
+
+// compareTrajectory measures what m recorded against the server's
+// trajectory (history[s]: the state after input s), where the server has
+// simulated that far, into res.
+func compareTrajectory(res *Result, m *playerMeter, history []Mover, frameDt float64) {
+	truthAt := func(at float64) (mgl32.Vec2, bool) {
 		s := int(math.Floor(at))
 		if s < 0 || s+1 >= len(history) {
-			continue
+			return mgl32.Vec2{}, false
 		}
 		a, b := history[s].Pos, history[s+1].Pos
-		f := float32(at - float64(s))
-		truth := a.Add(b.Sub(a).Mul(f))
-		pos := mgl32.Vec2{drawn[i][0], drawn[i][1]}
+		return a.Add(b.Sub(a).Mul(float32(at - float64(s)))), true
+	}
+	speedDt := MoverSpeed * frameDt
+	var sumSq float64
+	for i, at := range m.drawnAt {
+		truth, ok := truthAt(at)
+		if !ok {
+			continue
+		}
+		pos := mgl32.Vec2{m.drawn[i][0], m.drawn[i][1]}
 		d := float64(pos.Sub(truth).Len())
 		sumSq += d * d
 		res.Max = math.Max(res.Max, d)
 		res.EntityFrames++
-		res.Trace.Time = append(res.Trace.Time, float64(i)*frameDt)
-		res.Trace.DrawnT = append(res.Trace.DrawnT, float64(i)*frameDt)
-		res.Trace.DrawnX = append(res.Trace.DrawnX, float64(pos[0]))
-		res.Trace.DrawnY = append(res.Trace.DrawnY, float64(pos[1]))
-		res.Trace.TruthX = append(res.Trace.TruthX, float64(truth[0]))
-		res.Trace.TruthY = append(res.Trace.TruthY, float64(truth[1]))
-		if i > 0 {
-			move := float64(drawn[i].Sub(drawn[i-1]).Len())
-			res.MaxJump = math.Max(res.MaxJump, move/speedDt)
-			s0 := int(math.Floor(drawnAt[i-1]))
-			if s0 >= 0 && s0+1 < len(history) {
-				prevTruth := history[s0].Pos.Add(history[s0+1].Pos.Sub(history[s0].Pos).Mul(float32(drawnAt[i-1] - float64(s0))))
-				tv := truth.Sub(prevTruth)
-				dv := mgl32.Vec2{drawn[i][0] - drawn[i-1][0], drawn[i][1] - drawn[i-1][1]}
-				if tv.Len() > 0.2*float32(speedDt) && tv.Dot(dv) < 0 {
-					res.Backward++
-				}
+		tr := &res.Trace
+		tr.Time = append(tr.Time, float64(i)*frameDt)
+		tr.DrawnT = append(tr.DrawnT, float64(i)*frameDt)
+		tr.DrawnX = append(tr.DrawnX, float64(pos[0]))
+		tr.DrawnY = append(tr.DrawnY, float64(pos[1]))
+		tr.TruthX = append(tr.TruthX, float64(truth[0]))
+		tr.TruthY = append(tr.TruthY, float64(truth[1]))
+		if i == 0 {
+			continue
+		}
+		move := float64(m.drawn[i].Sub(m.drawn[i-1]).Len())
+		res.MaxJump = math.Max(res.MaxJump, move/speedDt)
+		if prevTruth, ok := truthAt(m.drawnAt[i-1]); ok {
+			tv := truth.Sub(prevTruth)
+			dv := mgl32.Vec2{m.drawn[i][0] - m.drawn[i-1][0], m.drawn[i][1] - m.drawn[i-1][1]}
+			if tv.Len() > 0.2*float32(speedDt) && tv.Dot(dv) < 0 {
+				res.Backward++
 			}
 		}
 	}
 	if res.EntityFrames > 0 {
 		res.RMS = math.Sqrt(sumSq / float64(res.EntityFrames))
 	}
-	res.MeanDelay, res.P99Delay = meanAndP99(delays)
-	return res
+	res.MeanDelay, res.P99Delay = meanAndP99(m.delays)
 }

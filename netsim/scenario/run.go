@@ -3,7 +3,6 @@ package scenario
 import (
 	"math"
 	"slices"
-	"time"
 
 	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/netsim"
@@ -64,155 +63,215 @@ func Run(scIn Scenario, f Factory) Result {
 	if err != nil {
 		panic(err)
 	}
-	res := Result{Scenario: sc.Name, Client: f.Name, Recovery: math.NaN()}
+	res := &Result{Scenario: sc.Name, Client: f.Name, Recovery: math.NaN()}
 	sl := newSlots(sc.Entities)
-	frameDt := 1 / sc.FPS
-	frames := int(sc.Seconds * sc.FPS)
-	var (
-		tick      uint32
-		churnAcc  float64
-		nextChurn int
-		arrived   []packet
-		inbox     []systems.Message
-		skipped   float64
-		sumSq     float64
-		delays    []float64
-		prevPos   = make(map[components.NetID][3]float64)
-		prevPres  = make(map[components.NetID]float64)
-		frameRMS  []float64
-		frameDel  []float64
-		frameTime []float64
-		slot0     = sl.ids[0]
-	)
-	speedDt := Speed * frameDt
-	for fr := 0; fr < frames; fr++ {
-		t := float64(fr) * frameDt
-		now := time.Duration(t * float64(time.Second))
-		// Server: every tick due by now in its (drifting) clock.
-		for float64(tick)/sc.TickRate/(1+sc.Drift) <= t {
-			ts := float64(tick) / sc.TickRate
-			var lifecycle []systems.Message
-			churnAcc += sc.ChurnPerSecond * float64(sc.Entities) / sc.TickRate
-			for churnAcc >= 1 {
-				churnAcc--
-				k := nextChurn % sc.Entities
-				nextChurn++
-				lifecycle = append(lifecycle, systems.Message{Kind: systems.Despawn, NetID: sl.ids[k], Tick: tick})
-				sl.ids[k] = sl.nextID
-				sl.nextID++
-				sl.born[k] = ts
-				lifecycle = append(lifecycle, systems.Message{Kind: systems.Spawn, NetID: sl.ids[k], Tick: tick, Pos: sc.truth(k, ts)})
-			}
-			teleport := sc.teleportBetween(float64(tick-1)/sc.TickRate, ts) && tick > 0
-			var p packet
-			for k := 0; k < sc.Entities; k++ {
-				kind := systems.Snapshot
-				if teleport {
-					kind = systems.Teleport
-				}
-				p = append(p, systems.Message{Kind: kind, NetID: sl.ids[k], Tick: tick, Pos: sc.truth(k, ts)})
-				if len(p) == sc.PerPacket || k == sc.Entities-1 {
-					link.Send(now, p)
-					p = nil
-				}
-			}
-			if len(lifecycle) > 0 {
-				link.Send(now, lifecycle) // lifecycle messages travel like the rest
-			}
-			tick++
-		}
-		// Network to client.
-		arrived = link.Deliver(now, arrived[:0])
-		inbox = inbox[:0]
-		for _, p := range arrived {
-			inbox = append(inbox, p...)
-			for _, m := range p {
-				if m.NetID == slot0 && m.Kind != systems.Despawn {
-					res.Trace.SnapT = append(res.Trace.SnapT, t)
-					res.Trace.SnapX = append(res.Trace.SnapX, float64(m.Pos[0]))
-					res.Trace.SnapY = append(res.Trace.SnapY, float64(m.Pos[1]))
-				}
-			}
-		}
-		res.Delivered += len(inbox)
-		client.Receive(inbox)
-		if suspended(&sc, now) {
-			skipped += frameDt
-			continue
-		}
-		dt := frameDt + skipped
-		resumed := skipped > 0
-		skipped = 0
-		client.Frame(dt)
-		res.Frames++
-
-		// Measure every live entity.
-		serverNow := t * (1 + sc.Drift)
-		var fSum, fDel float64
-		fN := 0
-		for k, id := range sl.ids {
-			pos, presented, under, ok := client.Draw(id)
-			if !ok || presented < sl.born[k] {
-				continue
-			}
-			truth := sc.truth(k, presented)
-			d := float64(pos.Sub(truth).Len())
-			sumSq += d * d
-			fSum += d * d
-			res.Max = math.Max(res.Max, d)
-			delay := serverNow - presented
-			delays = append(delays, delay)
-			fDel += delay
-			fN++
-			res.EntityFrames++
-			if under {
-				res.Underrun++
-			}
-			if pp, ok := prevPos[id]; ok && !resumed && !sc.teleportBetween(prevPres[id], presented) {
-				dx, dy := float64(pos[0])-pp[0], float64(pos[1])-pp[1]
-				move := math.Hypot(dx, dy)
-				res.MaxJump = math.Max(res.MaxJump, move/speedDt)
-				dir := direction(k, presented)
-				if dx*float64(dir[0])+dy*float64(dir[1]) < -0.05*speedDt {
-					res.Backward++
-				}
-			}
-			prevPos[id] = [3]float64{float64(pos[0]), float64(pos[1]), float64(pos[2])}
-			prevPres[id] = presented
-			if id == slot0 {
-				res.Trace.DrawnT = append(res.Trace.DrawnT, t)
-				res.Trace.DrawnX = append(res.Trace.DrawnX, float64(pos[0]))
-				res.Trace.DrawnY = append(res.Trace.DrawnY, float64(pos[1]))
-				res.Trace.TruthX = append(res.Trace.TruthX, float64(truth[0]))
-				res.Trace.TruthY = append(res.Trace.TruthY, float64(truth[1]))
-			}
-		}
-		var bufDelay, ahead float64
-		if o, ok := client.(Observer); ok {
-			bufDelay, ahead = o.Buffer()
-		}
-		frameTime = append(frameTime, t)
-		if fN > 0 {
-			frameRMS = append(frameRMS, math.Sqrt(fSum/float64(fN)))
-			frameDel = append(frameDel, fDel/float64(fN))
-		} else {
-			frameRMS = append(frameRMS, math.NaN())
-			frameDel = append(frameDel, math.NaN())
-		}
-		res.Trace.Time = append(res.Trace.Time, t)
-		res.Trace.Delay = append(res.Trace.Delay, frameDel[len(frameDel)-1])
-		res.Trace.BufferDelay = append(res.Trace.BufferDelay, bufDelay)
-		res.Trace.Ahead = append(res.Trace.Ahead, ahead)
+	meter := &remoteMeter{sc: &sc, slots: sl, slot0: sl.ids[0], client: client, res: res,
+		prevPos: map[components.NetID][3]float64{}, prevPres: map[components.NetID]float64{}}
+	loop := Loop[packet]{
+		FPS:       sc.FPS,
+		Link:      link,
+		Server:    &truthServer{sc: &sc, slots: sl},
+		Transport: &remoteTransport{client: client, slot0: sl.ids[0], res: res},
+		Client:    client,
+		Meter:     meter,
+		Suspends:  sc.Link.Suspends,
 	}
+	loop.Run(sc.Seconds)
+	meter.finish()
+	return *res
+}
+
+// truthServer moves the scenario's entities along their true paths and
+// sends a snapshot of every entity every tick, with the churn's lifecycle
+// messages and the teleports.
+type truthServer struct {
+	sc        *Scenario
+	slots     *slots
+	tick      uint32
+	churnAcc  float64
+	nextChurn int
+}
+
+// Serve implements [Server]: every tick due by f in the server's
+// (drifting) clock.
+func (s *truthServer) Serve(f Instant, dst []packet) []packet {
+	sc := s.sc
+	for float64(s.tick)/sc.TickRate/(1+sc.Drift) <= f.T {
+		ts := float64(s.tick) / sc.TickRate
+		lifecycle := s.churn(ts)
+		teleport := sc.teleportBetween(float64(s.tick-1)/sc.TickRate, ts) && s.tick > 0
+		var p packet
+		for k := 0; k < sc.Entities; k++ {
+			kind := systems.Snapshot
+			if teleport {
+				kind = systems.Teleport
+			}
+			p = append(p, systems.Message{Kind: kind, NetID: s.slots.ids[k], Tick: s.tick, Pos: sc.truth(k, ts)})
+			if len(p) == sc.PerPacket || k == sc.Entities-1 {
+				dst = append(dst, p)
+				p = nil
+			}
+		}
+		if len(lifecycle) > 0 {
+			dst = append(dst, lifecycle) // lifecycle messages travel like the rest
+		}
+		s.tick++
+	}
+	return dst
+}
+
+// churn replaces the tick's share of entities (at server time ts) with new
+// NetIDs and returns the despawn and spawn messages that say so.
+func (s *truthServer) churn(ts float64) packet {
+	sc, sl := s.sc, s.slots
+	var lifecycle packet
+	s.churnAcc += sc.ChurnPerSecond * float64(sc.Entities) / sc.TickRate
+	for s.churnAcc >= 1 {
+		s.churnAcc--
+		k := s.nextChurn % sc.Entities
+		s.nextChurn++
+		lifecycle = append(lifecycle, systems.Message{Kind: systems.Despawn, NetID: sl.ids[k], Tick: s.tick})
+		sl.ids[k] = sl.nextID
+		sl.nextID++
+		sl.born[k] = ts
+		lifecycle = append(lifecycle, systems.Message{Kind: systems.Spawn, NetID: sl.ids[k], Tick: s.tick, Pos: sc.truth(k, ts)})
+	}
+	return lifecycle
+}
+
+// remoteTransport hands everything that arrived in a frame to the client
+// at once, tracing the samples of the entity first in slot 0.
+type remoteTransport struct {
+	client Client
+	slot0  components.NetID
+	res    *Result
+	inbox  []systems.Message
+}
+
+// Arrive implements [Transport].
+func (t *remoteTransport) Arrive(f Instant, packets []packet) {
+	tr := &t.res.Trace
+	t.inbox = t.inbox[:0]
+	for _, p := range packets {
+		t.inbox = append(t.inbox, p...)
+		for _, m := range p {
+			if m.NetID == t.slot0 && m.Kind != systems.Despawn {
+				tr.SnapT = append(tr.SnapT, f.T)
+				tr.SnapX = append(tr.SnapX, float64(m.Pos[0]))
+				tr.SnapY = append(tr.SnapY, float64(m.Pos[1]))
+			}
+		}
+	}
+	t.res.Delivered += len(t.inbox)
+	t.client.Receive(t.inbox)
+}
+
+// Depart implements [Transport]: nothing goes back.
+func (t *remoteTransport) Depart(Instant) {}
+
+// remoteMeter compares what the client draws with the truth at the time it
+// presents, every frame, for every live entity.
+type remoteMeter struct {
+	sc     *Scenario
+	slots  *slots
+	slot0  components.NetID // the NetID traced: slot 0's first
+	client Client
+	res    *Result
+
+	sumSq     float64
+	delays    []float64
+	prevPos   map[components.NetID][3]float64
+	prevPres  map[components.NetID]float64
+	frameRMS  []float64
+	frameDel  []float64
+	frameTime []float64
+
+	// This frame's true server time and sums over entities.
+	serverNow  float64
+	fSum, fDel float64
+	fN         int
+}
+
+// Measure implements [Meter].
+func (m *remoteMeter) Measure(f Instant) {
+	m.res.Frames++
+	m.serverNow = f.T * (1 + m.sc.Drift)
+	m.fSum, m.fDel, m.fN = 0, 0, 0
+	for k, id := range m.slots.ids {
+		m.entity(f, k, id)
+	}
+	var bufDelay, ahead float64
+	if o, ok := m.client.(Observer); ok {
+		bufDelay, ahead = o.Buffer()
+	}
+	m.frameTime = append(m.frameTime, f.T)
+	if m.fN > 0 {
+		m.frameRMS = append(m.frameRMS, math.Sqrt(m.fSum/float64(m.fN)))
+		m.frameDel = append(m.frameDel, m.fDel/float64(m.fN))
+	} else {
+		m.frameRMS = append(m.frameRMS, math.NaN())
+		m.frameDel = append(m.frameDel, math.NaN())
+	}
+	tr := &m.res.Trace
+	tr.Time = append(tr.Time, f.T)
+	tr.Delay = append(tr.Delay, m.frameDel[len(m.frameDel)-1])
+	tr.BufferDelay = append(tr.BufferDelay, bufDelay)
+	tr.Ahead = append(tr.Ahead, ahead)
+}
+
+// entity measures slot k, NetID id, in frame f.
+func (m *remoteMeter) entity(f Instant, k int, id components.NetID) {
+	sc, res := m.sc, m.res
+	pos, presented, under, ok := m.client.Draw(id)
+	if !ok || presented < m.slots.born[k] {
+		return
+	}
+	truth := sc.truth(k, presented)
+	d := float64(pos.Sub(truth).Len())
+	m.sumSq += d * d
+	m.fSum += d * d
+	res.Max = math.Max(res.Max, d)
+	delay := m.serverNow - presented
+	m.delays = append(m.delays, delay)
+	m.fDel += delay
+	m.fN++
+	res.EntityFrames++
+	if under {
+		res.Underrun++
+	}
+	speedDt := Speed * (1 / sc.FPS)
+	if pp, ok := m.prevPos[id]; ok && !f.Resumed && !sc.teleportBetween(m.prevPres[id], presented) {
+		dx, dy := float64(pos[0])-pp[0], float64(pos[1])-pp[1]
+		move := math.Hypot(dx, dy)
+		res.MaxJump = math.Max(res.MaxJump, move/speedDt)
+		dir := direction(k, presented)
+		if dx*float64(dir[0])+dy*float64(dir[1]) < -0.05*speedDt {
+			res.Backward++
+		}
+	}
+	m.prevPos[id] = [3]float64{float64(pos[0]), float64(pos[1]), float64(pos[2])}
+	m.prevPres[id] = presented
+	if id == m.slot0 {
+		tr := &res.Trace
+		tr.DrawnT = append(tr.DrawnT, f.T)
+		tr.DrawnX = append(tr.DrawnX, float64(pos[0]))
+		tr.DrawnY = append(tr.DrawnY, float64(pos[1]))
+		tr.TruthX = append(tr.TruthX, float64(truth[0]))
+		tr.TruthY = append(tr.TruthY, float64(truth[1]))
+	}
+}
+
+// finish turns the sums into the result's figures.
+func (m *remoteMeter) finish() {
+	res := m.res
 	if res.EntityFrames > 0 {
-		res.RMS = math.Sqrt(sumSq / float64(res.EntityFrames))
+		res.RMS = math.Sqrt(m.sumSq / float64(res.EntityFrames))
 		res.Underrun /= float64(res.EntityFrames)
 	}
-	res.MeanDelay, res.P99Delay = meanAndP99(delays)
-	if sc.Disturbance.To > 0 {
-		res.Recovery = recovery(frameTime, frameRMS, frameDel, sc.Disturbance)
+	res.MeanDelay, res.P99Delay = meanAndP99(m.delays)
+	if m.sc.Disturbance.To > 0 {
+		res.Recovery = recovery(m.frameTime, m.frameRMS, m.frameDel, m.sc.Disturbance)
 	}
-	return res
 }
 
 // meanAndP99 returns the mean and 99th percentile of xs (sorting it).
@@ -225,15 +284,6 @@ func meanAndP99(xs []float64) (mean, p99 float64) {
 	}
 	slices.Sort(xs)
 	return mean / float64(len(xs)), xs[min(len(xs)-1, int(0.99*float64(len(xs))))]
-}
-
-func suspended(sc *Scenario, now time.Duration) bool {
-	for _, w := range sc.Link.Suspends {
-		if now >= w.From && now < w.To {
-			return true
-		}
-	}
-	return false
 }
 
 // recovery returns how long after the disturbance the per-frame RMS error

@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"image/color"
 	"math"
-	"os"
-	"path/filepath"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -14,6 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/netsmooth/netsmooth/bench"
+	"github.com/netsmooth/netsmooth/internal/pngfile"
 )
 
 // Size and resolution of the plot.
@@ -111,18 +110,7 @@ func writePlot(path string, results map[key]measurement, ns []int) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
 	c := vgimg.NewWith(vgimg.UseWH(plotWidth, plotHeight), vgimg.UseDPI(plotDPI))
 	p.Draw(draw.New(c))
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return pngfile.Write(path, vgimg.PngCanvas{Canvas: c})
 }

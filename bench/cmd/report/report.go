@@ -203,8 +203,9 @@ slices with the same data layout and the same maths (ring insert, bracket
 refresh, lerp, nlerp) but none of the ECS, index or generality: the
 practical lower bound; and **naive**, an object per entity held by pointer in
 a map from NetID, with a slice of snapshots sorted on every push and mathgl
-method chains, in the style of the source documents. Times are per entity
-and frame (ns/entity), or per entity-snapshot received for ingest
+method chains, in the style of a TypeScript snapshot buffer (the
+scorecard's "damped buffer", here on netsmooth's clock). Times are per
+entity and frame (ns/entity), or per entity-snapshot received for ingest
 (ns/snapshot).
 
 Regenerate this file and the plot from the repository root with
@@ -261,6 +262,16 @@ func lowerBound(c string) string {
 	return ""
 }
 
+// systemTableCases are the cases of the per-system table, in order: the
+// whole frame, each system in frame order, ingest.
+func systemTableCases() []string {
+	cases := []string{caseFrame}
+	for _, st := range bench.Stages {
+		cases = append(cases, string(st))
+	}
+	return append(cases, caseIngest)
+}
+
 // hasNaive tells whether the naive baseline runs a case.
 func hasNaive(c string) bool { return c == caseFrame || c == caseIngest }
 
@@ -268,15 +279,16 @@ func (r *report) writeSystems(b *strings.Builder) {
 	b.WriteString(`## Per system
 
 The whole frame, each of netsmooth's systems alone (the others run untimed),
-and ingest (handing a snapshot of every entity over and running Receive,
-without interpolation; ns/snapshot). The lower bound is the flat baseline
-(its interpolation step alone for Interpolate); naive runs up to 100k
-entities only. Allocations are per frame (per batch of snapshots for ingest).
+and ingest (handing a snapshot of every entity over and running Receive and
+Timeline, without interpolation; ns/snapshot). The lower bound is the flat
+baseline (its interpolation step alone for Interpolate); naive runs up to
+100k entities only. Allocations are per frame (per batch of snapshots for
+ingest).
 
 `)
 	var rows [][]string
 	for _, n := range r.Counts {
-		for _, c := range []string{caseFrame, caseReceive, caseInterpolate, caseSmooth, caseSnap, caseIngest} {
+		for _, c := range systemTableCases() {
 			if row, ok := r.systemRow(c, n); ok {
 				rows = append(rows, row)
 			}

@@ -39,6 +39,7 @@ func fakeReport(ns []int) *report {
 		set(caseFrame, bench.NetSmooth, n, frame)
 		set(caseFrame, bench.FlatName, n, 5)
 		set(caseReceive, bench.NetSmooth, n, 2.5)
+		set(caseTimeline, bench.NetSmooth, n, 0.01)
 		set(caseInterpolate, bench.NetSmooth, n, 4)
 		set(caseInterpolate, bench.FlatName, n, 2) // 2×: misses the 1.5× target
 		set(caseSmooth, bench.NetSmooth, n, 0.25)
@@ -124,6 +125,7 @@ func TestMarkdown(t *testing.T) {
 		"heap grows by 1389 B per remote entity at 100k",
 		"| 100k | frame | 8.00 | 5.00 | 1.60× | 100 | 12.50× | 0 | 0 |",
 		"| 100k | receive | 2.50 | — | — | — | — | 0 | 0 |",
+		"| 100k | timeline | 0.01 | — | — | — | — | 0 | 0 |",
 		"| 100k | ingest | 20.0 | 10.0 | 2.00× | 400 | 20.00× | 0 | 0 |",
 		"| 1M | frame | 9.00 | 5.00 | 1.80× | — | — | 0 | 0 |",
 		"| 1M | snap | 0.12 | — | — | — | — | 0 | 0 |",
@@ -140,7 +142,7 @@ func TestMarkdown(t *testing.T) {
 		t.Errorf("main table out of order")
 	}
 	// Four tables: a header each, then machine, targets, systems, scenarios.
-	if got, want := strings.Count(md, "\n| "), 4+7+7+4*6+7; got != want {
+	if got, want := strings.Count(md, "\n| "), 4+7+7+4*7+7; got != want {
 		t.Errorf("%d table lines, want %d", got, want)
 	}
 }
@@ -207,15 +209,15 @@ func TestPlan(t *testing.T) {
 		}
 		seen[j.key] = true
 	}
-	// 11 cases at 1k, 10k and 100k, 9 at 1M (no naive), 2 churn, 1
+	// 12 cases at 1k, 10k and 100k, 10 at 1M (no naive), 2 churn, 1
 	// lifecycle, 4 predicted.
-	if len(jobs) != 3*11+9+2+1+4 {
+	if len(jobs) != 3*12+10+2+1+4 {
 		t.Errorf("%d jobs", len(jobs))
 	}
 	if seen[key{caseFrame, bench.NaiveName, 1_000_000}] || !seen[key{caseIngest, bench.NaiveName, 100_000}] {
 		t.Error("naive planned beyond 100k, or not up to it")
 	}
-	if quick := plan(countsUpTo(100_000)); len(quick) != 3*11+2+1+4 {
+	if quick := plan(countsUpTo(100_000)); len(quick) != 3*12+2+1+4 {
 		t.Errorf("%d jobs up to 100k", len(quick))
 	}
 }

@@ -29,23 +29,21 @@ var (
 	predictedCounts = []int{1, 4, 16, 64}
 )
 
-// Cases: the whole frame, each of netsmooth's systems, and ingest (Receive
-// with the snapshot handover, for netsmooth and the baselines), then the
-// scenarios of the small table.
+// Cases: the whole frame, each of netsmooth's systems (bench.Stages), and
+// ingest (the receiving part of a frame with the snapshot handover, for
+// netsmooth and the baselines), then the scenarios of the small table.
 const (
 	caseFrame       = "frame"
-	caseReceive     = "receive"
-	caseInterpolate = "interpolate"
-	caseSmooth      = "smooth"
-	caseSnap        = "snap"
+	caseReceive     = string(bench.Receive)
+	caseTimeline    = string(bench.Timeline)
+	caseInterpolate = string(bench.Interpolate)
+	caseSmooth      = string(bench.Smooth)
+	caseSnap        = string(bench.Snap)
 	caseIngest      = "ingest"
 	caseChurn       = "churn"
 	caseLifecycle   = "lifecycle"
 	casePredicted   = "predicted"
 )
-
-// systemCases are the cases of bench.System, by index.
-var systemCases = []string{caseReceive, caseInterpolate, caseSmooth, caseSnap}
 
 // key names one measurement: a case, the implementation (bench.NetSmooth,
 // bench.FlatName or bench.NaiveName) and the entity count (batch size for
@@ -97,8 +95,8 @@ func plan(ns []int) []job {
 		for _, impl := range implsAt(n) {
 			jobs = append(jobs, job{key{caseFrame, impl, n}, "ns/entity", func(b *testing.B) { bench.Frame(b, impl, n) }})
 		}
-		for i, c := range systemCases {
-			jobs = append(jobs, job{key{c, bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.System(b, i, n) }})
+		for _, st := range bench.Stages {
+			jobs = append(jobs, job{key{string(st), bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.System(b, st, n) }})
 		}
 		jobs = append(jobs, job{key{caseInterpolate, bench.FlatName, n}, "ns/entity", func(b *testing.B) { bench.FlatInterpolate(b, n) }})
 		for _, impl := range implsAt(n) {

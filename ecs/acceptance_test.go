@@ -1,8 +1,9 @@
 package ecs_test
 
-// The test cases of the source documents (../shared/seeds), with their
-// numbers, each under the policy that matches its seed. Seed 003's
-// reconciliation tests belong to the prediction pipeline.
+// Acceptance tests of the whole pipeline: the behaviour a game sees, with
+// exact numbers, each under the extrapolation policy it is about. The
+// reconciliation of predicted entities is tested beside its system, in
+// package systems.
 
 import (
 	"math"
@@ -16,12 +17,12 @@ import (
 	"github.com/netsmooth/netsmooth/systems"
 )
 
-// Seed 000 counts in ticks and gives velocity per tick. At a tick rate of
-// 1 Hz a tick is a second, so its numbers carry over unchanged.
+// The first tests count in ticks and give velocities per tick: at a tick
+// rate of 1 Hz a tick is a second, so the numbers read the same either way.
 
-// TestSeed000InterpolateBrackets: a render tick inside the buffer lerps
+// TestBracketingSamplesLerpAndClamp: a render tick inside the buffer lerps
 // between the bracketing snapshots; outside it clamps to the nearest sample.
-func TestSeed000InterpolateBrackets(t *testing.T) {
+func TestBracketingSamplesLerpAndClamp(t *testing.T) {
 	for _, tc := range []struct {
 		delay, renderTick float64
 		want              float32
@@ -43,9 +44,9 @@ func TestSeed000InterpolateBrackets(t *testing.T) {
 	}
 }
 
-// TestSeed000ExtrapolatePastNewest: once the render clock is past the newest
-// sample, velocity carries the entity forward (Linear policy).
-func TestSeed000ExtrapolatePastNewest(t *testing.T) {
+// TestLinearExtrapolationPastNewest: once the render clock is past the
+// newest sample, velocity carries the entity forward (Linear policy).
+func TestLinearExtrapolationPastNewest(t *testing.T) {
 	cfg := cfgAt(1, 0)
 	cfg.Interpolate.Extrapolation = blend.Linear
 	cfg.Interpolate.ExtrapolationLimit = 2
@@ -65,22 +66,22 @@ func TestSeed000ExtrapolatePastNewest(t *testing.T) {
 	}
 }
 
-// TestSeed000SmoothCorrectionFadesError: a correction is spread over frames
-// and decays geometrically, alpha 0.25 per tick, instead of snapping.
-func TestSeed000SmoothCorrectionFadesError(t *testing.T) {
+// TestCorrectionFadesGeometrically: a correction is spread over frames and
+// decays geometrically, a quarter of it per tick at any frame rate,
+// instead of snapping.
+func TestCorrectionFadesGeometrically(t *testing.T) {
 	for _, framesPerTick := range []int{1, 4} {
 		cfg := cfgAt(1, 0)
-		cfg.Smooth.Rate = systems.RateFromAlpha(0.25, 1)
+		cfg.Smooth.PerTick = 0.25
 		cfg.Interpolate.Extrapolation = blend.Hold
 		r := newRig(t, cfg)
 		r.push(snap(1, 100, 10)) // the target: x = 10
 		r.frame(0)
-		// The entity is drawn at 0 and must move to 10: a correction of -10.
-		// Code that writes a Correction itself tells Smooth there is work.
+		// The entity is drawn at 0 and must move to 10: a correction of -10,
+		// written by game code.
 		e, _ := r.pipe.Lookup(1)
 		corrs := generic.NewMap1[components.Correction](&r.world)
 		corrs.Get(e).Pos = mgl32.Vec3{-10, 0, 0}
-		r.pipe.Metrics().NoteCorrection(10)
 
 		dt := 1 / float64(framesPerTick)
 		for i := 0; i < framesPerTick; i++ {
@@ -98,13 +99,14 @@ func TestSeed000SmoothCorrectionFadesError(t *testing.T) {
 	}
 }
 
-// Seed 001 counts server time in milliseconds: a tick rate of 1000 Hz.
+// The next tests count server time in milliseconds: a tick rate of 1000 Hz.
 
-// TestSeed001JitteredInputContinuous: snapshots with ±15 ms timestamp
-// jitter, sampled every 10 ms, never jump by 30 units or more.
-func TestSeed001JitteredInputContinuous(t *testing.T) {
+// TestJitteredTimestampsDrawnContinuously: snapshots every 50 ms with
+// ±15 ms of timestamp jitter, sampled every 10 ms, never jump by 30 units
+// or more (DampedReturn policy, limit 100 ms).
+func TestJitteredTimestampsDrawnContinuously(t *testing.T) {
 	cfg := cfgAt(1000, 347) // newest sample at 1347: render starts at 1000
-	cfg.Interpolate.Extrapolation = blend.DampedSeed
+	cfg.Interpolate.Extrapolation = blend.DampedReturn
 	cfg.Interpolate.ExtrapolationLimit = 0.1
 	r := newRig(t, cfg)
 	jitter := []int{0, 12, -8, 5, -15, 10, 0, -3}
@@ -126,15 +128,15 @@ func TestSeed001JitteredInputContinuous(t *testing.T) {
 	if maxJump >= 30 {
 		t.Fatalf("max jump = %v, want < 30", maxJump)
 	}
-	t.Logf("max jump over 10 ms steps: %.2f units (seed bound 30)", maxJump)
+	t.Logf("max jump over 10 ms steps: %.2f units (bound 30)", maxJump)
 }
 
-// TestSeed001LostStreamBounded: one snapshot and then nothing (sustained
-// loss): the extrapolated position stays bounded (peak <= 100, about 75)
-// and freezes past the limit (DampedSeed policy, limit 100 ms).
-func TestSeed001LostStreamBounded(t *testing.T) {
+// TestLostStreamDampedReturnBounded: one snapshot and then nothing
+// (sustained loss): the extrapolated position stays bounded (peak <= 100,
+// about 75) and freezes past the limit (DampedReturn policy, limit 100 ms).
+func TestLostStreamDampedReturnBounded(t *testing.T) {
 	cfg := cfgAt(1000, 0)
-	cfg.Interpolate.Extrapolation = blend.DampedSeed
+	cfg.Interpolate.Extrapolation = blend.DampedReturn
 	cfg.Interpolate.ExtrapolationLimit = 0.1
 	r := newRig(t, cfg)
 	r.push(snapVel(1, 1000, 0, 3000))
@@ -160,9 +162,9 @@ func TestSeed001LostStreamBounded(t *testing.T) {
 	}
 }
 
-// TestSeed001LostStreamCoast runs the same lost stream under the default
+// TestLostStreamCoastBounded runs the same lost stream under the default
 // Coast policy: bounded by v*limit/2, never moving backwards, then frozen.
-func TestSeed001LostStreamCoast(t *testing.T) {
+func TestLostStreamCoastBounded(t *testing.T) {
 	cfg := cfgAt(1000, 0)
 	cfg.Interpolate.ExtrapolationLimit = 0.1
 	r := newRig(t, cfg)
@@ -185,10 +187,10 @@ func TestSeed001LostStreamCoast(t *testing.T) {
 	}
 }
 
-// TestSeed002WorkedExample: server time estimated at 2.16 s, delay 0.12 s,
-// render at 2.04 s between 4.0 m @ 2.00 s and 5.0 m @ 2.10 s gives 4.4 m.
-// Ticks are 10 ms (100 Hz). The arrival order does not matter.
-func TestSeed002WorkedExample(t *testing.T) {
+// TestRenderTimeFromEstimatedServerTime: server time estimated at 2.16 s,
+// delay 0.12 s, render at 2.04 s between 4.0 m @ 2.00 s and 5.0 m @ 2.10 s
+// gives 4.4 m. Ticks are 10 ms (100 Hz). The arrival order does not matter.
+func TestRenderTimeFromEstimatedServerTime(t *testing.T) {
 	for _, order := range [][]uint32{{200, 210}, {210, 200}} {
 		r := newRig(t, cfgAt(100, 12))
 		for _, tick := range order {
@@ -212,10 +214,11 @@ func TestSeed002WorkedExample(t *testing.T) {
 	}
 }
 
-// Seed 004's acceptance criteria, under its policy: Linear dead reckoning
-// from the last two samples, capped at 150 ms; snapping beyond 400 units.
+// Dead reckoning at low send rates: Linear extrapolation from the last two
+// samples, capped at 150 ms, with a render clock allowed as far ahead;
+// samples more than 400 units apart are a teleport.
 
-func seed004Config(sendRate float64) nsecs.Config {
+func deadReckoningConfig(sendRate float64) nsecs.Config {
 	cfg := nsecs.DefaultConfig().WithTickRate(sendRate)
 	cfg.Clock.Delay = ticksDelay(2) // two send intervals
 	cfg.Interpolate.Extrapolation = blend.Linear
@@ -226,17 +229,18 @@ func seed004Config(sendRate float64) nsecs.Config {
 	return cfg
 }
 
-// circle is the true path of the seed 004 tests: radius 200, 200 units/s.
+// circle is the true path of the dead-reckoning tests: radius 200,
+// 200 units/s.
 func circle(t float64) mgl32.Vec3 {
 	return mgl32.Vec3{float32(200 * math.Cos(t)), float32(200 * math.Sin(t)), 0}
 }
 
-// TestSeed004FluidAtLowSendRate: at 10 and 15 Hz sends over a 50 ms link,
+// TestFluidAtLowSendRates: at 10 and 15 Hz sends over a 50 ms link,
 // rendering at 60 Hz, the entity moves every frame by the true distance of
 // that frame (within 5%), with no underruns.
-func TestSeed004FluidAtLowSendRate(t *testing.T) {
+func TestFluidAtLowSendRates(t *testing.T) {
 	for _, rate := range []float64{10, 15} {
-		r := newRig(t, seed004Config(rate))
+		r := newRig(t, deadReckoningConfig(rate))
 		const fps, latency = 60.0, 0.050
 		var prev mgl32.Vec3
 		sent := 0
@@ -244,7 +248,7 @@ func TestSeed004FluidAtLowSendRate(t *testing.T) {
 			now := float64(f) / fps
 			for float64(sent)/rate+latency <= now {
 				p := circle(float64(sent) / rate)
-				r.push(nsecs.Message{NetID: 1, Tick: uint32(sent), Pos: p})
+				r.push(systems.Message{NetID: 1, Tick: uint32(sent), Pos: p})
 				sent++
 			}
 			r.frame(1 / fps)
@@ -267,14 +271,14 @@ func TestSeed004FluidAtLowSendRate(t *testing.T) {
 	}
 }
 
-// TestSeed004LossExtrapolatesUpToCap: when snapshots stop, dead reckoning
-// from the last two samples keeps the entity moving at its speed until
-// 150 ms past the newest sample, then holds.
-func TestSeed004LossExtrapolatesUpToCap(t *testing.T) {
-	r := newRig(t, seed004Config(10))
+// TestLossExtrapolatesUpToCap: when snapshots stop, dead reckoning from the
+// last two samples keeps the entity moving at its speed until 150 ms past
+// the newest sample, then holds.
+func TestLossExtrapolatesUpToCap(t *testing.T) {
+	r := newRig(t, deadReckoningConfig(10))
 	const fps = 60.0
 	for tick := 0; tick <= 20; tick++ {
-		r.push(nsecs.Message{NetID: 1, Tick: uint32(tick), Pos: mgl32.Vec3{float32(tick) * 10, 0, 0}}) // 100 units/s
+		r.push(systems.Message{NetID: 1, Tick: uint32(tick), Pos: mgl32.Vec3{float32(tick) * 10, 0, 0}}) // 100 units/s
 	}
 	r.frame(0) // render tick 18
 	var xs []float32
@@ -302,20 +306,21 @@ func TestSeed004LossExtrapolatesUpToCap(t *testing.T) {
 	}
 }
 
-// TestSeed004TeleportSnaps: a jump of 1000 units between two samples (no
-// teleport message) is drawn as one cut at the new sample's tick, not a
-// slide through the space between. Across the cut the old sample is held
-// until the new one's tick, so the cut also covers that interval's motion.
-func TestSeed004TeleportSnaps(t *testing.T) {
+// TestTeleportDrawnAsOneCut: a jump of 1000 units between two samples (no
+// teleport message), or a Teleport message, is drawn as one cut at the new
+// sample's tick, not a slide through the space between. Across the cut the
+// old sample is held until the new one's tick, so the cut also covers that
+// interval's motion.
+func TestTeleportDrawnAsOneCut(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		jump float32
-		kind nsecs.Kind
+		kind systems.Kind
 	}{
-		{"unflagged 1000 units", 1000, nsecs.Snapshot},
-		{"teleport message 50 units", 50, nsecs.Teleport},
+		{"unflagged 1000 units", 1000, systems.Snapshot},
+		{"teleport message 50 units", 50, systems.Teleport},
 	} {
-		r := newRig(t, seed004Config(10))
+		r := newRig(t, deadReckoningConfig(10))
 		const fps = 60.0
 		pos := func(tick int) float32 {
 			x := float32(tick) * 10
@@ -329,11 +334,11 @@ func TestSeed004TeleportSnaps(t *testing.T) {
 		for f := 0; f < 6*fps; f++ {
 			if f%6 == 0 {
 				tick := f / 6
-				kind := nsecs.Snapshot
+				kind := systems.Snapshot
 				if tick == 30 {
 					kind = tc.kind
 				}
-				r.push(nsecs.Message{Kind: kind, NetID: 1, Tick: uint32(tick), Pos: mgl32.Vec3{pos(tick), 0, 0}})
+				r.push(systems.Message{Kind: kind, NetID: 1, Tick: uint32(tick), Pos: mgl32.Vec3{pos(tick), 0, 0}})
 			}
 			r.frame(1 / fps)
 			x := r.render(1).Pos[0]
@@ -354,11 +359,4 @@ func TestSeed004TeleportSnaps(t *testing.T) {
 			t.Fatalf("%s: %d teleports counted, want 1", tc.name, m.Teleports)
 		}
 	}
-}
-
-func abs(x float32) float32 {
-	if x < 0 {
-		return -x
-	}
-	return x
 }

@@ -1,4 +1,4 @@
-package ecs_test
+package systems_test
 
 import (
 	"encoding/binary"
@@ -9,6 +9,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/systems"
 )
 
 // FuzzReceive feeds the pipeline an arbitrary stream of messages and frame
@@ -46,8 +47,8 @@ func FuzzReceive(f *testing.F) {
 				checkFrame(t, r, renders, pushed, &prevRT, &anchors)
 				continue
 			}
-			m := nsecs.Message{
-				Kind:        nsecs.Kind(op % 6),
+			m := systems.Message{
+				Kind:        systems.Kind(op % 6),
 				NetID:       components.NetID(rd.byte() % 9),
 				Tick:        uint32(int64(base) + int64(int8(rd.byte()))),
 				HasVelocity: op&0x40 != 0,

@@ -1,0 +1,316 @@
+package systems_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+	"github.com/netsmooth/netsmooth/components"
+	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/timeline"
+)
+
+// The tests drive the systems through netsmooth's pipeline, which adds the
+// resources they share and runs them in frame order: a rig is a world with
+// a pipeline, for running frames by hand and reading what they drew.
+
+// ticksDelay is a delay policy in exact ticks, so tests can place the render
+// time on exact values.
+type ticksDelay float64
+
+func (d ticksDelay) Delay(*timeline.Stats) float64 { return float64(d) }
+
+// rig is a world with a pipeline, for driving frames by hand.
+type rig struct {
+	t     testing.TB
+	world ecs.World
+	pipe  *nsecs.Pipeline
+	rmap  generic.Map1[components.Render]
+}
+
+func newRig(t testing.TB, cfg nsecs.Config) *rig {
+	t.Helper()
+	r := &rig{t: t, world: ecs.NewWorld()}
+	p, err := nsecs.New(&r.world, cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	r.pipe = p
+	r.rmap = generic.NewMap1[components.Render](&r.world)
+	return r
+}
+
+// cfgAt returns the default config at a tick rate with an exact delay in
+// ticks and a render clock that may run any distance past the newest
+// sample: the interpolation and extrapolation rules are tested on their
+// own; the clamp window has its own tests.
+func cfgAt(rate, delayTicks float64) nsecs.Config {
+	cfg := nsecs.DefaultConfig().WithTickRate(rate)
+	cfg.Clock.Delay = ticksDelay(delayTicks)
+	cfg.Clock.MaxAhead = 1e6
+	return cfg
+}
+
+func (r *rig) push(ms ...systems.Message) {
+	for _, m := range ms {
+		r.pipe.Inbox().Push(m)
+	}
+}
+
+func (r *rig) frame(dt float64) { r.pipe.Update(dt) }
+
+func (r *rig) entity(id components.NetID) ecs.Entity {
+	r.t.Helper()
+	e, ok := r.pipe.Lookup(id)
+	if !ok {
+		r.t.Fatalf("entity %d not found", id)
+	}
+	return e
+}
+
+func (r *rig) render(id components.NetID) components.Render {
+	r.t.Helper()
+	return *r.rmap.Get(r.entity(id))
+}
+
+func (r *rig) correction(id components.NetID) components.Correction {
+	r.t.Helper()
+	m := generic.NewMap1[components.Correction](&r.world)
+	return *m.Get(r.entity(id))
+}
+
+func (r *rig) renderTick() float64 { return r.pipe.Clock().RenderTick() }
+
+func (r *rig) ring(id components.NetID) *components.Ring {
+	r.t.Helper()
+	ring, ok := systems.RingOf(&r.world, r.entity(id))
+	if !ok {
+		r.t.Fatalf("entity %d has no ring", id)
+	}
+	return &ring
+}
+
+func ringTicks(ring *components.Ring) []uint32 {
+	var ticks []uint32
+	for i := 0; i < ring.Len(); i++ {
+		ticks = append(ticks, ring.At(i).Tick)
+	}
+	return ticks
+}
+
+// checkCounted asserts the counting invariant: every pushed message is
+// accepted or rejected for exactly one reason.
+func (r *rig) checkCounted(pushed int) {
+	r.t.Helper()
+	m := r.pipe.Metrics()
+	if got := m.Received(); got != uint64(pushed) {
+		r.t.Fatalf("counted %d messages (accepted %d, rejected %v), pushed %d", got, m.Accepted, m.Rejected, pushed)
+	}
+}
+
+func snap(id components.NetID, tick uint32, x float32) systems.Message {
+	return systems.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}}
+}
+
+func snapVel(id components.NetID, tick uint32, x, vx float32) systems.Message {
+	return systems.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}, Vel: mgl32.Vec3{vx, 0, 0}, HasVelocity: true}
+}
+
+func abs(x float32) float32 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// The predicted test game: a player on the ground whose input sets the
+// horizontal speed outright.
+
+// player is the test game's predicted state.
+type player struct{ X, Y, VX float32 }
+
+// move is the test game's input: -1, 0 or 1 along x.
+type move struct{ X int8 }
+
+const playerSpeed = 120 // units per second
+
+func stepPlayer(s player, in move, dt float64) player {
+	s.VX = float32(in.X) * playerSpeed
+	s.X += s.VX * float32(dt)
+	return s
+}
+
+var playerSim = systems.Simulation[player, move]{
+	Step:     stepPlayer,
+	Position: func(s *player) mgl32.Vec3 { return mgl32.Vec3{s.X, s.Y, 0} },
+}
+
+// predRig is a pipeline with one predicted player, NetID 1.
+type predRig struct {
+	*rig
+	pr     *systems.Predictor[player, move]
+	e      ecs.Entity
+	states generic.Map3[components.PredictedState[player], components.InputCommand[move], components.PredictedStatus]
+}
+
+func newPredRig(t testing.TB, cfg nsecs.Config) *predRig {
+	t.Helper()
+	r := newRig(t, cfg)
+	pr, err := nsecs.AddPredictor(r.pipe, playerSim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := pr.Spawn(&r.world, 1, player{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &predRig{rig: r, pr: pr, e: e, states: generic.NewMap3[components.PredictedState[player], components.InputCommand[move], components.PredictedStatus](&r.world)}
+}
+
+func (p *predRig) setInput(in move) {
+	_, cmd, _ := p.states.Get(p.e)
+	cmd.Input = in
+}
+
+func (p *predRig) predicted() player {
+	st, _, _ := p.states.Get(p.e)
+	return st.Current
+}
+
+func (p *predRig) report() components.ReconcileReport {
+	_, _, pred := p.states.Get(p.e)
+	return pred.Last
+}
+
+func (p *predRig) drawnX() float32 { return p.render(1).Pos[0] }
+
+// Rates of the steady scenario the benchmarks run: a 20 Hz server sending
+// every entity every tick, a 60 Hz client.
+const (
+	streamRate    = 20
+	streamFPS     = 60
+	framesPerTick = streamFPS / streamRate
+)
+
+// stream is the server side of the steady scenario: n entities with NetIDs
+// 1..n moving along straight lines with a slowly turning heading, one
+// snapshot per entity per tick.
+type stream struct {
+	tick uint32
+	kind systems.Kind // the kind of every message
+	buf  []systems.Message
+}
+
+func newStream(n int) *stream {
+	return &stream{tick: 1, buf: make([]systems.Message, n)}
+}
+
+// next returns the next tick's snapshots (the slice is reused by the next
+// call) and advances the tick.
+func (s *stream) next() []systems.Message {
+	t := float32(s.tick)
+	sin, cos := math.Sincos(float64(s.tick) * 0.05 / 2)
+	rot := mgl32.Quat{W: float32(cos), V: mgl32.Vec3{0, 0, float32(sin)}}
+	for i := range s.buf {
+		fi := float32(i)
+		s.buf[i] = systems.Message{
+			Kind:  s.kind,
+			NetID: components.NetID(i + 1),
+			Tick:  s.tick,
+			Pos:   mgl32.Vec3{fi + 0.5*t, 0.25 * t, fi * 0.001},
+			Rot:   rot,
+		}
+	}
+	s.tick++
+	return s.buf
+}
+
+// streamConfig is the default config sized for n streamed entities.
+func streamConfig(n int) nsecs.Config {
+	cfg := nsecs.DefaultConfig()
+	cfg.Receive.MaxEntities = max(cfg.Receive.MaxEntities, n)
+	cfg.InboxCapacity = max(cfg.InboxCapacity, 2*n)
+	return cfg
+}
+
+// steady runs the steady scenario one system at a time, so that a
+// benchmark can time one system while the others run untimed.
+type steady struct {
+	world  ecs.World
+	pipe   *nsecs.Pipeline
+	sys    []nsecs.System
+	frame  *systems.Frame
+	stream *stream
+	frames int
+}
+
+func newSteady(tb testing.TB, cfg nsecs.Config, s *stream) *steady {
+	tb.Helper()
+	st := &steady{world: ecs.NewWorld(), stream: s}
+	p, err := nsecs.New(&st.world, cfg)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p.Initialize()
+	st.pipe = p
+	st.sys = p.Systems()
+	st.frame = ecs.GetResource[systems.Frame](&st.world)
+	// Fill every ring and let every buffer reach its steady size.
+	for f := 0; f < 30*framesPerTick; f++ {
+		st.step(nil, -1)
+	}
+	return st
+}
+
+// step runs one render frame of the scenario: the next tick's snapshots
+// every framesPerTick frames, then every system in order. With b set, the
+// timer runs only around system timed.
+func (st *steady) step(b *testing.B, timed int) {
+	if st.frames%framesPerTick == 0 {
+		st.pipe.Inbox().PushBatch(st.stream.next())
+	}
+	st.frames++
+	st.frame.Dt = 1.0 / streamFPS
+	for k, s := range st.sys {
+		if b != nil && k == timed {
+			b.StartTimer()
+			s.Update(&st.world)
+			b.StopTimer()
+			continue
+		}
+		s.Update(&st.world)
+	}
+}
+
+// perEntity reports the time per entity and operation.
+func perEntity(b *testing.B, n int) {
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entity")
+}
+
+// systemIndex returns the position of the system of type T in sys.
+func systemIndex[T nsecs.System](tb testing.TB, sys []nsecs.System) int {
+	tb.Helper()
+	for k, s := range sys {
+		if _, ok := s.(T); ok {
+			return k
+		}
+	}
+	var zero T
+	tb.Fatalf("no %T among the systems", zero)
+	return -1
+}
+
+// activeCorrections counts the entities with a correction being smoothed.
+func activeCorrections(w *ecs.World) int {
+	n := 0
+	q := generic.NewFilter1[components.Correction]().Query(w)
+	for q.Next() {
+		if !q.Get().IsZero() {
+			n++
+		}
+	}
+	return n
+}

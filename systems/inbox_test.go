@@ -1,0 +1,118 @@
+package systems_test
+
+import (
+	"sync"
+	"testing"
+
+	"github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/systems"
+)
+
+func TestInboxDrainAlternatesBuffers(t *testing.T) {
+	in := systems.NewInbox(3)
+	for i := 0; i < 5; i++ {
+		in.Push(systems.Message{Tick: uint32(i)})
+	}
+	msgs, dropped := in.Drain(nil)
+	if len(msgs) != 3 || dropped != 2 || in.Len() != 0 {
+		t.Fatalf("drained %d, dropped %d, left %d", len(msgs), dropped, in.Len())
+	}
+	in.Push(systems.Message{Tick: 9})
+	spare := msgs
+	msgs, dropped = in.Drain(spare)
+	if len(msgs) != 1 || msgs[0].Tick != 9 || dropped != 0 {
+		t.Fatalf("second drain %v dropped %d", msgs, dropped)
+	}
+	allocs := testing.AllocsPerRun(100, func() {
+		in.Push(systems.Message{})
+		in.Push(systems.Message{})
+		spare, _ = in.Drain(spare)
+	})
+	if allocs != 0 {
+		t.Fatalf("steady-state push/drain allocates %v times", allocs)
+	}
+}
+
+// TestInboxBoundedAndCounted: Push reports a full inbox, PushBatch queues
+// what fits, and every dropped message is handed to the next Drain's count.
+func TestInboxBoundedAndCounted(t *testing.T) {
+	if c := systems.NewInbox(0).Capacity(); c != systems.DefaultInboxCapacity {
+		t.Fatalf("NewInbox(0) holds %d, want the default %d", c, systems.DefaultInboxCapacity)
+	}
+	in := systems.NewInbox(4)
+	if in.Capacity() != 4 {
+		t.Fatalf("capacity %d, want 4", in.Capacity())
+	}
+	if !in.Push(systems.Message{Tick: 1}) {
+		t.Fatal("Push into an empty inbox failed")
+	}
+	batch := make([]systems.Message, 5)
+	for i := range batch {
+		batch[i].Tick = uint32(2 + i)
+	}
+	if n := in.PushBatch(batch); n != 3 {
+		t.Fatalf("PushBatch queued %d, want the 3 that fit", n)
+	}
+	if in.Push(systems.Message{Tick: 99}) {
+		t.Fatal("Push into a full inbox succeeded")
+	}
+	if n := in.PushBatch(batch); n != 0 {
+		t.Fatalf("PushBatch into a full inbox queued %d", n)
+	}
+	msgs, dropped := in.Drain(nil)
+	if len(msgs) != 4 || dropped != 2+1+5 {
+		t.Fatalf("drained %d, dropped %d; want 4 and 8", len(msgs), dropped)
+	}
+	for i, m := range msgs {
+		if m.Tick != uint32(1+i) {
+			t.Fatalf("message %d has tick %d: not in push order", i, m.Tick)
+		}
+	}
+	if _, dropped := in.Drain(nil); dropped != 0 {
+		t.Fatalf("the drop count was not reset: %d", dropped)
+	}
+}
+
+// TestConcurrentPushesDuringFrames: transports push single messages and
+// batches from several goroutines while frames run; every message is
+// counted once and every entity arrives.
+func TestConcurrentPushesDuringFrames(t *testing.T) {
+	r := newRig(t, cfgAt(20, 2))
+	const writers, perWriter = 4, 2000
+	var wg sync.WaitGroup
+	for wi := 0; wi < writers; wi++ {
+		wg.Add(1)
+		go func(wi int) {
+			defer wg.Done()
+			batch := make([]systems.Message, 0, 10)
+			for i := 0; i < perWriter; i++ {
+				m := snap(components.NetID(wi+1), uint32(i), float32(i))
+				if i%2 == 0 {
+					r.pipe.Inbox().Push(m)
+				} else {
+					batch = append(batch, m)
+					if len(batch) == cap(batch) {
+						r.pipe.Inbox().PushBatch(batch)
+						batch = batch[:0]
+					}
+				}
+			}
+			r.pipe.Inbox().PushBatch(batch)
+		}(wi)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	for running := true; running; {
+		select {
+		case <-done:
+			running = false
+		default:
+		}
+		r.frame(1.0 / 60)
+	}
+	r.frame(0)
+	r.checkCounted(writers * perWriter)
+	if m := r.pipe.Metrics(); m.Entities != writers {
+		t.Fatalf("entities = %d, want %d", m.Entities, writers)
+	}
+}

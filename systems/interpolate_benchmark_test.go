@@ -1,0 +1,27 @@
+package systems_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/netsmooth/netsmooth/systems"
+)
+
+// BenchmarkInterpolate measures drawing every remote entity at the render
+// time in the steady scenario: one operation is one frame, a third of
+// which cross a sample.
+func BenchmarkInterpolate(b *testing.B) {
+	for _, n := range benchCounts {
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) {
+			st := newSteady(b, streamConfig(n), newStream(n))
+			k := systemIndex[*systems.Interpolate](b, st.sys)
+			b.ReportAllocs()
+			b.ResetTimer()
+			b.StopTimer()
+			for i := 0; i < b.N; i++ {
+				st.step(b, k)
+			}
+			perEntity(b, n)
+		})
+	}
+}

@@ -1,0 +1,114 @@
+package systems
+
+import (
+	"github.com/mlange-42/arche/ecs"
+	"github.com/netsmooth/netsmooth/timeline"
+)
+
+// Arrivals is the evidence a frame's messages give about server time:
+// the ticks of the messages Receive read (whether or not their samples
+// could be used: a stream the pipeline refuses as stale may be a
+// restarted server), and of those it refused as too far in the future.
+// Receive writes it; [Timeline] hands it to the clock and empties it. It is
+// a world resource of its own so that neither system needs the other.
+//
+// Its memory is bounded by the inbox: at most one run per message.
+type Arrivals struct {
+	runs      []arrivalRun // consecutive messages with the same tick
+	futureMax uint32
+	futureN   int
+}
+
+type arrivalRun struct {
+	tick     uint32
+	n        uint32
+	accepted bool
+}
+
+// Observed records a message for tick; accepted says its sample was
+// stored (it then also feeds the clock's arrival statistics). Consecutive
+// calls with the same tick and verdict (one server packet's worth) make
+// one run.
+func (a *Arrivals) Observed(tick uint32, accepted bool) {
+	if n := len(a.runs); n > 0 && a.runs[n-1].tick == tick && a.runs[n-1].accepted == accepted {
+		a.runs[n-1].n++
+		return
+	}
+	a.runs = append(a.runs, arrivalRun{tick: tick, n: 1, accepted: accepted})
+}
+
+// RefusedFuture records a message refused because its tick lay too far
+// ahead of the estimated server time.
+func (a *Arrivals) RefusedFuture(tick uint32) {
+	if a.futureN == 0 || tick > a.futureMax {
+		a.futureMax = tick
+	}
+	a.futureN++
+}
+
+// Len returns the number of runs of arrivals recorded this frame.
+func (a *Arrivals) Len() int { return len(a.runs) }
+
+func (a *Arrivals) reset() {
+	a.runs = a.runs[:0]
+	a.futureN = 0
+}
+
+// Timeline is the system that moves the render time, right after Receive:
+// it advances the [timeline.Clock] by the frame's dt, feeds it the frame's
+// [Arrivals], lets it slew (or re-anchor) toward estimated server time minus
+// the interpolation delay, and publishes the clock's figures in [Metrics].
+// It also counts the frame and clears the per-frame metrics.
+type Timeline struct {
+	clock    *timeline.Clock
+	frame    *Frame
+	metrics  *Metrics
+	arrivals *Arrivals
+	ready    bool
+}
+
+// NewTimeline returns the Timeline system.
+func NewTimeline() *Timeline { return &Timeline{} }
+
+// Initialize implements the arche-model System interface.
+func (t *Timeline) Initialize(w *ecs.World) {
+	if t.ready {
+		return
+	}
+	t.clock = mustResource[timeline.Clock](w)
+	t.frame = mustResource[Frame](w)
+	t.metrics = mustResource[Metrics](w)
+	t.arrivals = mustResource[Arrivals](w)
+	t.ready = true
+}
+
+// Update implements the arche-model System interface.
+func (t *Timeline) Update(w *ecs.World) {
+	c, a := t.clock, t.arrivals
+	c.BeginFrame(t.frame.Dt)
+	for _, r := range a.runs {
+		if r.accepted {
+			c.ObserveN(r.tick, int(r.n))
+		} else {
+			c.RefusedN(r.tick, int(r.n))
+		}
+	}
+	c.RefusedFutureN(a.futureMax, a.futureN)
+	a.reset()
+	c.Advance()
+
+	m := t.metrics
+	m.Frames++
+	m.FrameCorrections, m.FrameTeleports = 0, 0
+	m.RenderTick = c.RenderTick()
+	m.Delay = c.DelaySeconds()
+	m.ActualDelay = c.ActualDelay()
+	m.PresentationDelay = c.PresentationDelay()
+	m.NewestAge = c.NewestAge()
+	m.ClockResets = c.Resets()
+	m.ClockHolds = c.Holds()
+	m.ClockClamps = c.Clamps()
+}
+
+// Finalize implements the arche-model System interface.
+func (t *Timeline) Finalize(w *ecs.World) {}
