@@ -25,10 +25,10 @@ type Flat struct {
 	renders []c.Render
 }
 
-// NewFlat returns the baseline for n entities with the default clock.
+// NewFlat returns the baseline for n entities, on a clock configured like
+// the default pipeline's.
 func NewFlat(n int) *Flat {
-	clock, _ := timeline.NewClock(timeline.DefaultConfig(TickRate))
-	f := &Flat{clock: clock, spans: make([]c.Span, n), renders: make([]c.Render, n)}
+	f := &Flat{clock: newClock(), spans: make([]c.Span, n), renders: make([]c.Render, n)}
 	for k := range f.slots {
 		f.slots[k] = make([]c.Sample, n)
 	}

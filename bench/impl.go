@@ -34,11 +34,18 @@ func NewPipeline(n int) *scenario.NetSmooth {
 // on a clock of its own configured like netsmooth's default one, so that it
 // draws what the pipeline draws.
 func NewNaive() *scenario.DampedBuffer {
-	clock, err := timeline.NewClock(timeline.DefaultConfig(TickRate))
+	return scenario.NewDampedBufferOn(newClock())
+}
+
+// newClock returns a clock configured exactly like the default pipeline's,
+// for the baselines that keep their own.
+func newClock() *timeline.Clock {
+	cfg := nsecs.DefaultConfig().WithTickRate(TickRate)
+	clock, err := timeline.NewClock(cfg.ClockConfig())
 	if err != nil {
 		panic(err)
 	}
-	return scenario.NewDampedBufferOn(clock)
+	return clock
 }
 
 // New returns the implementation called name, for n entities.

@@ -81,10 +81,11 @@ func (c Config) WithTickRate(rate float64) Config {
 	return c
 }
 
-// clockConfig is the clock's configuration as the pipeline uses it: the
+// ClockConfig is the clock's configuration as the pipeline uses it: the
 // pipeline's tick rate, the ring's capacity as the buffer bound, and
-// MaxAhead resolved.
-func (c *Config) clockConfig() timeline.Config {
+// MaxAhead resolved. A baseline or tool that keeps its own
+// [timeline.Clock] next to a pipeline builds it from this to agree with it.
+func (c *Config) ClockConfig() timeline.Config {
 	clock := c.Clock
 	clock.TickRate = c.TickRate
 	clock.BufferSamples = components.RingCapacity
@@ -116,7 +117,7 @@ func (c *Config) Validate() error {
 	if c.InboxCapacity < 0 {
 		errs = append(errs, fmt.Errorf("ecs: InboxCapacity must not be negative, got %d", c.InboxCapacity))
 	}
-	clock := c.clockConfig()
+	clock := c.ClockConfig()
 	if !(c.Receive.MaxFuture < clock.ResetThreshold) {
 		errs = append(errs, fmt.Errorf("ecs: Receive.MaxFuture (%v s) must be below Clock.ResetThreshold (%v s), or one future-dated tick could re-anchor the clock", c.Receive.MaxFuture, clock.ResetThreshold))
 	}

@@ -60,7 +60,7 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 	if w.Resources().Has(ecs.ResourceID[systems.Metrics](w)) {
 		return nil, ErrAlreadyInstalled
 	}
-	clock, err := timeline.NewClock(cfg.clockConfig())
+	clock, err := timeline.NewClock(cfg.ClockConfig())
 	if err != nil {
 		return nil, err
 	}

@@ -17,7 +17,7 @@ import (
 // the Render component.
 func ExampleNew() {
 	world := ecs.NewWorld()
-	pipe, err := nsecs.New(&world, nsecs.DefaultConfig()) // 20 Hz server, adaptive delay (two intervals to start)
+	pipe, err := nsecs.New(&world, nsecs.DefaultConfig()) // 20 Hz server, adaptive delay (one interval and 5 ms to start)
 	if err != nil {
 		panic(err)
 	}
@@ -43,9 +43,9 @@ func ExampleNew() {
 		}
 	}
 	// Output:
-	// frame 0: entity 7 at x=8.00 (render tick 108.00)
-	// frame 1: entity 7 at x=8.33 (render tick 108.33)
-	// frame 2: entity 7 at x=8.67 (render tick 108.67)
+	// frame 0: entity 7 at x=8.90 (render tick 108.90)
+	// frame 1: entity 7 at x=9.23 (render tick 109.23)
+	// frame 2: entity 7 at x=9.57 (render tick 109.57)
 }
 
 // Every message lands in exactly one counter: accepted, or rejected with a

@@ -12,23 +12,38 @@ type Config struct {
 	// Delay chooses the interpolation delay. Nil means FixedDelay(0.1).
 	Delay DelayPolicy
 	// MaxCatchUp bounds how much faster than real time the render time may
-	// run to catch up with its target (0.05 = 5% faster).
+	// run to catch up with its target (2 = up to three times as fast).
 	MaxCatchUp float64
 	// MaxSlowDown bounds how much slower than real time the render time may
-	// run to let its target catch up (0.05 = 5% slower). Must be below 1 so
-	// the render time never stops or reverses.
+	// run to let its target catch up (0.9 = down to a tenth of real time).
+	// Must be below 1 so the render time never stops or reverses.
 	MaxSlowDown float64
 	// SlewTime is the time constant, in seconds, over which an error between
-	// render time and target is worked off (before the bounds above apply).
+	// render time and target is worked off: the time scale is
+	// 1 + error/SlewTime, and beyond 50 ms of error the gain grows with the
+	// error, within the bounds above. Small errors (a few milliseconds of
+	// network noise) change the speed by a few percent, invisibly; a large
+	// one (after an outage, or a first estimate that was off) is worked off
+	// at up to MaxCatchUp or MaxSlowDown, fast but without a jump.
 	SlewTime float64
-	// ResetThreshold is the discontinuity bound in seconds: when the target
-	// is further than this from the render time, or a new arrival disagrees
-	// with the offset estimate by more than this, the clock re-anchors
-	// instead of slewing.
+	// ResetThreshold is the discontinuity bound in seconds: a target further
+	// than this ahead of the render time makes it jump (a suspend, a stall);
+	// further behind, it stands still until the target catches up. Arrivals
+	// further than this from the estimate are evidence of a new timeline.
 	ResetThreshold float64
-	// OffsetSmoothing is the weight of a new arrival in the exponential
-	// average of the server clock offset (0 < w <= 1).
-	OffsetSmoothing float64
+	// EnvelopeWindow is how far back, in seconds, the server-time estimate
+	// remembers the fastest arrivals: long enough to see a few fast packets
+	// on a jittery link, short enough to follow a link that got slower.
+	EnvelopeWindow float64
+	// WaitWindow is how far back, in seconds, arrivals count in the
+	// statistics of how long the newest data had to last (Stats.Wait),
+	// which adaptive delays read.
+	WaitWindow float64
+	// DelayFall is how fast, in seconds per second, the delay may shrink
+	// when the delay policy asks for less (it grows at once when asked
+	// for more): a delay that follows every wiggle of the statistics
+	// would make the render time speed up and slow down all the time.
+	DelayFall float64
 	// BufferSamples, if above 2, is how many samples each entity keeps
 	// (netsmooth's ring capacity): the delay is capped at that many snapshot
 	// intervals minus two, so the render time never aims before the oldest
@@ -44,23 +59,29 @@ type Config struct {
 }
 
 // DefaultConfig returns the defaults for a server ticking at tickRate:
-// 100 ms fixed delay, at most 10% catch-up and 5% slow-down with a
-// half-second slew time constant, a one second reset threshold, and a
-// timeline that never runs ahead of the newest sample.
+// 100 ms fixed delay, a time scale of 1 + error/0.5 s (faster beyond
+// 50 ms of error) between 0.1 and 3, a
+// one second reset threshold, a two-second envelope, four seconds of
+// wait statistics, a delay that shrinks by at most 10 ms per second, and a
+// timeline that never runs ahead of the newest
+// sample.
 //
 // For comparison: Mirror catches up 2% and slows down 4% once the drift
-// exceeds one send interval; this clock slews proportionally to the error
-// (error / SlewTime), capped at those bounds, so small errors cause small
-// speed changes and large ones (after an outage) are worked off faster.
+// exceeds one send interval, and resets beyond a fixed threshold; this
+// clock slews in proportion to the error, so the usual few milliseconds of
+// noise cost an invisible speed change while an outage's worth is worked
+// off within a second, never by a jump.
 func DefaultConfig(tickRate float64) Config {
 	return Config{
-		TickRate:        tickRate,
-		Delay:           FixedDelay(0.1),
-		MaxCatchUp:      0.10,
-		MaxSlowDown:     0.05,
-		SlewTime:        0.5,
-		ResetThreshold:  1,
-		OffsetSmoothing: 0.1,
+		TickRate:       tickRate,
+		Delay:          FixedDelay(0.1),
+		MaxCatchUp:     2,
+		MaxSlowDown:    0.9,
+		SlewTime:       0.5,
+		ResetThreshold: 1,
+		EnvelopeWindow: 2,
+		WaitWindow:     4,
+		DelayFall:      0.01,
 	}
 }
 
@@ -69,16 +90,20 @@ func (c *Config) Validate() error {
 	switch {
 	case !(c.TickRate > 0) || math.IsInf(c.TickRate, 0):
 		return fmt.Errorf("timeline: TickRate must be a positive number of ticks per second, got %v", c.TickRate)
-	case !(c.MaxCatchUp >= 0 && c.MaxCatchUp <= 1):
-		return fmt.Errorf("timeline: MaxCatchUp must be in [0, 1], got %v", c.MaxCatchUp)
+	case !(c.MaxCatchUp >= 0 && c.MaxCatchUp <= 10):
+		return fmt.Errorf("timeline: MaxCatchUp must be in [0, 10], got %v", c.MaxCatchUp)
 	case !(c.MaxSlowDown >= 0 && c.MaxSlowDown < 1):
 		return fmt.Errorf("timeline: MaxSlowDown must be in [0, 1), got %v", c.MaxSlowDown)
 	case !(c.SlewTime > 0) || math.IsInf(c.SlewTime, 0):
 		return fmt.Errorf("timeline: SlewTime must be positive seconds, got %v", c.SlewTime)
 	case !(c.ResetThreshold > 0) || math.IsInf(c.ResetThreshold, 0):
 		return fmt.Errorf("timeline: ResetThreshold must be positive seconds, got %v", c.ResetThreshold)
-	case !(c.OffsetSmoothing > 0 && c.OffsetSmoothing <= 1):
-		return fmt.Errorf("timeline: OffsetSmoothing must be in (0, 1], got %v", c.OffsetSmoothing)
+	case !(c.EnvelopeWindow > 0 && c.EnvelopeWindow <= 60):
+		return fmt.Errorf("timeline: EnvelopeWindow must be in (0, 60] seconds, got %v", c.EnvelopeWindow)
+	case !(c.WaitWindow > 0 && c.WaitWindow <= 60):
+		return fmt.Errorf("timeline: WaitWindow must be in (0, 60] seconds, got %v", c.WaitWindow)
+	case !(c.DelayFall >= 0) || math.IsInf(c.DelayFall, 0):
+		return fmt.Errorf("timeline: DelayFall must be non-negative seconds per second, got %v", c.DelayFall)
 	case !(c.MaxAhead >= 0) || math.IsInf(c.MaxAhead, 0):
 		return fmt.Errorf("timeline: MaxAhead must be non-negative seconds, got %v", c.MaxAhead)
 	}
@@ -95,24 +120,43 @@ type Stats struct {
 	// Interval is the smoothed number of ticks between consecutive new
 	// ticks: the snapshot send interval as the client sees it.
 	Interval float64
-	// Jitter is the smoothed standard deviation, in ticks, of arrival times
-	// around the offset estimate.
+	// Jitter is the standard deviation, in ticks, of the recent waits
+	// (see [Stats.Wait]).
 	Jitter float64
+	// waits are the recent waits, outages excluded, ascending, in ticks.
+	waits []float64
 }
+
+// Wait returns the q-quantile (0 < q <= 1) of how old the newest data had
+// become, in ticks of estimated server time, each time a newer tick
+// arrived over the last few seconds: one send interval plus how late the
+// new tick came plus the frame it waited to be seen. A render time that
+// stays that far behind the estimate runs out of data in only 1-q of the
+// waits. Waits longer than three times the median (an outage, a burst of
+// losses) are left out: extrapolation covers them, buffering for them
+// would cost the delay for seconds afterwards. Zero before two ticks
+// arrived.
+func (s *Stats) Wait(q float64) float64 { return quantile(s.waits, q) }
+
+// WaitSamples returns how many recent waits the statistics hold.
+func (s *Stats) WaitSamples() int { return len(s.waits) }
 
 // Clock estimates server time from snapshot arrivals and advances the render
 // time. Use it from one goroutine (the one that runs the world).
 //
 // Each frame: [Clock.BeginFrame] with the frame's dt, [Clock.Observe] for
-// every accepted snapshot tick, then [Clock.Advance].
+// every accepted snapshot tick (and [Clock.RefusedN] / [Clock.RefusedFutureN]
+// for refused ones), then [Clock.Advance].
 type Clock struct {
 	cfg   Config
 	stats Stats
 
 	local  float64 // seconds since start
 	dt     float64 // this frame's dt, seconds
-	offset float64 // server tick - local*rate, smoothed
+	offset float64 // server tick - local*rate: the envelope of arrivals
 	synced bool
+	env    envelope
+	waits  ages
 
 	render  float64 // render tick
 	started bool
@@ -130,10 +174,9 @@ type Clock struct {
 	seenMask uint64
 	anySeen  bool
 
-	frameNewest uint32 // newest tick first seen this frame
-	frameNew    bool
-	futureMax   uint32 // newest tick refused as too far ahead this frame
-	futureAny   bool
+	stale     bool   // nothing arrived for a whole envelope window: the estimate is only a guess
+	futureMax uint32 // newest tick refused as too far ahead this frame
+	futureAny bool
 
 	// This frame's evidence, in messages: arrivals consistent with the
 	// estimate, far behind it, and refused as too far ahead of it.
@@ -144,9 +187,6 @@ type Clock struct {
 
 	runTick uint32 // tick of the current run of Observe calls
 	inRun   bool
-
-	frameDevSq float64 // sum of squared arrival deviations this frame
-	frameRuns  int
 }
 
 // NewClock returns a clock for cfg, or the configuration error.
@@ -157,7 +197,7 @@ func NewClock(cfg Config) (*Clock, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Clock{cfg: cfg, stats: Stats{TickRate: cfg.TickRate}, scale: 1}, nil
+	return &Clock{cfg: cfg, stats: Stats{TickRate: cfg.TickRate}, scale: 1, env: newEnvelope(cfg.EnvelopeWindow)}, nil
 }
 
 // Config returns the clock's configuration.
@@ -187,25 +227,23 @@ func (c *Clock) BeginFrame(dt float64) {
 	}
 	c.dt = dt
 	c.local += dt
-	c.frameNew = false
+	c.env.advance(c.local)
+	_, ok := c.env.value()
+	c.stale = !ok
 	c.futureAny = false
 	c.inRun = false
-	c.frameDevSq, c.frameRuns = 0, 0
 	c.consistent, c.behindN, c.aheadN = 0, 0, 0
 }
 
-// Observe records that a snapshot for tick arrived during this frame. Call
-// it for every snapshot: consecutive calls with the same tick (one server
-// packet's worth) count as one arrival and cost a comparison. Every run
-// feeds the jitter statistics, so late packets of an already-seen tick
-// count; the server clock offset follows the first arrival of each new tick.
+// Observe records that a snapshot for tick arrived during this frame. It
+// is [Clock.ObserveN] for one message.
 func (c *Clock) Observe(tick uint32) { c.ObserveN(tick, 1) }
 
-// ObserveN records that n messages for tick arrived during this frame (a
-// run of one server packet). Every message counts as evidence of where the
-// server's clock is, whether or not the pipeline could use its sample: a
-// stream the estimate cannot explain (a restarted server, ticks that went
-// back) re-anchors the clock once it is the majority for long enough.
+// ObserveN records that n accepted messages for tick arrived during this
+// frame (a run of one server packet). Consecutive calls with the same tick
+// count as one arrival and cost a comparison. Every run feeds the
+// server-time estimate and the lateness statistics, so late packets of an
+// already-seen tick count.
 func (c *Clock) ObserveN(tick uint32, n int) {
 	if n <= 0 {
 		return
@@ -220,9 +258,9 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 
 // RefusedN records that n messages for tick arrived this frame that the
 // pipeline could not use (stale, duplicate, of an earlier life...). They do
-// not feed the arrival statistics, but they are evidence of where the
-// server's clock is: a restarted server's stream is refused as stale until
-// the clock re-anchors to it.
+// not feed the estimate or the statistics, but they are evidence of where
+// the server's clock is: a restarted server's stream is refused as stale
+// until the clock re-anchors to it.
 func (c *Clock) RefusedN(tick uint32, n int) {
 	if n > 0 {
 		c.weigh(tick, n)
@@ -232,8 +270,7 @@ func (c *Clock) RefusedN(tick uint32, n int) {
 // weigh classifies n arrivals of tick as consistent with the estimate or
 // far behind it.
 func (c *Clock) weigh(tick uint32, n int) {
-	rate := c.cfg.TickRate
-	if c.synced && float64(tick)-c.local*rate-c.offset < -c.cfg.ResetThreshold*rate {
+	if c.isBehind(float64(tick) - c.local*c.cfg.TickRate) {
 		if c.behindN == 0 || tick > c.behindMax {
 			c.behindMax = tick
 		}
@@ -243,15 +280,36 @@ func (c *Clock) weigh(tick uint32, n int) {
 	}
 }
 
+// isBehind reports whether an arrival with x = tick - local*rate lies
+// further behind the estimate than the reset threshold. After a whole
+// window of silence the estimate is only an extrapolation, and nothing
+// counts as behind it.
+func (c *Clock) isBehind(x float64) bool {
+	return c.synced && !c.stale && x-c.offset < -c.cfg.ResetThreshold*c.cfg.TickRate
+}
+
+// observe feeds one arrival run to the estimate, the statistics and the
+// distinct-tick bookkeeping.
 func (c *Clock) observe(tick uint32) {
-	rate := c.cfg.TickRate
-	sample := float64(tick) - c.local*rate
+	x := float64(tick) - c.local*c.cfg.TickRate
+	behind := c.isBehind(x)
+	if !behind {
+		// Arrivals the estimate cannot explain are evidence for
+		// re-anchoring, not samples of the current timeline.
+		c.env.add(x)
+	}
+	if c.anySeen && tick > c.newest && c.synced && !behind && !c.stale && c.dt <= c.cfg.ResetThreshold {
+		// How long the newest data had to last: until the frame before
+		// this one, the last without the new tick. A frame that follows a
+		// suspend brings everything queued meanwhile at once: that is not
+		// the link.
+		c.waits.add(c.ServerTick()-c.dt*c.cfg.TickRate-float64(c.newest), c.local)
+	}
 	if !c.anySeen {
 		c.anySeen = true
 		c.newest = tick
 		c.seenMask = 0
 		c.stats.Arrivals = 1
-		c.frameNewest, c.frameNew = tick, true
 		return
 	}
 	if tick > c.newest {
@@ -272,118 +330,14 @@ func (c *Clock) observe(tick uint32) {
 			g = math.Min(g, 2*c.stats.Interval+1)
 			c.stats.Interval += 0.05 * (g - c.stats.Interval)
 		}
-		if !c.frameNew || tick > c.frameNewest {
-			c.frameNewest, c.frameNew = tick, true
-		}
 		c.stats.Arrivals++
 	} else if tick < c.newest {
 		back := c.newest - tick
-		switch {
-		case back > 64:
-			return // too old to tell
-		case c.seenMask&(1<<(back-1)) == 0:
+		if back <= 64 && c.seenMask&(1<<(back-1)) == 0 {
 			c.seenMask |= 1 << (back - 1)
 			c.stats.Arrivals++
 		}
 	}
-	if !c.synced {
-		return
-	}
-	// Arrival deviation: how late this packet came relative to the
-	// estimate; folded into the jitter statistic once per frame.
-	if dev := sample - c.offset; math.Abs(dev) < c.cfg.ResetThreshold*rate {
-		c.frameDevSq += dev * dev
-		c.frameRuns++
-	}
-}
-
-// Advance finishes the frame: it folds this frame's newest arrival into the
-// offset estimate, asks the delay policy for the delay, and moves the render
-// time toward server time minus delay by slewing, or resets it past a
-// discontinuity.
-func (c *Clock) Advance() {
-	rate := c.cfg.TickRate
-	bound := c.cfg.ResetThreshold * rate
-	generation := c.generation
-	if c.frameNew {
-		sample := float64(c.frameNewest) - c.local*rate
-		switch d := sample - c.offset; {
-		case !c.synced:
-			c.offset, c.synced = sample, true
-			c.generation++
-		case math.Abs(d) > bound:
-			c.offset = sample
-			c.anchors++
-			c.generation++
-		default:
-			c.offset += c.cfg.OffsetSmoothing * d
-		}
-	}
-	if !c.synced {
-		return
-	}
-	c.checkStreams()
-	if c.frameRuns > 0 && c.dt <= c.cfg.ResetThreshold {
-		// Each frame with arrivals moves the jitter estimate by 2%: about a
-		// two-second memory at 20 snapshots per second and 60 FPS. A frame
-		// that follows a suspend (longer than the reset threshold) brings
-		// everything queued meanwhile at once: that is not jitter.
-		v := c.stats.Jitter * c.stats.Jitter
-		v += 0.02 * (c.frameDevSq/float64(c.frameRuns) - v)
-		c.stats.Jitter = math.Sqrt(math.Max(v, 0))
-	}
-	c.delay = c.cfg.Delay.Delay(&c.stats)
-	if !(c.delay >= 0) || math.IsInf(c.delay, 0) {
-		c.delay = 0
-	}
-	if c.cfg.BufferSamples > 2 {
-		// Never aim further back than the entities' buffers reach.
-		c.delay = math.Min(c.delay, float64(c.cfg.BufferSamples-2)*math.Max(c.stats.Interval, 1))
-	}
-	target := c.local*rate + c.offset - c.delay
-	if !c.started {
-		c.render, c.started, c.scale = target, true, 1
-		return
-	}
-	if c.generation != generation && target < c.render {
-		// Re-anchored to a server that is behind where the render time
-		// ran (its ticks stood still while the local clock jumped, or it
-		// restarted): follow it back rather than extrapolate for seconds.
-		c.render, c.scale = target, 1
-		c.resets++
-		return
-	}
-	// The error left if this frame advanced at real-time speed.
-	err := target - (c.render + c.dt*rate)
-	switch {
-	case err > bound:
-		// Forward discontinuity (suspend, stall): jump to the target, but
-		// not past the clamp window below.
-		c.render = math.Max(c.render, math.Min(target, float64(c.newest)+c.cfg.MaxAhead*rate))
-		c.scale = 1
-		c.resets++
-		return
-	case err < -bound:
-		// Backward discontinuity (arrivals suddenly far later): hold still
-		// until the target catches up; the render time never reverses.
-		c.scale = 0
-		c.holds++
-		return
-	}
-	s := err / (c.cfg.SlewTime * rate)
-	s = math.Max(-c.cfg.MaxSlowDown, math.Min(c.cfg.MaxCatchUp, s))
-	c.scale = 1 + s
-	next := c.render + c.dt*rate*c.scale
-	// The clamp window: never past the newest sample (plus MaxAhead), and
-	// never backwards.
-	if upper := float64(c.newest) + c.cfg.MaxAhead*rate; next > upper {
-		next = math.Max(c.render, upper)
-		if c.dt > 0 {
-			c.scale = (next - c.render) / (c.dt * rate)
-		}
-		c.clamps++
-	}
-	c.render = next
 }
 
 // RefusedFuture records that a snapshot was refused because its tick lay
@@ -405,6 +359,123 @@ func (c *Clock) RefusedFutureN(tick uint32, n int) {
 	if !c.futureAny || tick > c.futureMax {
 		c.futureMax, c.futureAny = tick, true
 	}
+}
+
+// Advance finishes the frame: it weighs the frame's evidence (re-anchoring
+// to a new timeline if the majority has disagreed long enough), updates the
+// server-time estimate and the statistics, asks the delay policy for the
+// delay, and moves the render time toward server time minus delay.
+func (c *Clock) Advance() {
+	generation := c.generation
+	if c.synced {
+		c.checkStreams()
+	}
+	c.estimate()
+	if !c.synced {
+		return
+	}
+	c.stats.Jitter = c.waits.update(c.local, c.cfg.WaitWindow)
+	c.stats.waits = c.waits.sorted[:c.waits.ns]
+	want := c.cfg.Delay.Delay(&c.stats)
+	if !(want >= 0) || math.IsInf(want, 0) {
+		want = 0
+	}
+	if c.cfg.BufferSamples > 2 {
+		// Never aim further back than the entities' buffers reach.
+		want = math.Min(want, float64(c.cfg.BufferSamples-2)*math.Max(c.stats.Interval, 1))
+	}
+	if fall := c.cfg.DelayFall * c.cfg.TickRate * c.dt; want < c.delay-fall && c.waits.ns >= settledWaits {
+		want = c.delay - fall
+	}
+	c.delay = want
+	c.moveRender(c.generation != generation)
+}
+
+// estimate sets the offset from the envelope of arrivals. The first
+// arrivals sync the clock; an estimate that moves by more than the reset
+// threshold (the first arrivals after a long silence, when the envelope
+// has expired) starts a new timeline.
+func (c *Clock) estimate() {
+	x, ok := c.env.value()
+	if !ok {
+		return // nothing arrived for a whole window: keep the estimate
+	}
+	switch {
+	case !c.synced:
+		c.synced = true
+		c.generation++
+	case math.Abs(x-c.offset) > c.cfg.ResetThreshold*c.cfg.TickRate:
+		c.anchors++
+		c.generation++
+	}
+	c.offset = x
+}
+
+// moveRender advances the render time by the frame's dt at a time scale
+// that pulls it toward its target, within the slew bounds and the clamp
+// window; past a discontinuity it jumps forward or holds. On a new
+// timeline (anchored says the clock re-anchored this frame) a render time
+// beyond the target starts over at it: the ticks it ran through belong to
+// the old timeline.
+func (c *Clock) moveRender(anchored bool) {
+	rate := c.cfg.TickRate
+	bound := c.cfg.ResetThreshold * rate
+	target := c.local*rate + c.offset - c.delay
+	if !c.started {
+		c.render, c.started, c.scale = target, true, 1
+		return
+	}
+	if anchored && target < c.render {
+		c.render, c.scale = target, 1
+		c.resets++
+		return
+	}
+	// The error left if this frame advanced at real-time speed.
+	err := target - (c.render + c.dt*rate)
+	switch {
+	case err > bound:
+		// Forward discontinuity (suspend, stall): jump to the target, but
+		// not past the clamp window below.
+		c.render = math.Max(c.render, math.Min(target, float64(c.newest)+c.cfg.MaxAhead*rate))
+		c.scale = 1
+		c.resets++
+		return
+	case err < -bound:
+		// Backward discontinuity (arrivals suddenly far later): hold still
+		// until the target catches up; the render time never reverses.
+		c.scale = 0
+		c.holds++
+		return
+	}
+	s := slew(err/rate, c.cfg.SlewTime)
+	s = math.Max(-c.cfg.MaxSlowDown, math.Min(c.cfg.MaxCatchUp, s))
+	c.scale = 1 + s
+	next := c.render + c.dt*rate*c.scale
+	// The clamp window: never past the newest sample (plus MaxAhead), and
+	// never backwards.
+	if upper := float64(c.newest) + c.cfg.MaxAhead*rate; next > upper {
+		next = math.Max(c.render, upper)
+		if c.dt > 0 {
+			c.scale = (next - c.render) / (c.dt * rate)
+		}
+		c.clamps++
+	}
+	c.render = next
+}
+
+// settledWaits is how many waits the statistics need before the delay
+// only shrinks slowly: until then it follows them, so that a first guess
+// (two send intervals) does not cost seconds of extra delay.
+const settledWaits = 16
+
+// linearSlew is the error, in seconds, up to which the slew is proportional
+// to it; beyond, the gain grows with the error.
+const linearSlew = 0.05
+
+// slew returns the change of time scale that works off an error of e
+// seconds: e/slewTime while small, e/slewTime × |e|/linearSlew beyond.
+func slew(e, slewTime float64) float64 {
+	return e / slewTime * math.Max(1, math.Abs(e)/linearSlew)
 }
 
 // Re-anchoring needs evidence: the stream the estimate cannot explain must
@@ -448,32 +519,37 @@ func (c *Clock) checkStreams() {
 		c.ahead = streak{}
 		if c.behind.note(c.local, c.behindMax) {
 			c.behind = streak{}
-			c.reanchorBehind()
+			c.reanchor(c.behindMax, true)
 		}
 	case c.aheadN > c.consistent+c.behindN:
 		c.behind = streak{}
 		if c.ahead.note(c.local, c.futureMax) {
 			c.ahead = streak{}
-			c.offset = float64(c.futureMax) - c.local*c.cfg.TickRate
-			c.anchors++
-			c.generation++
+			c.reanchor(c.futureMax, false)
 		}
 	case c.consistent > 0:
 		c.behind, c.ahead = streak{}, streak{}
 	}
 }
 
-// reanchorBehind moves the clock back to this frame's newest arrival far
-// behind the estimate: the newest tick seen before was an outlier (a
-// corrupted or hostile tick), or the server restarted its count. The
-// render time goes back with it, the one case where it moves backwards.
-func (c *Clock) reanchorBehind() {
-	c.offset = float64(c.behindMax) - c.local*c.cfg.TickRate
-	c.newest, c.seenMask = c.behindMax, 0
-	c.render = c.local*c.cfg.TickRate + c.offset - c.delay
+// reanchor starts a new timeline at tick, seen this frame: the estimate
+// and the statistics of the old one are dropped. Going back (back true:
+// the newest tick seen before was an outlier, or the server restarted its
+// count) the render time goes back with it, the one case where it moves
+// backwards; going forward it catches up or jumps as usual.
+func (c *Clock) reanchor(tick uint32, back bool) {
+	x := float64(tick) - c.local*c.cfg.TickRate
+	c.env.reset(c.local)
+	c.env.add(x)
+	c.waits.reset()
+	c.offset = x
 	c.anchors++
-	c.resets++
 	c.generation++
+	if back {
+		c.newest, c.seenMask = tick, 0
+		c.render = c.local*c.cfg.TickRate + c.offset - c.delay
+		c.resets++
+	}
 }
 
 // Generation counts the times the clock took up a new timeline: its first
@@ -490,8 +566,9 @@ func (c *Clock) Synced() bool { return c.synced }
 // drawn this frame.
 func (c *Clock) RenderTick() float64 { return c.render }
 
-// ServerTick is the estimated server time in ticks as seen from arrivals
-// (the newest tick plus the local time since it arrived, smoothed).
+// ServerTick is the estimated server time in ticks as seen from arrivals:
+// local time plus the offset of the fastest recent arrivals (so it lags the
+// server by the fastest one-way trip).
 func (c *Clock) ServerTick() float64 { return c.local*c.cfg.TickRate + c.offset }
 
 // NewestTick is the newest server tick observed.
@@ -515,7 +592,9 @@ func (c *Clock) Dt() float64 { return c.dt }
 // TickRate is the server tick rate in ticks per second.
 func (c *Clock) TickRate() float64 { return c.cfg.TickRate }
 
-// Resets counts forward jumps of the render time past a discontinuity.
+// Resets counts jumps of the render time past a discontinuity: forward
+// after a suspend or stall, backward when the clock re-anchored to a server
+// behind it.
 func (c *Clock) Resets() uint64 { return c.resets }
 
 // Holds counts frames in which the render time stood still because its
@@ -560,8 +639,10 @@ func (c *Clock) NewestAge() float64 {
 	return (c.ServerTick() - float64(c.newest)) / c.cfg.TickRate
 }
 
-// Reanchors counts offset re-anchorings after an arrival that disagreed with
-// the estimate by more than the reset threshold.
+// Reanchors counts the times the clock took up a new timeline after its
+// first sync: a restarted or wrapped tick count, an absurd tick believed
+// until the stream showed otherwise, a server further ahead than a suspend
+// the frame time hid, the first arrivals after a long silence.
 func (c *Clock) Reanchors() uint64 { return c.anchors }
 
 // Stats returns the arrival statistics.

@@ -21,13 +21,22 @@ func (d FixedDelay) Delay(s *Stats) float64 { return float64(d) * s.TickRate }
 // String implements fmt.Stringer.
 func (d FixedDelay) String() string { return fmt.Sprintf("fixed %.0f ms", float64(d)*1000) }
 
-// AdaptiveDelay follows the network: the delay target is a multiple of the
-// measured snapshot interval plus a multiple of the measured arrival jitter
-// (standard deviation), kept within [Min, Max] seconds. The clock slews the
-// render time toward it, so the delay changes gradually.
+// AdaptiveDelay follows the network: the delay target is a high quantile
+// of how long the newest snapshot has had to last before a newer one
+// arrived ([Stats.Wait]: one send interval plus how late snapshots come
+// plus the frame they wait to be seen), plus a margin, kept within
+// [Min, Max] seconds. The clock slews the render time toward it, so the
+// delay changes gradually.
 //
-// Defaults ([DefaultAdaptiveDelay]): 2 intervals + 2.5 standard deviations,
-// at least 50 ms and at most 400 ms. How others choose:
+// Measuring the wait itself, rather than adding multiples of a standard
+// deviation to a number of intervals, buffers exactly what the link needs:
+// one interval and a little on a clean link, two intervals when single
+// losses are common, more on a jittery one, and never the shape of the
+// jitter assumed. Outages and bursts of losses are not buffered for (that
+// would cost the delay for seconds afterwards): bounded extrapolation
+// covers them, and its error is smoothed away when the real sample lands.
+// Defaults ([DefaultAdaptiveDelay]): the 99th percentile of the wait plus
+// 5 ms, at least 50 ms and at most 400 ms. How others choose:
 //
 //   - Mirror: buffer time = send interval × bufferTimeMultiplier (2), with
 //     an optional dynamic adjustment from the delivery-time deviation;
@@ -38,31 +47,36 @@ func (d FixedDelay) String() string { return fmt.Sprintf("fixed %.0f ms", float6
 //     ticks.
 //   - lightyear: 1.7 send intervals + 4 × jitter + 1 tick.
 //
-// Two intervals absorb a single lost snapshot; 2.5 standard deviations of
-// jitter keep nearly all samples arriving before they are needed. Raise
-// Jitters for smoother motion on bad links at the cost of delay.
+// Raise Quantile or Margin for fewer underruns at the cost of delay.
 type AdaptiveDelay struct {
-	// Intervals multiplies the measured snapshot interval.
-	Intervals float64
-	// Jitters multiplies the measured arrival jitter (standard deviation).
-	Jitters float64
+	// Quantile is the share of waits the delay should cover
+	// (0 < Quantile <= 1).
+	Quantile float64
+	// Margin is added, in seconds.
+	Margin float64
 	// Min and Max bound the delay, in seconds.
 	Min, Max float64
 }
 
-// DefaultAdaptiveDelay returns the recommended adaptive policy: 2 intervals
-// + 2.5 jitter deviations, within [50 ms, 400 ms].
+// DefaultAdaptiveDelay returns the recommended adaptive policy: the 99th
+// percentile of the wait plus 5 ms, within [50 ms, 400 ms].
 func DefaultAdaptiveDelay() AdaptiveDelay {
-	return AdaptiveDelay{Intervals: 2, Jitters: 2.5, Min: 0.05, Max: 0.4}
+	return AdaptiveDelay{Quantile: 0.99, Margin: 0.005, Min: 0.05, Max: 0.4}
 }
 
 // Delay implements [DelayPolicy].
 func (a AdaptiveDelay) Delay(s *Stats) float64 {
-	interval := s.Interval
-	if !(interval > 0) {
-		interval = 1
+	d := s.Wait(a.Quantile)
+	if s.WaitSamples() == 0 {
+		// Nothing measured yet: one send interval. Starting low and growing
+		// as waits are measured slows the render time down (invisible);
+		// starting high and shrinking would speed it up.
+		d = s.Interval
+		if !(d > 0) {
+			d = 1
+		}
 	}
-	d := a.Intervals*interval + a.Jitters*s.Jitter
+	d += a.Margin * s.TickRate
 	lo, hi := a.Min*s.TickRate, a.Max*s.TickRate
 	if hi > 0 && d > hi {
 		d = hi
@@ -75,5 +89,5 @@ func (a AdaptiveDelay) Delay(s *Stats) float64 {
 
 // String implements fmt.Stringer.
 func (a AdaptiveDelay) String() string {
-	return fmt.Sprintf("adaptive %.3g intervals + %.3g jitter in [%.0f, %.0f] ms", a.Intervals, a.Jitters, a.Min*1000, a.Max*1000)
+	return fmt.Sprintf("adaptive p%.3g wait + %.0f ms in [%.0f, %.0f] ms", a.Quantile*100, a.Margin*1000, a.Min*1000, a.Max*1000)
 }

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"time"
+
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
@@ -127,11 +129,7 @@ func Default() Factory { return netsmoothWith("netsmooth", nil) }
 func Baselines() []Factory {
 	return []Factory{
 		{Name: "latest snapshot", New: func(sc *Scenario) Client { return newLatest(sc.TickRate) }},
-		netsmoothWith("fixed 100 ms lerp", func(c *nsecs.Config) {
-			c.Clock.Delay = timeline.FixedDelay(0.1)
-			c.Clock.MaxAhead = 0
-			c.Interpolate.Extrapolation = blend.Hold
-		}),
+		FixedLerp(100 * time.Millisecond),
 		netsmoothWith("uncapped extrapolation", func(c *nsecs.Config) {
 			c.Clock.Delay = timeline.FixedDelay(0.1)
 			c.Clock.MaxAhead = 1e6

@@ -78,20 +78,35 @@ func TestStandardInvariants(t *testing.T) {
 	}
 }
 
-// TestNoJumpsOnCleanAndJitteryLinks: drawn motion never exceeds the true
-// motion by more than the smoothing allowance (10%) when nothing is lost.
+// TestNoJumpsOnCleanAndJitteryLinks: when nothing is lost, drawn motion
+// never exceeds the true motion by more than the slewing allowance, and the
+// render time runs past the newest data rarely (the delay buys one interval
+// and the measured lateness, not a second interval). On the ±40 ms link the
+// first quarter second, before the fastest packets have been seen, catches
+// up a little faster.
 func TestNoJumpsOnCleanAndJitteryLinks(t *testing.T) {
-	for _, name := range []string{"clean 20 Hz", "jitter ±40 ms", "10 Hz snapshots", "5% duplication"} {
-		r := Run(byName(t, name), checkedDefault(t))
-		if r.MaxJump > 1.1 {
-			t.Errorf("%s: largest per-frame move %.3f × the true motion, want <= 1.1", name, r.MaxJump)
+	for _, tc := range []struct {
+		name           string
+		jump, underrun float64
+	}{
+		{"clean 20 Hz", 1.05, 0.005},
+		{"jitter ±40 ms", 1.3, 0.01},
+		{"10 Hz snapshots", 1.05, 0.005},
+		{"5% duplication", 1.05, 0.005},
+	} {
+		r := Run(byName(t, tc.name), checkedDefault(t))
+		if r.MaxJump > tc.jump {
+			t.Errorf("%s: largest per-frame move %.3f × the true motion, want <= %v", tc.name, r.MaxJump, tc.jump)
 		}
-		if r.Underrun != 0 {
-			t.Errorf("%s: %.2f%% underruns", name, 100*r.Underrun)
+		if r.Underrun > tc.underrun {
+			t.Errorf("%s: %.2f%% underruns, want <= %.2f%%", tc.name, 100*r.Underrun, 100*tc.underrun)
+		}
+		if r.Backward != 0 {
+			t.Errorf("%s: %d backward frames", tc.name, r.Backward)
 		}
 		// 10 units/s on a circle of radius 8: chord error at 20 Hz ≈ 0.004.
 		if r.RMS > 0.02 {
-			t.Errorf("%s: RMS error %.4f", name, r.RMS)
+			t.Errorf("%s: RMS error %.4f", tc.name, r.RMS)
 		}
 	}
 }
