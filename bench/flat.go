@@ -6,6 +6,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
@@ -19,6 +20,7 @@ import (
 // smoothing), which the steady scenario never needs.
 type Flat struct {
 	clock   *timeline.Clock
+	waits   int // entity samples, for sampling waits
 	pending []systems.Message
 	slots   [c.RingCapacity][]c.Sample
 	spans   []c.Span
@@ -41,7 +43,7 @@ func (f *Flat) Receive(msgs []systems.Message) { f.pending = append(f.pending, m
 
 // ingest applies the queued snapshots: a finite check, the ring append and
 // the dirty mark.
-func (f *Flat) ingest() {
+func (f *Flat) ingest(before float64) {
 	msgs := f.pending
 	f.pending = f.pending[:0]
 	for i := range msgs {
@@ -53,6 +55,12 @@ func (f *Flat) ingest() {
 		s := &f.spans[k]
 		if newest, ok := s.Ring.NewestTick(); ok && m.Tick <= newest {
 			continue // the steady scenario has no out-of-order samples
+		}
+		if newest, ok := s.Ring.NewestTick(); ok {
+			// Report the entity's wait as the pipeline does.
+			if f.waits++; f.waits%scenario.WaitSampling == 0 {
+				f.clock.AddWait(before - float64(newest))
+			}
 		}
 		rot, _ := blend.Normalize(m.Rot)
 		phys, _ := s.Ring.Append(m.Tick)
@@ -81,8 +89,9 @@ func (f *Flat) Frame(dt float64) {
 // Ingest runs the receiving part of a frame of dt seconds alone: the clock
 // begins the frame, the queued snapshots are applied, the clock advances.
 func (f *Flat) Ingest(dt float64) {
+	before := f.clock.ServerTick()
 	f.clock.BeginFrame(dt)
-	f.ingest()
+	f.ingest(before)
 	f.clock.Advance()
 }
 

@@ -46,7 +46,7 @@ const (
 // sample landing inside the span, a teleport, extrapolation ending) rebuild
 // the span from the whole ring.
 //
-// 84 bytes, no pointers.
+// 92 bytes, no pointers.
 type Span struct {
 	// From and To are the ticks of sample 0 and sample 1. In SpanPast and
 	// SpanBefore, From is the tick of the sample held and To is unused.
@@ -73,6 +73,16 @@ type Span struct {
 	// Rot0 and Rot1 are the rotations of sample 0 and sample 1, with Rot1
 	// already flipped to the same hemisphere as Rot0 (shortest path).
 	Rot0, Rot1 mgl32.Quat
+	// Interval is the entity's own measured send interval in ticks (zero
+	// until two samples arrived), written by Receive: a server that sends
+	// distant entities less often (interest management) gives them a
+	// longer one.
+	Interval float32
+	// Lag is how many ticks behind the pipeline's render time this entity
+	// is drawn, maintained by Interpolate from Interval: an entity sent
+	// less often than the others needs more buffering, and gets it without
+	// raising everybody's delay.
+	Lag float32
 }
 
 // Passed reports whether the render time has reached the span's first

@@ -43,9 +43,9 @@ func ExampleNew() {
 		}
 	}
 	// Output:
-	// frame 0: entity 7 at x=8.90 (render tick 108.90)
-	// frame 1: entity 7 at x=9.23 (render tick 109.23)
-	// frame 2: entity 7 at x=9.57 (render tick 109.57)
+	// frame 0: entity 7 at x=8.40 (render tick 108.40)
+	// frame 1: entity 7 at x=8.73 (render tick 108.73)
+	// frame 2: entity 7 at x=9.07 (render tick 109.07)
 }
 
 // Every message lands in exactly one counter: accepted, or rejected with a

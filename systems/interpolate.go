@@ -27,6 +27,9 @@ type InterpolateConfig struct {
 	// MinCorrection is the smallest target jump, in world units, that is
 	// handed to smoothing; smaller jumps are drawn as they are.
 	MinCorrection float32
+	// MaxLag bounds, in seconds, how much later than the others an entity
+	// sent less often is drawn (see components.Span.Lag).
+	MaxLag float64
 }
 
 // DefaultInterpolateConfig returns the defaults: the Coast policy with a
@@ -38,6 +41,7 @@ func DefaultInterpolateConfig() InterpolateConfig {
 		ExtrapolationLimit: 0.25,
 		TeleportDistance:   400,
 		MinCorrection:      1e-3,
+		MaxLag:             0.5,
 	}
 }
 
@@ -52,6 +56,8 @@ func (cfg *InterpolateConfig) Validate() error {
 		return fmt.Errorf("systems: TeleportDistance must be non-negative, got %v", cfg.TeleportDistance)
 	case !(cfg.MinCorrection >= 0) || math.IsInf(float64(cfg.MinCorrection), 0):
 		return fmt.Errorf("systems: MinCorrection must be non-negative, got %v", cfg.MinCorrection)
+	case !(cfg.MaxLag >= 0 && cfg.MaxLag <= 10):
+		return fmt.Errorf("systems: MaxLag must be in [0, 10] seconds, got %v", cfg.MaxLag)
 	}
 	return nil
 }
@@ -82,11 +88,19 @@ type Interpolate struct {
 	render  ecs.ID
 	corr    ecs.ID
 
-	// Per-frame constants.
+	// Per-frame constants, and the current entity's render time (the
+	// pipeline's, minus the entity's lag).
 	rt, rate, limit float64
-	resets          uint64 // the clock's reset count at the last frame
-	generation      uint64 // the clock's timeline at the last frame
-	jumped          bool   // the clock jumped this frame: no corrections
+	complete        uint32  // newest tick the server said was complete
+	lastComplete    uint32  // the same, the frame before
+	lagFrom         float32 // an entity with a longer interval than this needs a lag
+	lagGrow         float32 // how far a lag may grow this frame, in ticks
+	lagShrink       float32 // how far a lag may shrink this frame, in ticks
+	maxLag          float32 // ticks
+	base            float64 // the pipeline's render time
+	resets          uint64  // the clock's reset count at the last frame
+	generation      uint64  // the clock's timeline at the last frame
+	jumped          bool    // the clock jumped this frame: no corrections
 	teleport2       float32
 	minCorr2        float32
 	ready           bool
@@ -128,9 +142,12 @@ type frameCounts struct {
 
 // Update implements the arche-model System interface.
 func (s *Interpolate) Update(w *ecs.World) {
-	s.rt = s.clock.RenderTick()
+	prev := s.base
+	s.base = s.clock.RenderTick()
 	s.rate = s.clock.TickRate()
 	s.limit = s.cfg.ExtrapolationLimit
+	s.lastComplete, s.complete = s.complete, s.clock.Complete()
+	s.setLagBounds(s.base - prev)
 	resets, gen := s.clock.Resets(), s.clock.Generation()
 	s.jumped, s.resets = resets != s.resets || gen != s.generation, resets
 	if gen != s.generation {
@@ -138,13 +155,17 @@ func (s *Interpolate) Update(w *ecs.World) {
 		s.generation = gen
 		s.markAllDirty(w)
 	}
-	rt := s.rt
 	fc := frameCounts{aheadMin: c.RingCapacity}
 
 	q := w.Query(&s.cached)
 	for q.Next() {
 		span := (*c.Span)(q.Get(s.cols.span))
 		render := (*c.Render)(q.Get(s.render))
+		if span.Interval > s.lagFrom || span.Lag != 0 {
+			s.slewLag(span)
+		}
+		rt := s.base - float64(span.Lag)
+		s.rt = rt
 		if span.Flags&c.SpanDirty == 0 && (span.Mode == c.SpanLerp || span.Mode == c.SpanStep) {
 			// Crossing To usually needs just the next slot.
 			fast := rt < float64(span.To) || s.advance(&q, span)
@@ -182,11 +203,59 @@ func (s *Interpolate) Update(w *ecs.World) {
 	fc.publish(s.metrics)
 }
 
-// markAllDirty makes every span rebuild from its ring this frame.
+// setLagBounds sets this frame's per-entity lag constants: entities sent
+// more than half a tick less often than the stream as a whole are drawn
+// later by the difference. A lag grows by at most 90% of the frame's
+// render-time advance (the entity slows down, never reverses) and shrinks
+// in proportion to the excess (the entity speeds up by 5% to 50%).
+func (s *Interpolate) setLagBounds(advance float64) {
+	interval := float32(max(s.clock.Stats().Interval, 1))
+	s.lagFrom = interval + 0.5
+	adv := float32(max(advance, 0))
+	if s.jumped {
+		adv = 0
+	}
+	s.lagGrow, s.lagShrink = 0.9*adv, adv/lagSlew
+	s.maxLag = float32(s.cfg.MaxLag * s.rate)
+}
+
+// lagSlew is the time constant, in ticks of render time, over which a lag
+// longer than needed is worked off (the entity runs at most 1.5 times as
+// fast meanwhile).
+const lagSlew = 5
+
+// slewLag moves an entity's lag toward the difference between its own send
+// interval and the stream's, within this frame's bounds. Where what is
+// drawn does not depend on the time (not on screen yet, before its first
+// sample, or holding still past its newest) it takes the target at once.
+func (s *Interpolate) slewLag(span *c.Span) {
+	target := min(max(span.Interval-(s.lagFrom-0.5), 0), s.maxLag)
+	if span.Interval <= s.lagFrom {
+		target = 0
+	}
+	switch {
+	case span.Mode == c.SpanEmpty, span.Mode == c.SpanBefore, span.Flags&c.SpanHidden != 0,
+		span.Mode == c.SpanPast && span.Pos1 == zero3:
+		span.Lag = target
+		return
+	}
+	if span.Lag > target {
+		// Proportional to the excess, between 5% and 50% of the advance.
+		adv := s.lagShrink * lagSlew
+		span.Lag = max(target, span.Lag-min(max((span.Lag-target)*s.lagShrink, 0.05*adv), 0.5*adv))
+		return
+	}
+	span.Lag = min(target, span.Lag+s.lagGrow)
+}
+
+// markAllDirty makes every span rebuild from its ring this frame, with no
+// lag until its send interval is measured again.
 func (s *Interpolate) markAllDirty(w *ecs.World) {
 	q := w.Query(&s.cached)
 	for q.Next() {
-		(*c.Span)(q.Get(s.cols.span)).Flags |= c.SpanDirty
+		span := (*c.Span)(q.Get(s.cols.span))
+		span.Flags |= c.SpanDirty
+		span.Lag = 0
 	}
 }
 
@@ -324,6 +393,16 @@ func (s *Interpolate) eval(span *c.Span, render *c.Render) {
 		render.Rot = blend.NlerpAligned(&span.Rot0, &span.Rot1, t)
 		render.Flags = c.Visible
 	case c.SpanPast:
+		if s.complete > span.From {
+			// The server said the entity was unchanged until then: it is
+			// still, not late.
+			render.Pos, render.Rot = span.Pos0, span.Rot0
+			render.Flags = c.Visible
+			if s.rt > float64(s.complete) {
+				render.Flags |= c.Held
+			}
+			break
+		}
 		ahead := float32((s.rt - float64(span.From)) / s.rate)
 		limit := float32(s.limit)
 		travel := s.cfg.Extrapolation.Travel(ahead, limit)
@@ -355,7 +434,13 @@ func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc
 	oldFrom := span.From
 	var before c.Render
 	if dirty && shown {
+		// What the old span would draw now, knowing only what it knew:
+		// a Complete marker that came with this new sample does not mean
+		// the entity stood still.
+		complete := s.complete
+		s.complete = s.lastComplete
 		s.eval(span, &before)
+		s.complete = complete
 	}
 
 	ring := s.cols.viewQ(q, &span.Ring)

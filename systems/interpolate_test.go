@@ -4,6 +4,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
@@ -257,5 +258,76 @@ func TestNewInterpolateRejectsBadConfig(t *testing.T) {
 	}
 	if _, err := systems.NewInterpolate(systems.DefaultInterpolateConfig()); err != nil {
 		t.Fatalf("the defaults: %v", err)
+	}
+}
+
+// TestCompleteMarkerDrawsStill: an entity a Complete marker did not name is
+// unchanged: it is drawn still up to the marker's tick (neither
+// extrapolated nor counted as an underrun), held after it, and when it
+// moves again the motion starts at the marker, not spread over the time it
+// stood still.
+func TestCompleteMarkerDrawsStill(t *testing.T) {
+	r := newRig(t, cfgAt(20, 2))
+	r.push(snapVel(1, 10, 1, 20), snapVel(1, 11, 2, 20)) // moving at 20 units/s (1 per tick)
+	for tick := uint32(12); tick <= 20; tick++ {
+		r.push(systems.Message{Kind: systems.Complete, Tick: tick})
+	}
+	r.frame(0) // clock at 20, render at 18: past the newest sample (11)
+	if d := r.render(1); d.Pos[0] != 2 || d.Flags != components.Visible {
+		t.Fatalf("at render tick %.1f: x=%v flags %b; want still at 2, visible only", r.renderTick(), d.Pos[0], d.Flags)
+	}
+	if m := r.pipe.Metrics(); m.FrameExtrapolated+m.FrameHeld != 0 {
+		t.Fatalf("%d extrapolated, %d held: an unchanged entity is no underrun", m.FrameExtrapolated, m.FrameHeld)
+	}
+	r.frame(4.0 / 20) // render at 22: past the marker, nothing known
+	if d := r.render(1); d.Pos[0] != 2 || d.Flags&components.Held == 0 {
+		t.Fatalf("past the marker: x=%v flags %b; want held at 2", d.Pos[0], d.Flags)
+	}
+	// It moves again: 3 units by tick 23.
+	r2 := newRig(t, cfgAt(20, 2))
+	r2.push(snapVel(1, 10, 1, 20), snapVel(1, 11, 2, 20))
+	for tick := uint32(12); tick <= 20; tick++ {
+		r2.push(systems.Message{Kind: systems.Complete, Tick: tick})
+	}
+	r2.push(snap(1, 23, 5))
+	r2.frame(0) // render at 21: a third of the way from the still copy at 20 to 23
+	if got := ringTicks(r2.ring(1)); len(got) != 4 || got[2] != 20 || got[3] != 23 {
+		t.Fatalf("ring ticks %v, want a still copy at 20 before 23", got)
+	}
+	if x := r2.render(1).Pos[0]; math.Abs(float64(x)-3) > 1e-5 {
+		t.Fatalf("x = %v at render tick 21, want 3 (still at 2 until 20, then 1 unit per tick)", x)
+	}
+	r2.checkCounted(12)
+}
+
+// TestEntitySentLessOftenIsDrawnLater: an entity sent every 4 ticks among
+// entities sent every tick is drawn 3 ticks later than them, with samples
+// on both sides, while the others keep no lag.
+func TestEntitySentLessOftenIsDrawnLater(t *testing.T) {
+	r := newRig(t, cfgAt(20, 1.5))
+	spans := generic.NewMap1[components.Span](&r.world)
+	under := 0
+	for tick := uint32(100); tick < 200; tick++ {
+		r.push(snap(1, tick, float32(tick)))
+		if tick%4 == 0 {
+			r.push(snap(2, tick, float32(tick)))
+		}
+		for f := 0; f < 3; f++ {
+			r.frame(1.0 / 60)
+			if tick > 150 && r.render(2).Flags&(components.Extrapolated|components.Held) != 0 {
+				under++
+			}
+		}
+	}
+	fast, slow := spans.Get(r.entity(1)), spans.Get(r.entity(2))
+	if fast.Lag != 0 || math.Abs(float64(slow.Lag)-3) > 0.1 || math.Abs(float64(slow.Interval)-4) > 0.1 {
+		t.Fatalf("lags %v and %v (interval %v); want 0 and 3 (interval 4)", fast.Lag, slow.Lag, slow.Interval)
+	}
+	if under != 0 {
+		t.Fatalf("the entity sent every 4 ticks ran out of samples in %d frames", under)
+	}
+	// It is drawn where it was 3 ticks before the others.
+	if d := r.render(1).Pos[0] - r.render(2).Pos[0]; math.Abs(float64(d)-3) > 0.1 {
+		t.Fatalf("drawn %v units behind the entity sent every tick, want 3", d)
 	}
 }

@@ -25,6 +25,12 @@ const (
 	// interpolated from its earlier samples into this one; it holds its old
 	// place until the render time reaches Tick, then appears here.
 	Teleport
+	// Complete says the server's snapshot for Tick named every entity that
+	// changed: a remote entity it did not name is unchanged at Tick, so it
+	// is drawn still (not extrapolated) until the render time reaches Tick.
+	// Servers that delta-encode snapshots, or send an entity only when it
+	// changes, push one per complete snapshot. Only Tick is read.
+	Complete
 	numKinds
 )
 
@@ -39,6 +45,8 @@ func (k Kind) String() string {
 		return "despawn"
 	case Teleport:
 		return "teleport"
+	case Complete:
+		return "complete"
 	}
 	return fmt.Sprintf("Kind(%d)", uint8(k))
 }

@@ -96,16 +96,21 @@ type Receive struct {
 	netIDs    generic.Map1[c.NetID]
 	renders   generic.Map1[c.Render]
 
-	buf         []Message
-	peak        int // the most messages drained in one frame of this window
-	lastPeak    int // the same for the window before
-	window      int // frames into this window
-	despawns    *Despawns
-	maxFuture   float64 // ticks
-	futureLimit float64 // this frame's limit, in ticks
-	recount     bool
-	generation  uint64 // the clock's timeline the buffered ticks belong to
-	ready       bool
+	buf          []Message
+	peak         int // the most messages drained in one frame of this window
+	lastPeak     int // the same for the window before
+	window       int // frames into this window
+	despawns     *Despawns
+	maxFuture    float64 // ticks
+	futureLimit  float64 // this frame's limit, in ticks
+	recount      bool
+	generation   uint64  // the clock's timeline the buffered ticks belong to
+	complete     uint32  // newest tick the server said was complete
+	completePrev uint32  // the one before it
+	waitCount    uint32  // entity samples appended, for sampling waits
+	serverBefore float64 // the estimated server tick of the frame before
+	interval     float64 // the stream's send interval, ticks
+	ready        bool
 }
 
 // NewReceive returns the Receive system for cfg, or the configuration error.
@@ -148,8 +153,9 @@ func (r *Receive) Update(w *ecs.World) {
 	// Ticks beyond this are future-dated (none before the clock has
 	// synced). The clock is still at the previous frame: add this one.
 	r.futureLimit = math.Inf(1)
+	r.serverBefore, r.interval = r.clock.ServerTick(), max(r.clock.Stats().Interval, 1)
 	if r.clock.Synced() {
-		r.futureLimit = r.clock.ServerTick() + r.frame.Dt*r.clock.TickRate() + r.maxFuture
+		r.futureLimit = r.serverBefore + r.frame.Dt*r.clock.TickRate() + r.maxFuture
 	}
 	msgs, dropped := r.inbox.Drain(r.buf)
 	m.Rejected[RejectInboxFull] += dropped
@@ -180,6 +186,98 @@ func recountOccupancy(w *ecs.World, m *Metrics) {
 	q := generic.NewFilter1[c.Span]().With(generic.T[c.Remote]()).Query(w)
 	for q.Next() {
 		m.Occupancy[q.Get().Ring.Len()]++
+	}
+}
+
+// noteComplete records that the server's snapshot for tick named every
+// entity that changed.
+func (r *Receive) noteComplete(tick uint32) {
+	switch {
+	case tick > r.complete:
+		r.completePrev, r.complete = r.complete, tick
+	case tick < r.complete && tick > r.completePrev:
+		r.completePrev = tick
+	}
+	r.arrivals.Complete(tick)
+}
+
+// WaitSampling: one entity sample in this many reports its wait to the
+// clock; plenty for the statistics, and cheap.
+const WaitSampling = 8
+
+// sampleWait reports, for one entity sample in WaitSampling, how long the
+// entity's data had to last (from its last known tick to the estimated
+// server time of the frame before this one), less the lag the entity gets
+// for being sent less often: what the delay must cover for this entity.
+// Unlike the stream as a whole, it sees the samples an entity lost.
+func (r *Receive) sampleWait(span *c.Span, known uint32) {
+	if r.waitCount++; r.waitCount%WaitSampling != 0 || !r.clock.Synced() {
+		return
+	}
+	wait := r.serverBefore - float64(known)
+	if iv := float64(span.Interval); iv > r.interval+0.5 {
+		wait -= iv - r.interval
+	}
+	r.arrivals.Wait(wait)
+}
+
+// maxIntervalTicks bounds a measured send interval: a gap longer than this
+// (an entity idle for seconds, an absurd old tick) says nothing about how
+// often it is sent, and must not make the estimate absurd.
+const maxIntervalTicks = 64
+
+// unchangedUntil returns the newest tick before tick at which the server
+// said the entity was unchanged since its newest sample (a Complete marker
+// that did not name it), or newest if there was none.
+func (r *Receive) unchangedUntil(newest, tick uint32) uint32 {
+	switch {
+	case r.complete < tick && r.complete > newest:
+		return r.complete
+	case r.completePrev < tick && r.completePrev > newest:
+		return r.completePrev
+	}
+	return newest
+}
+
+// appendStill stores a copy of the entity's newest sample at tick, where
+// a Complete marker said it was still unchanged: the motion that follows
+// starts there, rather than being spread over the time it stood still.
+func (r *Receive) appendStill(w *ecs.World, e ecs.Entity, head *c.RingHead, tick uint32) {
+	last := *r.cols.slot(w, e, head.Phys(head.Len()-1))
+	before := head.Len()
+	phys, evicted := head.Append(tick)
+	still := r.cols.slot(w, e, phys)
+	*still = last
+	still.Tick, still.Vel = tick, mgl32.Vec3{}
+	still.Flags = c.HasVelocity // it stood still
+	if evicted {
+		r.metrics.Evicted++
+	}
+	r.metrics.occupancyMove(before, head.Len())
+}
+
+// measureInterval folds the gap between the tick the entity was last known
+// at (its newest sample, or a Complete marker after it) and a newer sample
+// at tick into its measured send interval, so an entity sent only when it
+// changes is not mistaken for a slow one.
+func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
+	gap := float32(min(tick-known, maxIntervalTicks))
+	switch {
+	case span.Interval == 0:
+		// A first gap may be anything (an old sample, a loss): no more
+		// than a few of the stream's intervals to start with; a slower
+		// entity gets there within a few samples.
+		span.Interval = min(gap, 4*float32(max(r.clock.Stats().Interval, 1))+1)
+	case gap < span.Interval:
+		// Losses only ever lengthen gaps: a shorter one is the send
+		// interval showing through, followed quickly.
+		span.Interval += 0.5 * (gap - span.Interval)
+	default:
+		// A lost sample doubles one gap: clip long gaps so a loss moves
+		// the estimate a little, while a real change of rate gets there
+		// within a dozen samples.
+		gap = min(gap, 2*span.Interval+1)
+		span.Interval += 0.2 * (gap - span.Interval)
 	}
 }
 
@@ -234,6 +332,7 @@ func (r *Receive) forgetBeyond(w *ecs.World, horizon float64) {
 	q := generic.NewFilter1[c.Span]().With(generic.T[c.Remote]()).Query(w)
 	for q.Next() {
 		span := q.Get()
+		span.Interval = 0 // measured again on the new timeline
 		if newest, ok := span.Ring.NewestTick(); !ok || newest <= h {
 			continue
 		}
@@ -245,6 +344,7 @@ func (r *Receive) forgetBeyond(w *ecs.World, horizon float64) {
 	}
 	r.index.forgetBeyond(h)
 	r.despawns.dueBeyond(h)
+	r.complete, r.completePrev = min(r.complete, h), min(r.completePrev, h)
 }
 
 // Finalize implements the arche-model System interface.
@@ -263,7 +363,7 @@ func (r *Receive) handle(w *ecs.World, msg *Message) (evidence bool) {
 		return false
 	}
 	rot := msg.Rot
-	if msg.Kind != Despawn {
+	if msg.Kind != Despawn && msg.Kind != Complete {
 		if reason := r.check(msg, &rot); reason != accept {
 			m.reject(reason)
 			return false
@@ -273,6 +373,11 @@ func (r *Receive) handle(w *ecs.World, msg *Message) (evidence bool) {
 		m.reject(RejectFuture)
 		r.arrivals.RefusedFuture(msg.Tick)
 		return false
+	}
+	if msg.Kind == Complete {
+		r.noteComplete(msg.Tick)
+		m.Accepted++
+		return true
 	}
 	entry := r.lookup(w, msg.NetID)
 	if entry.state == entryPredicted {
@@ -372,6 +477,14 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 	lost := span.LosesBracket()
 	if newest, ok := head.NewestTick(); !ok || msg.Tick > newest {
 		// The common case: a sample newer than all others, one slot write.
+		if ok {
+			known := r.unchangedUntil(newest, msg.Tick)
+			if known > newest {
+				r.appendStill(w, e, head, known)
+			}
+			r.sampleWait(span, known)
+			r.measureInterval(span, known, msg.Tick)
+		}
 		phys, evicted := head.Append(msg.Tick)
 		fill(r.cols.slot(w, e, phys), msg, rot, spawned)
 		if evicted {

@@ -17,6 +17,8 @@ type Arrivals struct {
 	runs      []arrivalRun // consecutive messages with the same tick
 	futureMax uint32
 	futureN   int
+	complete  uint32 // newest tick the server said was complete this frame
+	waits     []float64
 }
 
 type arrivalRun struct {
@@ -46,12 +48,22 @@ func (a *Arrivals) RefusedFuture(tick uint32) {
 	a.futureN++
 }
 
+// Complete records that the server's snapshot for tick named every entity
+// that changed (a [Complete] message).
+func (a *Arrivals) Complete(tick uint32) { a.complete = max(a.complete, tick) }
+
+// Wait records how long, in ticks, one entity's newest sample had to last
+// before its next one arrived (see [timeline.Clock.AddWait]).
+func (a *Arrivals) Wait(ticks float64) { a.waits = append(a.waits, ticks) }
+
 // Len returns the number of runs of arrivals recorded this frame.
 func (a *Arrivals) Len() int { return len(a.runs) }
 
 func (a *Arrivals) reset() {
 	a.runs = a.runs[:0]
 	a.futureN = 0
+	a.complete = 0
+	a.waits = a.waits[:0]
 }
 
 // Timeline is the system that moves the render time, right after Receive:
@@ -94,6 +106,10 @@ func (t *Timeline) Update(w *ecs.World) {
 		}
 	}
 	c.RefusedFutureN(a.futureMax, a.futureN)
+	c.NoteComplete(a.complete)
+	for _, w := range a.waits {
+		c.AddWait(w)
+	}
 	a.reset()
 	c.Advance()
 

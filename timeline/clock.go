@@ -12,7 +12,7 @@ type Config struct {
 	// Delay chooses the interpolation delay. Nil means FixedDelay(0.1).
 	Delay DelayPolicy
 	// MaxCatchUp bounds how much faster than real time the render time may
-	// run to catch up with its target (2 = up to three times as fast).
+	// run to catch up with its target (1.5 = up to 2.5 times as fast).
 	MaxCatchUp float64
 	// MaxSlowDown bounds how much slower than real time the render time may
 	// run to let its target catch up (0.9 = down to a tenth of real time).
@@ -27,22 +27,28 @@ type Config struct {
 	// at up to MaxCatchUp or MaxSlowDown, fast but without a jump.
 	SlewTime float64
 	// ResetThreshold is the discontinuity bound in seconds: a target further
-	// than this ahead of the render time makes it jump (a suspend, a stall);
-	// further behind, it stands still until the target catches up. Arrivals
-	// further than this from the estimate are evidence of a new timeline.
+	// than this ahead of the render time makes it jump after a suspend or a
+	// stall (a frame longer than this), on a new timeline, or when the gap
+	// is more than three times this; a shorter gap is caught up at
+	// MaxCatchUp. Further behind, the render time stands still until the
+	// target catches up. Arrivals further than this from the estimate are
+	// evidence of a new timeline.
 	ResetThreshold float64
 	// EnvelopeWindow is how far back, in seconds, the server-time estimate
 	// remembers the fastest arrivals: long enough to see a few fast packets
 	// on a jittery link, short enough to follow a link that got slower.
 	EnvelopeWindow float64
-	// WaitWindow is how far back, in seconds, arrivals count in the
+	// WaitWindow is about how far back, in seconds, arrivals count in the
 	// statistics of how long the newest data had to last (Stats.Wait),
-	// which adaptive delays read.
+	// which adaptive delays read: their weight fades with a time constant
+	// of half of it.
 	WaitWindow float64
 	// DelayFall is how fast, in seconds per second, the delay may shrink
-	// when the delay policy asks for less (it grows at once when asked
-	// for more): a delay that follows every wiggle of the statistics
-	// would make the render time speed up and slow down all the time.
+	// when the delay policy asks for a little less (it grows at once when
+	// asked for more, and shrinks faster, with a one-second time constant,
+	// when far above what is asked): a delay that follows every wiggle of
+	// the statistics would make the render time speed up and slow down all
+	// the time.
 	DelayFall float64
 	// BufferSamples, if above 2, is how many samples each entity keeps
 	// (netsmooth's ring capacity): the delay is capped at that many snapshot
@@ -60,7 +66,7 @@ type Config struct {
 
 // DefaultConfig returns the defaults for a server ticking at tickRate:
 // 100 ms fixed delay, a time scale of 1 + error/0.5 s (faster beyond
-// 50 ms of error) between 0.1 and 3, a
+// 50 ms of error) between 0.1 and 2.5, a
 // one second reset threshold, a two-second envelope, four seconds of
 // wait statistics, a delay that shrinks by at most 10 ms per second, and a
 // timeline that never runs ahead of the newest
@@ -75,13 +81,13 @@ func DefaultConfig(tickRate float64) Config {
 	return Config{
 		TickRate:       tickRate,
 		Delay:          FixedDelay(0.1),
-		MaxCatchUp:     2,
+		MaxCatchUp:     1.5,
 		MaxSlowDown:    0.9,
 		SlewTime:       0.5,
 		ResetThreshold: 1,
 		EnvelopeWindow: 2,
 		WaitWindow:     4,
-		DelayFall:      0.01,
+		DelayFall:      0.03,
 	}
 }
 
@@ -123,23 +129,35 @@ type Stats struct {
 	// Jitter is the standard deviation, in ticks, of the recent waits
 	// (see [Stats.Wait]).
 	Jitter float64
-	// waits are the recent waits, outages excluded, ascending, in ticks.
-	waits []float64
+	// waits is the clock's histogram of recent waits.
+	waits *waits
 }
 
 // Wait returns the q-quantile (0 < q <= 1) of how old the newest data had
-// become, in ticks of estimated server time, each time a newer tick
-// arrived over the last few seconds: one send interval plus how late the
-// new tick came plus the frame it waited to be seen. A render time that
-// stays that far behind the estimate runs out of data in only 1-q of the
-// waits. Waits longer than three times the median (an outage, a burst of
-// losses) are left out: extrapolation covers them, buffering for them
-// would cost the delay for seconds afterwards. Zero before two ticks
-// arrived.
-func (s *Stats) Wait(q float64) float64 { return quantile(s.waits, q) }
+// become, in ticks of estimated server time, each time newer data arrived
+// over the last few seconds: one send interval plus how late the new data
+// came plus the frame it waited to be seen (plus an interval for each
+// sample an entity lost, when the pipeline reports its entities' waits
+// with [Clock.AddWait]). A render time that stays that far behind the
+// estimate runs out of data in only 1-q of the waits. Waits longer than
+// three times the median (an outage, a burst of losses) are left out:
+// extrapolation covers them, buffering for them would cost the delay for
+// seconds afterwards. Zero before anything was measured.
+func (s *Stats) Wait(q float64) float64 {
+	if s.waits == nil {
+		return 0
+	}
+	return s.waits.quantile(q)
+}
 
-// WaitSamples returns how many recent waits the statistics hold.
-func (s *Stats) WaitSamples() int { return len(s.waits) }
+// WaitSamples returns about how many recent waits the statistics hold
+// (older ones count less and less).
+func (s *Stats) WaitSamples() int {
+	if s.waits == nil {
+		return 0
+	}
+	return int(s.waits.kept)
+}
 
 // Clock estimates server time from snapshot arrivals and advances the render
 // time. Use it from one goroutine (the one that runs the world).
@@ -156,7 +174,7 @@ type Clock struct {
 	offset float64 // server tick - local*rate: the envelope of arrivals
 	synced bool
 	env    envelope
-	waits  ages
+	waits  waits
 
 	render  float64 // render tick
 	started bool
@@ -177,6 +195,8 @@ type Clock struct {
 	stale     bool   // nothing arrived for a whole envelope window: the estimate is only a guess
 	futureMax uint32 // newest tick refused as too far ahead this frame
 	futureAny bool
+
+	complete uint32 // newest tick the server said was complete
 
 	// This frame's evidence, in messages: arrivals consistent with the
 	// estimate, far behind it, and refused as too far ahead of it.
@@ -228,6 +248,7 @@ func (c *Clock) BeginFrame(dt float64) {
 	c.dt = dt
 	c.local += dt
 	c.env.advance(c.local)
+	c.waits.fade(math.Exp(-2 * dt / c.cfg.WaitWindow))
 	_, ok := c.env.value()
 	c.stale = !ok
 	c.futureAny = false
@@ -248,7 +269,7 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 	if n <= 0 {
 		return
 	}
-	c.weigh(tick, n)
+	c.weigh(tick, n, true)
 	if c.inRun && tick == c.runTick {
 		return
 	}
@@ -263,14 +284,19 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 // until the clock re-anchors to it.
 func (c *Clock) RefusedN(tick uint32, n int) {
 	if n > 0 {
-		c.weigh(tick, n)
+		c.weigh(tick, n, false)
 	}
 }
 
 // weigh classifies n arrivals of tick as consistent with the estimate or
-// far behind it.
-func (c *Clock) weigh(tick uint32, n int) {
-	if c.isBehind(float64(tick) - c.local*c.cfg.TickRate) {
+// far behind it. After a whole window of silence the estimate is only an
+// extrapolation: accepted arrivals then re-seed it and count as
+// consistent, but refused ones are still weighed against it, so that a
+// stream the pipeline keeps refusing re-anchors the clock.
+func (c *Clock) weigh(tick uint32, n int, accepted bool) {
+	x := float64(tick) - c.local*c.cfg.TickRate
+	far := c.synced && x-c.offset < -c.cfg.ResetThreshold*c.cfg.TickRate
+	if far && (!c.stale || !accepted) {
 		if c.behindN == 0 || tick > c.behindMax {
 			c.behindMax = tick
 		}
@@ -283,7 +309,7 @@ func (c *Clock) weigh(tick uint32, n int) {
 // isBehind reports whether an arrival with x = tick - local*rate lies
 // further behind the estimate than the reset threshold. After a whole
 // window of silence the estimate is only an extrapolation, and nothing
-// counts as behind it.
+// accepted counts as behind it.
 func (c *Clock) isBehind(x float64) bool {
 	return c.synced && !c.stale && x-c.offset < -c.cfg.ResetThreshold*c.cfg.TickRate
 }
@@ -303,7 +329,7 @@ func (c *Clock) observe(tick uint32) {
 		// this one, the last without the new tick. A frame that follows a
 		// suspend brings everything queued meanwhile at once: that is not
 		// the link.
-		c.waits.add(c.ServerTick()-c.dt*c.cfg.TickRate-float64(c.newest), c.local)
+		c.waits.add(c.ServerTick() - c.dt*c.cfg.TickRate - float64(c.newest))
 	}
 	if !c.anySeen {
 		c.anySeen = true
@@ -320,7 +346,7 @@ func (c *Clock) observe(tick uint32) {
 			c.seenMask = c.seenMask<<gap | 1<<(gap-1)
 		}
 		c.newest = tick
-		g := float64(gap)
+		g := math.Min(float64(gap), maxIntervalTicks)
 		if c.stats.Interval == 0 {
 			c.stats.Interval = g
 		} else {
@@ -337,6 +363,17 @@ func (c *Clock) observe(tick uint32) {
 			c.seenMask |= 1 << (back - 1)
 			c.stats.Arrivals++
 		}
+	}
+}
+
+// AddWait records how long, in ticks of estimated server time, one
+// entity's newest sample had to last before its next one arrived: the
+// pipeline reports a sample of its entities' waits, which see the samples
+// an entity lost (the clock alone sees only the stream as a whole). A
+// non-finite or negative wait is ignored.
+func (c *Clock) AddWait(ticks float64) {
+	if ticks >= 0 && !math.IsInf(ticks, 0) && c.synced {
+		c.waits.add(ticks)
 	}
 }
 
@@ -374,8 +411,8 @@ func (c *Clock) Advance() {
 	if !c.synced {
 		return
 	}
-	c.stats.Jitter = c.waits.update(c.local, c.cfg.WaitWindow)
-	c.stats.waits = c.waits.sorted[:c.waits.ns]
+	c.stats.Jitter = c.waits.update()
+	c.stats.waits = &c.waits
 	want := c.cfg.Delay.Delay(&c.stats)
 	if !(want >= 0) || math.IsInf(want, 0) {
 		want = 0
@@ -384,7 +421,11 @@ func (c *Clock) Advance() {
 		// Never aim further back than the entities' buffers reach.
 		want = math.Min(want, float64(c.cfg.BufferSamples-2)*math.Max(c.stats.Interval, 1))
 	}
-	if fall := c.cfg.DelayFall * c.cfg.TickRate * c.dt; want < c.delay-fall && c.waits.ns >= settledWaits {
+	// Shrink slowly, or in proportion to a large excess (statistics that
+	// a disturbance inflated must not cost the delay for long); on a new
+	// timeline, start afresh.
+	fall := max(c.cfg.DelayFall*c.cfg.TickRate*c.dt, (c.delay-want)*c.dt/delayFallTime)
+	if want < c.delay-fall && c.started && c.generation == generation {
 		want = c.delay - fall
 	}
 	c.delay = want
@@ -433,12 +474,17 @@ func (c *Clock) moveRender(anchored bool) {
 	// The error left if this frame advanced at real-time speed.
 	err := target - (c.render + c.dt*rate)
 	switch {
-	case err > bound:
-		// Forward discontinuity (suspend, stall): jump to the target, but
-		// not past the clamp window below.
-		c.render = math.Max(c.render, math.Min(target, float64(c.newest)+c.cfg.MaxAhead*rate))
-		c.scale = 1
-		c.resets++
+	case err > bound && (anchored || c.dt > c.cfg.ResetThreshold || err > catchUpLimit*bound):
+		// Forward discontinuity: a new timeline, a frame that hid a
+		// suspend or stall (nothing was drawn meanwhile), or a gap too
+		// long to fast-forward through. Jump to the target, but not past
+		// the clamp window below. A shorter gap (data stopped while the
+		// client kept drawing) is caught up at the bounded speed below.
+		next := math.Max(c.render, math.Min(target, float64(c.newest)+c.cfg.MaxAhead*rate))
+		if next > c.render+c.dt*rate {
+			c.resets++
+		}
+		c.render, c.scale = next, 1
 		return
 	case err < -bound:
 		// Backward discontinuity (arrivals suddenly far later): hold still
@@ -449,7 +495,11 @@ func (c *Clock) moveRender(anchored bool) {
 	}
 	s := slew(err/rate, c.cfg.SlewTime)
 	s = math.Max(-c.cfg.MaxSlowDown, math.Min(c.cfg.MaxCatchUp, s))
-	c.scale = 1 + s
+	// The speed itself changes smoothly: by at most scaleRamp per second,
+	// so a catch-up eases in (and a timeline held at the newest sample
+	// eases back into motion) instead of switching speed in one frame.
+	ramp := scaleRamp * c.dt
+	c.scale = math.Max(c.scale-ramp, math.Min(c.scale+ramp, 1+s))
 	next := c.render + c.dt*rate*c.scale
 	// The clamp window: never past the newest sample (plus MaxAhead), and
 	// never backwards.
@@ -463,9 +513,25 @@ func (c *Clock) moveRender(anchored bool) {
 	c.render = next
 }
 
-// settledWaits is how many waits the statistics need before the delay
-// only shrinks slowly: until then it follows them, so that a first guess
-// (two send intervals) does not cost seconds of extra delay.
+// scaleRamp is how fast, per second, the time scale may change while
+// slewing.
+const scaleRamp = 8
+
+// catchUpLimit: a render time behind its target by more than this many
+// reset thresholds jumps rather than fast-forwarding through the gap.
+const catchUpLimit = 3
+
+// maxIntervalTicks bounds a gap between new ticks counted in the interval
+// estimate: a longer one (a silence, an absurd tick) says nothing about
+// the send rate.
+const maxIntervalTicks = 64
+
+// delayFallTime is the time constant, in seconds, of a delay shrinking
+// from well above what the statistics ask for.
+const delayFallTime = 1
+
+// settledWaits is how many waits the statistics need before an adaptive
+// delay trusts a high quantile of them.
 const settledWaits = 16
 
 // linearSlew is the error, in seconds, up to which the slew is proportional
@@ -542,15 +608,29 @@ func (c *Clock) reanchor(tick uint32, back bool) {
 	c.env.reset(c.local)
 	c.env.add(x)
 	c.waits.reset()
+	c.complete = 0
 	c.offset = x
 	c.anchors++
 	c.generation++
+	// The new timeline's newest tick is this one, and its send interval is
+	// measured again (the gap from the old timeline means nothing).
+	c.newest, c.seenMask = tick, 0
+	c.stats.Interval = 0
 	if back {
-		c.newest, c.seenMask = tick, 0
 		c.render = c.local*c.cfg.TickRate + c.offset - c.delay
 		c.resets++
 	}
 }
+
+// NoteComplete records that the server's snapshot for tick named every
+// entity that changed since the last one: an entity it did not name is
+// unchanged at tick. Zero records nothing.
+func (c *Clock) NoteComplete(tick uint32) { c.complete = max(c.complete, tick) }
+
+// Complete returns the newest tick the server said was complete (zero if
+// none, or none since the clock took up a new timeline): entities whose
+// newest sample is older are known to be still until then.
+func (c *Clock) Complete() uint32 { return c.complete }
 
 // Generation counts the times the clock took up a new timeline: its first
 // sync and every re-anchoring. Ticks held from before a change may belong

@@ -36,7 +36,7 @@ func (d FixedDelay) String() string { return fmt.Sprintf("fixed %.0f ms", float6
 // would cost the delay for seconds afterwards): bounded extrapolation
 // covers them, and its error is smoothed away when the real sample lands.
 // Defaults ([DefaultAdaptiveDelay]): the 99th percentile of the wait plus
-// 5 ms, at least 50 ms and at most 400 ms. How others choose:
+// 5 ms, at least 20 ms and at most 400 ms. How others choose:
 //
 //   - Mirror: buffer time = send interval × bufferTimeMultiplier (2), with
 //     an optional dynamic adjustment from the delivery-time deviation;
@@ -59,22 +59,23 @@ type AdaptiveDelay struct {
 }
 
 // DefaultAdaptiveDelay returns the recommended adaptive policy: the 99th
-// percentile of the wait plus 5 ms, within [50 ms, 400 ms].
+// percentile of the wait plus 5 ms, within [20 ms, 400 ms].
 func DefaultAdaptiveDelay() AdaptiveDelay {
-	return AdaptiveDelay{Quantile: 0.99, Margin: 0.005, Min: 0.05, Max: 0.4}
+	return AdaptiveDelay{Quantile: 0.99, Margin: 0.005, Min: 0.02, Max: 0.4}
 }
 
 // Delay implements [DelayPolicy].
 func (a AdaptiveDelay) Delay(s *Stats) float64 {
 	d := s.Wait(a.Quantile)
-	if s.WaitSamples() == 0 {
-		// Nothing measured yet: one send interval. Starting low and growing
-		// as waits are measured slows the render time down (invisible);
-		// starting high and shrinking would speed it up.
-		d = s.Interval
-		if !(d > 0) {
-			d = 1
+	if s.WaitSamples() < settledWaits {
+		// Too few waits measured to trust a high quantile: at least two
+		// send intervals, the classic choice, until then. The clock lets
+		// the delay shrink from there only slowly.
+		interval := s.Interval
+		if !(interval > 0) {
+			interval = 1
 		}
+		d = max(d, 1.5*interval)
 	}
 	d += a.Margin * s.TickRate
 	lo, hi := a.Min*s.TickRate, a.Max*s.TickRate

@@ -7,12 +7,12 @@ import "os"
 func Example() {
 	run(60, os.Stdout)
 	// Output:
-	// frame  30: entity 1 at (  2.03,   9.79)
-	// frame  30: entity 2 at ( -7.14,   6.99)
-	// frame  30: entity 3 at ( -9.75,  -2.23)
-	// frame  60: entity 1 at ( -2.91,   9.56)
-	// frame  60: entity 2 at ( -9.62,   2.71)
-	// frame  60: entity 3 at ( -7.48,  -6.63)
+	// frame  30: entity 1 at (  1.83,   9.83)
+	// frame  30: entity 2 at ( -7.28,   6.85)
+	// frame  30: entity 3 at ( -9.70,  -2.43)
+	// frame  60: entity 1 at ( -3.13,   9.49)
+	// frame  60: entity 2 at ( -9.68,   2.50)
+	// frame  60: entity 3 at ( -7.33,  -6.80)
 	//
 	// metrics after the run:
 	// frames              60
@@ -23,6 +23,6 @@ func Example() {
 	// corrections         0 (total distance 0, max 0, active 0)
 	// snaps               0 (teleports 0)
 	// samples ahead       min 2, mean 2.0, max 2
-	// delay               target 100.0 ms, actual 100.0 ms, presentation 100.0 ms, newest age 16.7 ms
+	// delay               target 69.9 ms, actual 77.3 ms, presentation 77.3 ms, newest age 16.7 ms
 	// clock               0 resets, 0 holds, 0 clamped frames
 }

@@ -47,6 +47,7 @@ func main() {
 type card struct {
 	remote    []scenarioResults
 	predicted scenarioResults
+	frontiers []scenario.Frontier
 }
 
 type scenarioResults struct {
@@ -75,6 +76,7 @@ func measure(quick bool, log io.Writer) card {
 	for _, f := range scenario.PredictedClients() {
 		c.predicted.results = append(c.predicted.results, scenario.RunPredicted(ps, f))
 	}
+	c.frontiers = sweepFrontiers(log)
 	return c
 }
 
@@ -89,7 +91,11 @@ func describe(sc scenario.Scenario) string {
 	if rate <= 0 {
 		rate = 20
 	}
-	parts = append(parts, fmt.Sprintf("20 entities, %.0f s, %.0f Hz snapshots, %v ± %v", secs, rate, sc.Link.Latency, sc.Link.Jitter))
+	entities := sc.Entities
+	if entities <= 0 {
+		entities = 20
+	}
+	parts = append(parts, fmt.Sprintf("%d entities, %.0f s, %.0f Hz snapshots, %v ± %v", entities, secs, rate, sc.Link.Latency, sc.Link.Jitter))
 	if sc.Link.Loss > 0 {
 		parts = append(parts, fmt.Sprintf("%.0f%% loss", 100*sc.Link.Loss))
 	}
@@ -113,6 +119,15 @@ func describe(sc scenario.Scenario) string {
 	}
 	if sc.ChurnPerSecond > 0 {
 		parts = append(parts, fmt.Sprintf("%.0f%% of entities replaced per second", 100*sc.ChurnPerSecond))
+	}
+	if sc.SlowEvery > 1 {
+		parts = append(parts, fmt.Sprintf("half the entities sent only every %d ticks (%.0f Hz)", sc.SlowEvery, rate/float64(sc.SlowEvery)))
+	}
+	if sc.StopGo > 0 {
+		parts = append(parts, fmt.Sprintf("entities alternate %v moving and %v standing still; the server sends an entity only when it moved, with a Complete marker every tick", sc.StopGo, sc.StopGo))
+	}
+	if b := sc.Link.Burst; b.Enter > 0 {
+		parts = append(parts, fmt.Sprintf("Gilbert–Elliott burst loss: bursts of %.0f snapshots on average, %.0f%% of the time", 1/b.Exit, 100*b.Enter/(b.Enter+b.Exit)))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -10,6 +10,23 @@ import (
 
 type plotRef struct{ title, path string }
 
+// writeGroups adds, for clients whose result is broken down by send rate,
+// a line per group.
+func writeGroups(w io.Writer, results []scenario.Result) error {
+	for _, r := range results {
+		for _, g := range r.Groups {
+			if _, err := fmt.Fprintf(w, "\n- %s, entities %s: underrun %.2f%%, max jump %.2f× true motion, mean delay %.0f ms, %d backward frames", r.Client, g.Name, 100*g.Underrun, g.MaxJump, 1000*g.MeanDelay, g.Backward); err != nil {
+				return err
+			}
+		}
+	}
+	if len(results) > 0 && len(results[0].Groups) > 0 {
+		_, err := fmt.Fprintln(w)
+		return err
+	}
+	return nil
+}
+
 func writeMarkdown(w io.Writer, c card, plots []plotRef, quick bool) error {
 	b := bufio.NewWriter(w)
 	fmt.Fprintln(b, "# netsmooth motion-quality scorecard")
@@ -32,6 +49,15 @@ Clients: **netsmooth** with its default configuration (adaptive delay, Coast ext
 	for _, sr := range c.remote {
 		fmt.Fprintf(b, "\n## %s\n\n%s.\n\n", sr.name, sr.about)
 		if err := scenario.WriteTable(b, sr.results); err != nil {
+			return err
+		}
+		if err := writeGroups(b, sr.results); err != nil {
+			return err
+		}
+	}
+	if len(c.frontiers) > 0 {
+		fmt.Fprintf(b, "\n## Delay frontier\n\nEvery scenario again (at most %d s each) with fixed-delay lerps from 50 to 300 ms in steps of 25 ms: netsmooth's own timeline at a fixed delay, holding instead of extrapolating. A fixed delay *dominates* netsmooth's default if it gives both a lower mean delay and a max jump and underrun share no worse. The plots are below.\n\n", frontierSeconds)
+		if err := writeFrontierTable(b, c.frontiers); err != nil {
 			return err
 		}
 	}

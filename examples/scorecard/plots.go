@@ -64,6 +64,16 @@ func writePlots(c card, dir string) ([]plotFile, error) {
 			return nil, err
 		}
 	}
+	if len(c.frontiers) > 0 {
+		if err := add("Delay frontier: max jump against mean delay, fixed-delay lerps and netsmooth's default", "frontier-jump.png",
+			func(p string) error { return frontierPlot(c.frontiers, "jump", p) }); err != nil {
+			return nil, err
+		}
+		if err := add("Delay frontier: underruns against mean delay, fixed-delay lerps and netsmooth's default", "frontier-underrun.png",
+			func(p string) error { return frontierPlot(c.frontiers, "underrun", p) }); err != nil {
+			return nil, err
+		}
+	}
 	if sr, ok := find(c, "3 s suspend"); ok {
 		if err := add("Delay and buffered samples around a 3 s client suspend (8–11 s)", "suspend.png",
 			func(p string) error { return timelinePlot(sr, 6, 14, 1, "seconds", p) }); err != nil {

@@ -56,9 +56,17 @@ func (c *latest) Draw(id components.NetID) (mgl32.Vec3, float64, bool, bool) {
 type DampedBuffer struct {
 	rate     float64
 	clock    *timeline.Clock // nil: per-entity clocks
+	before   float64         // the shared clock's server tick before this frame
+	waits    int             // entity samples, for sampling waits
 	pending  []systems.Message
 	entities map[components.NetID]*bufferedEntity
 }
+
+// WaitSampling is how many entity samples netsmooth's pipeline takes per
+// entity wait it reports to its clock; the baselines that share a
+// timeline.Clock report theirs the same way, so that they draw what it
+// draws.
+const WaitSampling = systems.WaitSampling
 
 // Settings of [DampedBuffer].
 const (
@@ -124,6 +132,7 @@ func (d *DampedBuffer) Frame(dt float64) {
 // nothing is sampled. Benchmarks measure it on its own.
 func (d *DampedBuffer) Ingest(dt float64) {
 	if d.clock != nil {
+		d.before = d.clock.ServerTick()
 		d.clock.BeginFrame(dt)
 	}
 	for i := range d.pending {
@@ -145,6 +154,12 @@ func (d *DampedBuffer) push(m *systems.Message) {
 	if e == nil {
 		e = &bufferedEntity{}
 		d.entities[m.NetID] = e
+	}
+	if d.clock != nil && len(e.buf) > 0 {
+		// Report the entity's wait as netsmooth's pipeline does.
+		if d.waits++; d.waits%WaitSampling == 0 {
+			d.clock.AddWait(d.before - e.buf[len(e.buf)-1].ms*d.rate/1000)
+		}
 	}
 	e.buf = append(e.buf, bufferedSnapshot{ms: float64(m.Tick) / d.rate * 1000, pos: m.Pos, rot: m.Rot.Normalize()})
 	sort.Slice(e.buf, func(i, j int) bool { return e.buf[i].ms < e.buf[j].ms })

@@ -46,6 +46,7 @@ type NetSmooth struct {
 	world   ecs.World
 	pipe    *nsecs.Pipeline
 	renders generic.Map1[components.Render]
+	spans   generic.Map1[components.Span]
 	rate    float64
 }
 
@@ -59,6 +60,7 @@ func NewNetSmooth(cfg nsecs.Config) (*NetSmooth, error) {
 	}
 	c.pipe = pipe
 	c.renders = generic.NewMap1[components.Render](&c.world)
+	c.spans = generic.NewMap1[components.Span](&c.world)
 	return c, nil
 }
 
@@ -85,7 +87,9 @@ func (c *NetSmooth) Draw(id components.NetID) (mgl32.Vec3, float64, bool, bool) 
 		return mgl32.Vec3{}, 0, false, false
 	}
 	under := r.Flags&(components.Extrapolated|components.Held) != 0
-	return r.Pos, c.pipe.Clock().RenderTick() / c.rate, under, true
+	// An entity sent less often than the others is drawn a little later.
+	lag := float64(c.spans.Get(e).Lag)
+	return r.Pos, (c.pipe.Clock().RenderTick() - lag) / c.rate, under, true
 }
 
 // Buffer implements [Observer].

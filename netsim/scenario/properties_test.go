@@ -179,3 +179,45 @@ func meanOf(xs []float64) float64 {
 	}
 	return s / float64(n)
 }
+
+// TestMixedSendRates: with half the entities sent at 5 Hz, those are drawn
+// with their own buffering (few underruns, no steps), and the 20 Hz ones
+// keep the delay they have when everything is sent at 20 Hz.
+func TestMixedSendRates(t *testing.T) {
+	r := Run(byName(t, "half at 5 Hz"), checkedDefault(t))
+	if len(r.Groups) != 2 {
+		t.Fatalf("%d groups, want 2", len(r.Groups))
+	}
+	fast, slow := r.Groups[0], r.Groups[1]
+	if slow.Underrun > 0.01 || slow.MaxJump > 1.5 || slow.Backward != 0 {
+		t.Errorf("5 Hz entities: %.2f%% underruns, max jump %.2f, %d backward frames; want <= 1%%, <= 1.5, 0", 100*slow.Underrun, slow.MaxJump, slow.Backward)
+	}
+	clean := Run(byName(t, "clean 20 Hz"), Default())
+	if d := math.Abs(fast.MeanDelay - clean.MeanDelay); d > 0.010 {
+		t.Errorf("20 Hz entities: delay %.0f ms next to 5 Hz ones, %.0f ms alone; want within 10 ms", 1000*fast.MeanDelay, 1000*clean.MeanDelay)
+	}
+}
+
+// TestSentOnChange: entities the server sends only when they move, with a
+// Complete marker every tick, are drawn still while they stand still (not
+// extrapolated, no underrun), never backwards.
+func TestSentOnChange(t *testing.T) {
+	r := Run(byName(t, "sent on change"), checkedDefault(t))
+	clean := Run(byName(t, "clean 20 Hz"), Default())
+	if r.Underrun > clean.Underrun+0.001 || r.Backward != 0 || r.MaxJump > 1.2 {
+		t.Errorf("%.2f%% underruns (clean link: %.2f%%), %d backward frames, max jump %.2f", 100*r.Underrun, 100*clean.Underrun, r.Backward, r.MaxJump)
+	}
+	if r.RMS > 0.02 {
+		t.Errorf("RMS error %.4f", r.RMS)
+	}
+}
+
+// TestBurstLossResync: after Gilbert–Elliott bursts longer than
+// extrapolation covers, nothing drawn jumps (at most 3 times the true
+// motion, never backwards) and the delay is back within a second.
+func TestBurstLossResync(t *testing.T) {
+	r := Run(byName(t, "burst loss, 200 entities"), checkedDefault(t))
+	if r.MaxJump > 3 || r.Backward != 0 || !(r.Recovery <= 1) {
+		t.Errorf("max jump %.2f, %d backward frames, recovery %.2f s; want <= 3, 0, <= 1 s", r.MaxJump, r.Backward, r.Recovery)
+	}
+}

@@ -1,8 +1,10 @@
 package scenario
 
 import (
+	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/netsim"
@@ -33,8 +35,24 @@ type Result struct {
 	Recovery float64
 	// Delivered is how many messages the link delivered to the client.
 	Delivered int
+	// Groups breaks the figures down by send rate when the scenario sends
+	// some entities less often (Scenario.SlowEvery): entities sent every
+	// tick first, then the others.
+	Groups []Group
 	// Trace holds per-frame series for plots.
 	Trace Trace
+}
+
+// Group is the part of a Result for a group of entities.
+type Group struct {
+	Name string
+	// EntityFrames, Underrun, MaxJump, MeanDelay and Backward as in
+	// [Result].
+	EntityFrames int
+	Underrun     float64
+	MaxJump      float64
+	MeanDelay    float64
+	Backward     int
 }
 
 // Trace is per-frame data of a run, for plots.
@@ -67,17 +85,30 @@ func Run(scIn Scenario, f Factory) Result {
 	sl := newSlots(sc.Entities)
 	meter := &remoteMeter{sc: &sc, slots: sl, slot0: sl.ids[0], client: client, res: res,
 		prevPos: map[components.NetID][3]float64{}, prevPres: map[components.NetID]float64{}}
+	if sc.SlowEvery > 1 {
+		meter.groups = []Group{{Name: "sent every tick"}, {Name: fmt.Sprintf("sent every %d ticks", sc.SlowEvery)}}
+	}
+	transport := &remoteTransport{client: client, slot0: sl.ids[0], res: res}
 	loop := Loop[packet]{
 		FPS:       sc.FPS,
 		Link:      link,
 		Server:    &truthServer{sc: &sc, slots: sl},
-		Transport: &remoteTransport{client: client, slot0: sl.ids[0], res: res},
+		Transport: transport,
 		Client:    client,
 		Meter:     meter,
 		Suspends:  sc.Link.Suspends,
 	}
 	loop.Run(sc.Seconds)
 	meter.finish()
+	if sc.Disturbance.To == 0 && sc.Link.Burst.Enter > 0 {
+		// Random bursts: the slowest recovery over every silence.
+		for _, w := range transport.gaps {
+			r := recovery(meter.frameTime, meter.frameRMS, meter.frameDel, w)
+			if math.IsNaN(res.Recovery) || r > res.Recovery {
+				res.Recovery = r
+			}
+		}
+	}
 	return *res
 }
 
@@ -102,15 +133,25 @@ func (s *truthServer) Serve(f Instant, dst []packet) []packet {
 		teleport := sc.teleportBetween(float64(s.tick-1)/sc.TickRate, ts) && s.tick > 0
 		var p packet
 		for k := 0; k < sc.Entities; k++ {
+			if !sc.sentAt(k, s.tick, ts) && !teleport {
+				continue
+			}
 			kind := systems.Snapshot
 			if teleport {
 				kind = systems.Teleport
 			}
 			p = append(p, systems.Message{Kind: kind, NetID: s.slots.ids[k], Tick: s.tick, Pos: sc.truth(k, ts)})
-			if len(p) == sc.PerPacket || k == sc.Entities-1 {
+			if len(p) == sc.PerPacket {
 				dst = append(dst, p)
 				p = nil
 			}
+		}
+		if sc.StopGo > 0 {
+			// The tick's snapshot named everything that moved.
+			p = append(p, systems.Message{Kind: systems.Complete, Tick: s.tick})
+		}
+		if len(p) > 0 {
+			dst = append(dst, p)
 		}
 		if len(lifecycle) > 0 {
 			dst = append(dst, lifecycle) // lifecycle messages travel like the rest
@@ -140,13 +181,21 @@ func (s *truthServer) churn(ts float64) packet {
 }
 
 // remoteTransport hands everything that arrived in a frame to the client
-// at once, tracing the samples of the entity first in slot 0.
+// at once, tracing the samples of the entity first in slot 0, and notes
+// every gap in arrivals of gapMin or more.
 type remoteTransport struct {
 	client Client
 	slot0  components.NetID
 	res    *Result
 	inbox  []systems.Message
+	last   float64         // local time of the last arrival
+	gaps   []netsim.Window // silences of gapMin or more
 }
+
+// gapMin is the shortest silence counted as a disturbance in scenarios
+// without a fixed one (burst loss): longer than the default extrapolation
+// limit.
+const gapMin = 0.3
 
 // Arrive implements [Transport].
 func (t *remoteTransport) Arrive(f Instant, packets []packet) {
@@ -163,8 +212,16 @@ func (t *remoteTransport) Arrive(f Instant, packets []packet) {
 		}
 	}
 	t.res.Delivered += len(t.inbox)
+	if len(t.inbox) > 0 {
+		if t.last > 0 && f.T-t.last >= gapMin {
+			t.gaps = append(t.gaps, netsim.Window{From: seconds(t.last), To: seconds(f.T)})
+		}
+		t.last = f.T
+	}
 	t.client.Receive(t.inbox)
 }
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
 
 // Depart implements [Transport]: nothing goes back.
 func (t *remoteTransport) Depart(Instant) {}
@@ -180,6 +237,7 @@ type remoteMeter struct {
 
 	sumSq     float64
 	delays    []float64
+	groups    []Group // by send rate; nil without SlowEvery
 	prevPos   map[components.NetID][3]float64
 	prevPres  map[components.NetID]float64
 	frameRMS  []float64
@@ -239,14 +297,29 @@ func (m *remoteMeter) entity(f Instant, k int, id components.NetID) {
 	if under {
 		res.Underrun++
 	}
+	var g *Group
+	if m.groups != nil {
+		g = &m.groups[k%2]
+		g.EntityFrames++
+		g.MeanDelay += delay
+		if under {
+			g.Underrun++
+		}
+	}
 	speedDt := Speed * (1 / sc.FPS)
 	if pp, ok := m.prevPos[id]; ok && !f.Resumed && !sc.teleportBetween(m.prevPres[id], presented) {
 		dx, dy := float64(pos[0])-pp[0], float64(pos[1])-pp[1]
 		move := math.Hypot(dx, dy)
 		res.MaxJump = math.Max(res.MaxJump, move/speedDt)
-		dir := direction(k, presented)
+		if g != nil {
+			g.MaxJump = math.Max(g.MaxJump, move/speedDt)
+		}
+		dir := sc.direction(k, presented)
 		if dx*float64(dir[0])+dy*float64(dir[1]) < -0.05*speedDt {
 			res.Backward++
+			if g != nil {
+				g.Backward++
+			}
 		}
 	}
 	m.prevPos[id] = [3]float64{float64(pos[0]), float64(pos[1]), float64(pos[2])}
@@ -269,6 +342,13 @@ func (m *remoteMeter) finish() {
 		res.Underrun /= float64(res.EntityFrames)
 	}
 	res.MeanDelay, res.P99Delay = meanAndP99(m.delays)
+	for _, g := range m.groups {
+		if g.EntityFrames > 0 {
+			g.Underrun /= float64(g.EntityFrames)
+			g.MeanDelay /= float64(g.EntityFrames)
+		}
+		res.Groups = append(res.Groups, g)
+	}
 	if m.sc.Disturbance.To > 0 {
 		res.Recovery = recovery(m.frameTime, m.frameRMS, m.frameDel, m.sc.Disturbance)
 	}

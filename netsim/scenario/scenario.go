@@ -36,6 +36,14 @@ type Scenario struct {
 	// ChurnPerSecond is the fraction of entities replaced (despawned and
 	// spawned under a new NetID) every second.
 	ChurnPerSecond float64
+	// SlowEvery, if above 1, sends the odd entity slots only every
+	// SlowEvery ticks (the way servers send distant entities less often);
+	// the others are sent every tick. Results are also given per group.
+	SlowEvery int
+	// StopGo, if positive, makes every entity alternate StopGo of motion
+	// with StopGo standing still (phases staggered), and the server send
+	// an entity only when it moved, with a Complete marker every tick.
+	StopGo time.Duration
 	// Disturbance, if set, is where recovery is measured from (its end).
 	Disturbance netsim.Window
 	// Seed seeds the link and the paths.
@@ -78,7 +86,7 @@ const (
 // truth returns where slot k is at server time t (seconds), given the
 // teleports so far.
 func (sc *Scenario) truth(k int, t float64) mgl32.Vec3 {
-	a := pathOmega*t + float64(k)*0.7
+	a := pathOmega*sc.moved(k, t) + float64(k)*0.7
 	x := float32(k*30) + float32(pathRadius*math.Cos(a))
 	y := float32(pathRadius * math.Sin(a))
 	if sc.TeleportEvery > 0 && t > 0 {
@@ -88,9 +96,35 @@ func (sc *Scenario) truth(k int, t float64) mgl32.Vec3 {
 	return mgl32.Vec3{x, y, 0}
 }
 
+// moved returns how long slot k has been moving by server time t: all of
+// t, or with StopGo the moving half of every period.
+func (sc *Scenario) moved(k int, t float64) float64 {
+	if sc.StopGo <= 0 {
+		return t
+	}
+	p := 2 * sc.StopGo.Seconds()
+	off := float64(k%4) * p / 4
+	m := func(u float64) float64 { return math.Floor(u/p)*p/2 + math.Min(math.Mod(u, p), p/2) }
+	return m(t+off) - m(off)
+}
+
+// sentAt reports whether the server sends slot k at tick (server time ts).
+func (sc *Scenario) sentAt(k int, tick uint32, ts float64) bool {
+	switch {
+	case tick == 0:
+		return true
+	case sc.SlowEvery > 1 && k%2 == 1:
+		return tick%uint32(sc.SlowEvery) == 0
+	case sc.StopGo > 0:
+		// Only when it moved since the previous tick.
+		return sc.moved(k, ts) != sc.moved(k, ts-1/sc.TickRate)
+	}
+	return true
+}
+
 // direction is the unit direction of slot k's true motion at time t.
-func direction(k int, t float64) mgl32.Vec3 {
-	a := pathOmega*t + float64(k)*0.7
+func (sc *Scenario) direction(k int, t float64) mgl32.Vec3 {
+	a := pathOmega*sc.moved(k, t) + float64(k)*0.7
 	return mgl32.Vec3{float32(-math.Sin(a)), float32(math.Cos(a)), 0}
 }
 

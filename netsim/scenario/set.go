@@ -26,6 +26,7 @@ func Standard() []Scenario {
 	}
 	return []Scenario{
 		with("clean 20 Hz", nil),
+		with("clean 60 Hz", func(s *Scenario) { s.TickRate = 60 }),
 		with("10 Hz snapshots", func(s *Scenario) { s.TickRate = 10 }),
 		with("jitter ±40 ms", func(s *Scenario) { s.Link.Latency, s.Link.Jitter = 80*time.Millisecond, 40*time.Millisecond }),
 		with("5% random loss", func(s *Scenario) { s.Link.Loss = 0.05 }),
@@ -42,6 +43,14 @@ func Standard() []Scenario {
 		}),
 		with("teleports every 2 s", func(s *Scenario) { s.TeleportEvery = 2 * time.Second }),
 		with("spawn/despawn churn 20%/s", func(s *Scenario) { s.ChurnPerSecond = 0.2 }),
+		with("half at 5 Hz", func(s *Scenario) { s.SlowEvery = 4 }),
+		with("sent on change", func(s *Scenario) { s.StopGo = time.Second }),
+		with("burst loss, 200 entities", func(s *Scenario) {
+			// Gilbert–Elliott bursts of 12 snapshots (0.6 s) on average,
+			// 8% of the time: longer than extrapolation covers.
+			s.Entities, s.PerPacket, s.Seconds = 200, 200, 60
+			s.Link.Burst = netsim.Burst{Enter: 0.08 / 0.92 / 12, Exit: 1.0 / 12}
+		}),
 	}
 }
 

@@ -209,15 +209,15 @@ func TestPlan(t *testing.T) {
 		}
 		seen[j.key] = true
 	}
-	// 12 cases at 1k, 10k and 100k, 10 at 1M (no naive), 2 churn, 1
+	// 13 cases at 1k, 10k and 100k, 11 at 1M (no naive), 2 churn, 1
 	// lifecycle, 4 predicted.
-	if len(jobs) != 3*12+10+2+1+4 {
+	if len(jobs) != 3*13+11+2+1+4 {
 		t.Errorf("%d jobs", len(jobs))
 	}
 	if seen[key{caseFrame, bench.NaiveName, 1_000_000}] || !seen[key{caseIngest, bench.NaiveName, 100_000}] {
 		t.Error("naive planned beyond 100k, or not up to it")
 	}
-	if quick := plan(countsUpTo(100_000)); len(quick) != 3*12+2+1+4 {
+	if quick := plan(countsUpTo(100_000)); len(quick) != 3*13+2+1+4 {
 		t.Errorf("%d jobs up to 100k", len(quick))
 	}
 }
