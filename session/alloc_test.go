@@ -1,0 +1,61 @@
+package session
+
+import (
+	"testing"
+
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// Steady state allocates nothing: a tick's Receive, NextInput, world
+// updates and Snapshot for a client acknowledging every tick.
+func TestSteadyStateAllocs(t *testing.T) {
+	s := newServer(t, Config{})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{}, 7)
+	var dst [][]byte
+	var entities []wire.Entity
+	payload := []byte{1, 2}
+	tick := uint32(0)
+	var buf []byte
+	in := wire.InputPacket{NetID: 7, Inputs: [][]byte{payload}}
+	var inBuf []byte
+	step := func() {
+		tick++
+		// Client → server: an input acknowledging the newest tick.
+		in.FirstSeq = tick
+		in.AckedTick, in.HasAckedTick = c.dec.Acked()
+		var err error
+		if inBuf, err = wire.AppendInput(inBuf[:0], &wire.Header{Seq: uint16(tick)}, &in, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Receive(1, inBuf, tick); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.NextInput(1, buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.BeginTick(tick); err != nil {
+			t.Fatal(err)
+		}
+		for k := range 200 {
+			if err := s.SetEntity(circle(k, tick, true)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if dst, err = s.Snapshot(1, tick, dst[:0]); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range dst {
+			if _, entities, err = c.dec.Decode(p, entities[:0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	buf = make([]byte, 0, 64)
+	for range 3 * wire.DefaultHistory {
+		step()
+	}
+	if n := testing.AllocsPerRun(50, step); n != 0 {
+		t.Fatalf("%v allocations per tick", n)
+	}
+}

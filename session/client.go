@@ -1,0 +1,88 @@
+package session
+
+import "github.com/netsmooth/netsmooth/wire"
+
+// client is one connection's state.
+type client struct {
+	id ClientID
+
+	// sent[i] is what the client holds if it received tick sent[i].tick:
+	// a fixed ring of Wire.History tables, reused.
+	sent []sentTick
+	// acked is the newest tick the client acknowledged that is still in
+	// sent (or was when acknowledged).
+	acked    uint32
+	hasAcked bool
+	// first and last are the first and latest ticks sent.
+	first, last uint32
+	hasSent     bool
+	netID       uint32 // the entity the client controls
+
+	seq      uint16 // next packet sequence number
+	receipts wire.Receipts
+	packets  [][]byte // the latest snapshot's packets, reused
+
+	inputs inputBuffer
+	stats  Stats
+}
+
+// sentTick is the table of what a client holds after a tick.
+type sentTick struct {
+	tick uint32
+	used bool
+	recs []sentRec
+}
+
+// sentRec is a record a client holds, with the tick it was last sent at
+// (to know whether it predates an entity's latest spawn or teleport).
+type sentRec struct {
+	rec wire.Record
+	at  uint32
+}
+
+func newClient(id ClientID, cfg *Config) *client {
+	return &client{
+		id:     id,
+		sent:   make([]sentTick, cfg.Wire.History),
+		inputs: newInputBuffer(cfg.InputWindow, cfg.Wire.MaxInputSize),
+	}
+}
+
+// table returns the table of tick, or nil.
+func (c *client) table(tick uint32) *sentTick {
+	for i := range c.sent {
+		if t := &c.sent[i]; t.used && t.tick == tick {
+			return t
+		}
+	}
+	return nil
+}
+
+// put returns an emptied table for tick (newer than every tick held),
+// reusing a free slot or the oldest tick's.
+func (c *client) put(tick uint32) *sentTick {
+	var victim *sentTick
+	for i := range c.sent {
+		t := &c.sent[i]
+		if !t.used {
+			victim = t
+			break
+		}
+		if victim == nil || tickBefore(t.tick, victim.tick) {
+			victim = t
+		}
+	}
+	victim.tick, victim.used = tick, true
+	victim.recs = victim.recs[:0]
+	return victim
+}
+
+// mayKnow reports whether the client may have heard of an entity that died
+// at tick without having acknowledged its death: the death is after the
+// client's acknowledged tick (or, without one, at or after its first).
+func (c *client) mayKnow(tick uint32) bool {
+	if c.hasAcked {
+		return tickBefore(c.acked, tick)
+	}
+	return !tickBefore(tick, c.first)
+}

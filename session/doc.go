@@ -1,0 +1,81 @@
+// Package session is the server side of netsmooth's protocol: what a game
+// server keeps per client to send it delta-compressed snapshots and to take
+// its inputs, on top of the codec in package wire. It does no I/O: it
+// produces snapshot packets and consumes input packets as byte slices, so
+// any transport (UDP, WebSocket, a test's netsim.Link) carries them.
+//
+// # What it keeps
+//
+// The world: every entity's quantised state as of the current tick, set by
+// the simulation with [Server.SetEntity] and [Server.Despawn] after
+// [Server.BeginTick], with the tick of each entity's latest Spawn and
+// Teleport events.
+//
+// Per client ([Server.Connect]):
+//
+//   - What the client holds after each of the last Config.Wire.History
+//     ticks sent to it, if it received that tick: the baseline tables. The
+//     client acknowledges the newest tick it completely received in every
+//     input packet; that tick becomes the baseline of its next snapshots.
+//     When the client has acknowledged nothing yet, or its last
+//     acknowledgement is older than every table kept (it fell silent), the
+//     snapshot is full. Memory: History tables of up to one 48-byte record
+//     per entity, per client (1.5 MB for 1000 entities at the default 32).
+//   - Its inputs, in a window of Config.InputWindow sequence numbers:
+//     reordered, de-duplicated (a client repeats its unacknowledged inputs
+//     in every packet), and handed to the simulation in order by
+//     [Server.NextInput], which reports an input that never arrived before
+//     a later one did as lost. The newest input applied (or lost) is the
+//     ack every snapshot carries.
+//   - Packet acknowledgements and the time echo for the headers
+//     ([wire.Receipts]), the round-trip time, and [Stats].
+//
+// # A tick
+//
+//	srv.Receive(id, packet, nowMs)     // from the transport, any goroutine, any time
+//
+//	in, _ := srv.NextInput(id, buf)   // per client, for the simulation step
+//	srv.BeginTick(tick)
+//	srv.SetEntity(e)                  // for every entity that changed
+//	srv.Despawn(netID)                // for every entity gone
+//	packets, _ = srv.Snapshot(id, nowMs, packets[:0]) // per client: send them
+//
+// # What a snapshot holds
+//
+// A record for every entity that differs from what the client holds (new,
+// changed, or carrying a Spawn or Teleport event the client has not
+// received), a despawn for every entity it holds that the world no longer
+// has and for every entity that died after the tick it acknowledged (it
+// may know one from a tick it received only in part: the server remembers
+// recent despawns until every client has acknowledged a later tick), and
+// always the entity the client controls (the NetID of its input
+// packets), so that each snapshot carries that entity's authoritative
+// state together with the input ack. A [Filter] may leave changed entities
+// out (interest management, lower send rates for far entities: [Every]);
+// so may the packet limit (Config.Wire.MaxParts). The snapshot is marked
+// complete only when nothing changed was left out: then the client may
+// take every entity not named as unchanged. An entity left out stays
+// changed and is offered again next tick.
+//
+// Events reach every client exactly once, at the first record of the
+// entity it receives after them: a Teleport whose snapshot was lost is
+// sent again with the next one, until a snapshot carrying it is
+// acknowledged.
+//
+// # Concurrency and cost
+//
+// A [Server] is safe for concurrent use; every method takes one lock. A
+// transport may call Receive from its receiving goroutine while the tick
+// goroutine runs the rest; the Filter runs under the lock and must not
+// call the Server. Snapshot, Receive and NextInput do not allocate in
+// steady state (after the first History ticks of a client).
+//
+// # The client side
+//
+// A client decodes snapshots with a wire.Decoder (one per connection, with
+// the same wire.Config), feeds every header to a wire.Receipts, and sends
+// wire.InputPackets carrying Decoder.Acked() and its unacknowledged inputs
+// (the newest Config.Wire.MaxInputs at most), whose sequence numbers are
+// the prediction's. Its own entity's record, with the snapshot's InputAck,
+// is the authoritative state its prediction reconciles against.
+package session

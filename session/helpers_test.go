@@ -1,0 +1,143 @@
+package session
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// circle returns entity k's state at tick (20 Hz): the scorecard's motion,
+// NetID k+1, facing where it goes.
+func circle(k int, tick uint32, velocity bool) wire.Entity {
+	a := 1.25*float64(tick)/20 + float64(k)*0.7
+	e := wire.Entity{
+		NetID: uint32(k + 1),
+		Pos:   mgl32.Vec3{float32(k*30) + float32(8*math.Cos(a)), float32(8 * math.Sin(a)), 0},
+		Rot:   mgl32.QuatRotate(float32(a+math.Pi/2), mgl32.Vec3{0, 0, 1}),
+	}
+	if velocity {
+		e.Flags = wire.HasVelocity
+		e.Vel = mgl32.Vec3{float32(-10 * math.Sin(a)), float32(10 * math.Cos(a)), 0}
+	}
+	return e
+}
+
+// setWorld sets n circling entities at tick; with still, even NetIDs keep
+// their tick-0 state.
+func setWorld(t testing.TB, s *Server, n int, tick uint32, still bool) {
+	t.Helper()
+	for k := range n {
+		tk := tick
+		if still && (k+1)%2 == 0 {
+			tk = 0
+		}
+		if err := s.SetEntity(circle(k, tk, false)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// worldTable is the server's world as the client should reconstruct it.
+func worldTable(s *Server) *wire.Table {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var t wire.Table
+	for _, w := range s.world {
+		t.Set(w.rec)
+	}
+	return &t
+}
+
+// testClient is a minimal client: a decoder, receipts, and the inputs it
+// has not seen acknowledged.
+type testClient struct {
+	dec      *wire.Decoder
+	receipts wire.Receipts
+	seq      uint16
+	netID    uint32
+	nextIn   uint32   // next input sequence number
+	unacked  [][]byte // inputs from firstUnacked on
+	firstUn  uint32
+	inputAck uint32
+	entities []wire.Entity
+	snaps    []wire.Snapshot
+	errs     []error
+}
+
+func newTestClient(t testing.TB, cfg wire.Config, netID uint32) *testClient {
+	d, err := wire.NewDecoder(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testClient{dec: d, netID: netID, nextIn: 1, firstUn: 1}
+}
+
+// receive decodes a snapshot packet; decode errors are collected.
+func (c *testClient) receive(p []byte, now uint32) {
+	s, es, err := c.dec.Decode(p, c.entities[:0])
+	if err != nil {
+		c.errs = append(c.errs, err)
+		return
+	}
+	c.receipts.Receive(&s.Header, now)
+	c.entities = es
+	c.snaps = append(c.snaps, s)
+	if s.HasInputAck && int32(s.InputAck-c.inputAck) > 0 {
+		c.inputAck = s.InputAck
+	}
+	// Drop acknowledged inputs.
+	for len(c.unacked) > 0 && int32(c.firstUn-c.inputAck) <= 0 {
+		c.unacked = c.unacked[1:]
+		c.firstUn++
+	}
+}
+
+// input makes a new input and returns the packet repeating the last
+// `redundancy` unacknowledged ones.
+func (c *testClient) input(t testing.TB, now uint32, redundancy int, payload []byte) []byte {
+	t.Helper()
+	c.unacked = append(c.unacked, payload)
+	c.nextIn++
+	ins := c.unacked
+	first := c.firstUn
+	if len(ins) > redundancy {
+		first += uint32(len(ins) - redundancy)
+		ins = ins[len(ins)-redundancy:]
+	}
+	p := wire.InputPacket{NetID: c.netID, FirstSeq: first, Inputs: ins}
+	p.AckedTick, p.HasAckedTick = c.dec.Acked()
+	h := wire.Header{Seq: c.seq, Sent: now}
+	c.seq++
+	c.receipts.Stamp(&h, now)
+	b, err := wire.AppendInput(nil, &h, &p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// ack sends an input packet with no input: just the acknowledgement.
+func (c *testClient) ack(t testing.TB, now uint32) []byte {
+	t.Helper()
+	p := wire.InputPacket{NetID: c.netID, FirstSeq: c.firstUn}
+	p.AckedTick, p.HasAckedTick = c.dec.Acked()
+	h := wire.Header{Seq: c.seq, Sent: now}
+	c.seq++
+	c.receipts.Stamp(&h, now)
+	b, err := wire.AppendInput(nil, &h, &p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func newServer(t testing.TB, cfg Config) *Server {
+	t.Helper()
+	s, err := NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -1,0 +1,196 @@
+package session
+
+import "fmt"
+
+// InputStatus says what [Server.NextInput] found.
+type InputStatus uint8
+
+const (
+	// InputEmpty: no input newer than the last one applied has arrived;
+	// nothing was consumed. The client is behind, or silent. The
+	// simulation may wait, or go on without an input and call
+	// [Server.SkipInput].
+	InputEmpty InputStatus = iota
+	// InputReady: the next input in sequence, in Input.Payload.
+	InputReady
+	// InputLost: the next input never arrived, but later ones did: it is
+	// counted lost and skipped, and the simulation goes on without it
+	// (repeating the previous input, typically). The client's prediction
+	// corrects itself when the ack reaches it.
+	InputLost
+)
+
+// String returns the status's name.
+func (s InputStatus) String() string {
+	switch s {
+	case InputEmpty:
+		return "empty"
+	case InputReady:
+		return "ready"
+	case InputLost:
+		return "lost"
+	}
+	return fmt.Sprintf("InputStatus(%d)", uint8(s))
+}
+
+// Input is what NextInput hands the simulation.
+type Input struct {
+	// Seq is the input's sequence number (valid unless Status is
+	// InputEmpty).
+	Seq uint32
+	// Payload is the game's encoded input (with InputReady).
+	Payload []byte
+	// Status says whether an input was found.
+	Status InputStatus
+}
+
+// input slot states
+const (
+	slotEmpty uint8 = iota
+	slotPresent
+	slotApplied
+	slotLost
+	slotLate // lost, and a copy arrived afterwards
+)
+
+type inputSlot struct {
+	seq     uint32
+	state   uint8
+	payload []byte
+}
+
+// inputBuffer reorders and de-duplicates one client's inputs: a ring of
+// slots indexed by sequence number, from the next one the simulation needs
+// to InputWindow ahead. Applied and lost slots keep their sequence number
+// until reused, so that late copies are told apart from duplicates.
+type inputBuffer struct {
+	slots      []inputSlot
+	started    bool
+	next       uint32 // the next sequence number the simulation needs
+	newest     uint32 // the newest received
+	applied    uint32 // the newest applied or lost: the ack
+	hasApplied bool
+}
+
+func newInputBuffer(window, size int) inputBuffer {
+	b := inputBuffer{slots: make([]inputSlot, window)}
+	mem := make([]byte, window*size)
+	for i := range b.slots {
+		b.slots[i].payload = mem[i*size : i*size : (i+1)*size]
+	}
+	return b
+}
+
+func (b *inputBuffer) slot(seq uint32) *inputSlot { return &b.slots[seq%uint32(len(b.slots))] }
+
+// add buffers input seq, counting it in st.
+func (b *inputBuffer) add(seq uint32, payload []byte, st *Stats) {
+	if !b.started {
+		b.started, b.next, b.newest = true, seq, seq
+	}
+	d := int32(seq - b.next)
+	s := b.slot(seq)
+	switch {
+	case d < 0:
+		if s.seq == seq && s.state == slotLost {
+			s.state = slotLate
+			st.InputsLate++
+		} else {
+			st.InputsDuplicate++
+		}
+		return
+	case d >= int32(len(b.slots)):
+		st.InputsTooEarly++
+		return
+	case s.seq == seq && s.state == slotPresent:
+		st.InputsDuplicate++
+		return
+	}
+	s.seq, s.state = seq, slotPresent
+	s.payload = append(s.payload[:0], payload...)
+	if tickBefore(b.newest, seq) {
+		b.newest = seq
+	}
+	st.InputsReceived++
+}
+
+// NextInput hands the simulation the client's next input in sequence
+// order, its payload copied into buf (appended to buf[:0]); see
+// [InputStatus] for what it may find. Call it once per simulation step of
+// the client's entity; the sequence number it returns (ready or lost) is
+// the input ack the next snapshot carries.
+func (s *Server) NextInput(id ClientID, buf []byte) (Input, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.client(id)
+	if err != nil {
+		return Input{}, err
+	}
+	b := &c.inputs
+	if !b.started {
+		c.stats.InputsStarved++
+		return Input{Status: InputEmpty}, nil
+	}
+	sl := b.slot(b.next)
+	switch {
+	case sl.seq == b.next && sl.state == slotPresent:
+		in := Input{Seq: b.next, Payload: append(buf[:0], sl.payload...), Status: InputReady}
+		sl.state = slotApplied
+		b.consume()
+		c.stats.InputsApplied++
+		return in, nil
+	case tickBefore(b.next, b.newest):
+		seq := b.lose()
+		c.stats.InputsLost++
+		return Input{Seq: seq, Status: InputLost}, nil
+	}
+	c.stats.InputsStarved++
+	return Input{Status: InputEmpty}, nil
+}
+
+// SkipInput declares the client's next input lost although nothing newer
+// has arrived, for a simulation that will not wait for it: it is counted
+// in InputsLost, acknowledged, and a copy arriving later counts as late.
+// It returns the skipped sequence number, and false if the client has sent
+// no input yet (there is no sequence to skip).
+func (s *Server) SkipInput(id ClientID) (uint32, bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.client(id)
+	if err != nil {
+		return 0, false, err
+	}
+	b := &c.inputs
+	if !b.started {
+		return 0, false, nil
+	}
+	if sl := b.slot(b.next); sl.seq == b.next && sl.state == slotPresent {
+		// It did arrive: skipping it loses it all the same.
+		sl.state = slotApplied
+		b.consume()
+		c.stats.InputsLost++
+		return b.applied, true, nil
+	}
+	seq := b.lose()
+	c.stats.InputsLost++
+	if tickBefore(b.newest, b.next) {
+		b.newest = seq
+	}
+	return seq, true, nil
+}
+
+// consume advances past the next input.
+func (b *inputBuffer) consume() {
+	b.applied, b.hasApplied = b.next, true
+	b.next++
+}
+
+// lose marks the next input lost and advances past it.
+func (b *inputBuffer) lose() uint32 {
+	seq := b.next
+	sl := b.slot(seq)
+	sl.seq, sl.state = seq, slotLost
+	sl.payload = sl.payload[:0]
+	b.consume()
+	return seq
+}

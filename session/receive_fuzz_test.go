@@ -1,0 +1,62 @@
+package session
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// FuzzReceive: any bytes given to Receive never panic, are either refused
+// with an error wrapping the codec's or accepted, and leave the server
+// able to serve the client: the counters add up and the next snapshot and
+// input work.
+func FuzzReceive(f *testing.F) {
+	for _, p := range []wire.InputPacket{
+		{NetID: 1, FirstSeq: 1, Inputs: [][]byte{{1}, {2}}},
+		{HasAckedTick: true, AckedTick: 1, NetID: 3, FirstSeq: 1 << 31, Inputs: [][]byte{{}, make([]byte, 64)}},
+		{HasAckedTick: true, AckedTick: 2},
+	} {
+		b, _ := wire.AppendInput(nil, &wire.Header{Seq: 1, HasAck: true, HasEcho: true, Echo: 5}, &p, nil)
+		f.Add(b, b)
+	}
+	f.Add([]byte("NS"), []byte{})
+	codecErrs := []error{wire.ErrTruncated, wire.ErrMagic, wire.ErrVersion, wire.ErrType, wire.ErrLimit, wire.ErrMalformed}
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		s, _ := NewServer(Config{})
+		s.Connect(1)
+		s.BeginTick(1)
+		s.SetEntity(wire.Entity{NetID: 1})
+		s.SetEntity(wire.Entity{NetID: 3, State: 2})
+		if _, err := s.Snapshot(1, 0, nil); err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		for _, p := range [][]byte{a, b} {
+			err := s.Receive(1, p, 10)
+			if err != nil {
+				bad++
+				known := false
+				for _, e := range codecErrs {
+					known = known || errors.Is(err, e)
+				}
+				if !known {
+					t.Fatalf("error wraps no codec error: %v", err)
+				}
+			}
+		}
+		st, _ := s.Stats(1)
+		if st.BadPackets != uint64(bad) || st.PacketsReceived != 2 {
+			t.Fatalf("counted %d bad of %d, refused %d", st.BadPackets, st.PacketsReceived, bad)
+		}
+		for range 3 {
+			if _, err := s.NextInput(1, nil); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.BeginTick(2)
+		if _, err := s.Snapshot(1, 20, nil); err != nil {
+			t.Fatal(err)
+		}
+	})
+}

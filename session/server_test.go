@@ -1,0 +1,110 @@
+package session
+
+import (
+	"errors"
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+func TestConnect(t *testing.T) {
+	s := newServer(t, Config{MaxClients: 2})
+	if err := s.Connect(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Connect(1); !errors.Is(err, ErrClientExists) {
+		t.Errorf("twice: %v", err)
+	}
+	s.Connect(2)
+	if err := s.Connect(3); !errors.Is(err, ErrTooManyClients) {
+		t.Errorf("third: %v", err)
+	}
+	if !s.Disconnect(2) || s.Disconnect(2) || s.Connected(2) || !s.Connected(1) {
+		t.Error("disconnect")
+	}
+	if _, err := s.Snapshot(9, 0, nil); !errors.Is(err, ErrUnknownClient) {
+		t.Errorf("snapshot for an unknown client: %v", err)
+	}
+	if err := s.Receive(9, nil, 0); !errors.Is(err, ErrUnknownClient) {
+		t.Errorf("receive for an unknown client: %v", err)
+	}
+	if _, err := s.NextInput(9, nil); !errors.Is(err, ErrUnknownClient) {
+		t.Errorf("input for an unknown client: %v", err)
+	}
+	if _, ok := s.Stats(9); ok {
+		t.Error("stats for an unknown client")
+	}
+}
+
+func TestConfigRejects(t *testing.T) {
+	for _, cfg := range []Config{
+		{MaxClients: -1},
+		{InputWindow: 4},
+		{InputWindow: 5000},
+		{Wire: wire.Config{History: 1}},
+	} {
+		if _, err := NewServer(cfg); !errors.Is(err, wire.ErrConfig) {
+			t.Errorf("%+v: %v", cfg, err)
+		}
+	}
+	c := newServer(t, Config{}).Config()
+	if c.MaxClients != 64 || c.InputWindow != 64 || c.Wire.History != 32 || c.Wire.MaxPacket != 1200 {
+		t.Errorf("defaults %+v", c)
+	}
+}
+
+func TestTickOrder(t *testing.T) {
+	s := newServer(t, Config{})
+	s.Connect(1)
+	if _, err := s.Snapshot(1, 0, nil); !errors.Is(err, ErrTick) {
+		t.Errorf("snapshot before BeginTick: %v", err)
+	}
+	if err := s.BeginTick(10); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.BeginTick(10); !errors.Is(err, ErrTick) {
+		t.Errorf("same tick: %v", err)
+	}
+	if err := s.BeginTick(9); !errors.Is(err, ErrTick) {
+		t.Errorf("earlier tick: %v", err)
+	}
+	if _, err := s.Snapshot(1, 0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Snapshot(1, 0, nil); !errors.Is(err, ErrTick) {
+		t.Errorf("second snapshot of a tick: %v", err)
+	}
+	if err := s.BeginTick(math.MaxUint32); !errors.Is(err, ErrTick) {
+		t.Errorf("a tick 2^31 away: %v", err)
+	}
+	if err := s.BeginTick(11); err != nil || s.Tick() != 11 {
+		t.Fatal(err)
+	}
+}
+
+func TestSetEntity(t *testing.T) {
+	s := newServer(t, Config{Wire: wire.Config{MaxEntities: 2}})
+	nan := float32(math.NaN())
+	if err := s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{nan, 0, 0}}); !errors.Is(err, wire.ErrRange) {
+		t.Errorf("NaN: %v", err)
+	}
+	if err := s.SetEntity(wire.Entity{NetID: 1, Flags: wire.Despawn}); !errors.Is(err, ErrEntity) {
+		t.Errorf("despawn flag: %v", err)
+	}
+	for _, id := range []uint32{5, 2} {
+		if err := s.SetEntity(wire.Entity{NetID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.SetEntity(wire.Entity{NetID: 7}); !errors.Is(err, wire.ErrLimit) {
+		t.Errorf("third entity: %v", err)
+	}
+	if err := s.SetEntity(wire.Entity{NetID: 5, State: 1}); err != nil {
+		t.Errorf("updating an entity at the limit: %v", err)
+	}
+	if s.Len() != 2 || !s.Despawn(2) || s.Despawn(2) || s.Len() != 1 {
+		t.Error("despawn")
+	}
+}

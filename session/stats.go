@@ -1,0 +1,52 @@
+package session
+
+// Stats are one client's counters since it connected, and its current
+// acknowledgements. Every input the client sent lands in exactly one of
+// InputsReceived, InputsDuplicate, InputsLate or InputsTooEarly; every
+// input the simulation needed in exactly one of InputsApplied or
+// InputsLost.
+type Stats struct {
+	// Snapshots is the number of Snapshot calls; FullSnapshots those sent
+	// without a baseline, Incomplete those that left a change out (by the
+	// Filter or for lack of parts).
+	Snapshots, FullSnapshots, Incomplete uint64
+	// PacketsSent and BytesSent count the snapshot packets produced.
+	PacketsSent, BytesSent uint64
+	// RecordsSent counts entity records sent (despawns included);
+	// Deferred counts changed entities left out.
+	RecordsSent, Deferred uint64
+
+	// PacketsReceived and BytesReceived count what Receive was given;
+	// BadPackets the packets it refused, DuplicatePackets those already
+	// received (or too old to matter).
+	PacketsReceived, BytesReceived, BadPackets, DuplicatePackets uint64
+
+	// InputsReceived counts inputs buffered for the first time;
+	// InputsDuplicate the redundant copies of inputs already buffered or
+	// applied; InputsLate the inputs that arrived after the simulation had
+	// needed them and gone on without (they were counted lost);
+	// InputsTooEarly the inputs further ahead than Config.InputWindow.
+	InputsReceived, InputsDuplicate, InputsLate, InputsTooEarly uint64
+	// InputsApplied counts inputs NextInput handed to the simulation;
+	// InputsLost those it reported missing (never arrived in time);
+	// InputsStarved the NextInput calls that found nothing newer to give
+	// (the client is behind or silent).
+	InputsApplied, InputsLost, InputsStarved uint64
+
+	// AckedTick is the newest snapshot tick the client acknowledged, the
+	// baseline of its next delta (valid with HasAckedTick).
+	AckedTick    uint32
+	HasAckedTick bool
+	// InputAck is the newest input sequence number applied (or declared
+	// lost), sent to the client in every snapshot (valid with
+	// HasInputAck).
+	InputAck    uint32
+	HasInputAck bool
+	// NetID is the entity the client says it controls (its last input
+	// packet's).
+	NetID uint32
+	// RTT is the latest round-trip time measured from the client's
+	// packets, in ms (valid with HasRTT).
+	RTT    uint32
+	HasRTT bool
+}

@@ -1,0 +1,66 @@
+package wire
+
+import "testing"
+
+// Steady state is allocation-free: encoding into the previous packets,
+// decoding into a reused slice, and input packets both ways.
+func TestSteadyStateAllocs(t *testing.T) {
+	q := DefaultQuantizer()
+	t0 := tableOf(t, q, circleWorld(1000, 0, 20, true, false))
+	t1 := tableOf(t, q, circleWorld(1000, 3, 20, true, true))
+	enc, _ := NewEncoder(Config{})
+	dec, _ := NewDecoder(Config{})
+	decodeAll(t, dec, encodeDiff(t, enc, 100, 0, nil, t0))
+
+	var parts [][]byte
+	tick := uint32(100)
+	dst := make([]Entity, 0, 1000)
+	step := func() {
+		tick++
+		if err := enc.Begin(Header{}, SnapshotInfo{Tick: tick, Delta: true, Baseline: 100}, parts); err != nil {
+			t.Fatal(err)
+		}
+		cur := t1
+		if tick%2 == 0 {
+			cur = t0
+		}
+		if err := enc.Diff(dec.State(100), cur); err != nil {
+			t.Fatal(err)
+		}
+		var err error
+		if parts, err = enc.Finish(true); err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range parts {
+			if _, dst, err = dec.Decode(p, dst[:0]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Keep the baseline: drop the tick just completed unless it is 100.
+		if tick != 100 {
+			dec.history.Drop(tick)
+		}
+	}
+	for range 2 * DefaultHistory { // warm up every table slot
+		step()
+	}
+	if n := testing.AllocsPerRun(50, step); n != 0 {
+		t.Errorf("snapshot encode+decode: %v allocs per tick", n)
+	}
+
+	in := InputPacket{HasAckedTick: true, AckedTick: 5, NetID: 1, FirstSeq: 9, Inputs: [][]byte{{1}, {2}, {3}}}
+	buf := make([]byte, 0, 256)
+	var out InputPacket
+	out.Inputs = make([][]byte, 0, 8)
+	if n := testing.AllocsPerRun(100, func() {
+		var err error
+		if buf, err = AppendInput(buf[:0], &Header{}, &in, nil); err != nil {
+			t.Fatal(err)
+		}
+		if _, err = DecodeInput(buf, &out, nil); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("input encode+decode: %v allocs", n)
+	}
+}

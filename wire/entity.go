@@ -1,0 +1,98 @@
+package wire
+
+import (
+	"strings"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// Flags qualify an entity record. HasVelocity is part of an entity's
+// state and kept in state tables; Spawn, Despawn and Teleport are events
+// of the tick a record is sent in, never stored.
+type Flags uint8
+
+const (
+	// HasVelocity says the entity's velocity is sent. Without it the
+	// client estimates velocity from positions.
+	HasVelocity Flags = 1 << iota
+	// Spawn marks the entity's first tick of a new life.
+	Spawn
+	// Despawn removes the entity at the record's tick. A despawn record
+	// carries nothing but the NetID.
+	Despawn
+	// Teleport marks a discontinuity at the record's tick: the client must
+	// not interpolate into it from earlier samples.
+	Teleport
+
+	// touched marks, inside a decoder's tick under assembly, a table entry
+	// that a part of this tick already named. Never on the wire, never in
+	// a committed table.
+	touched Flags = 1 << 7
+)
+
+// String lists the set flags, "velocity|spawn", or "0".
+func (f Flags) String() string {
+	var b strings.Builder
+	for _, n := range [...]struct {
+		f    Flags
+		name string
+	}{{HasVelocity, "velocity"}, {Spawn, "spawn"}, {Despawn, "despawn"}, {Teleport, "teleport"}} {
+		if f&n.f != 0 {
+			if b.Len() > 0 {
+				b.WriteByte('|')
+			}
+			b.WriteString(n.name)
+		}
+	}
+	if b.Len() == 0 {
+		return "0"
+	}
+	return b.String()
+}
+
+// Entity is one entity's state at one tick in world units: what a server
+// game hands to the encoder (through a [Quantizer]) and what a client gets
+// back from the [Decoder]. Its fields mirror the pipeline's systems.Message.
+type Entity struct {
+	// Pos is the position in world units.
+	Pos mgl32.Vec3
+	// Vel is the velocity in world units per second; meaningful only with
+	// the HasVelocity flag.
+	Vel mgl32.Vec3
+	// Rot is the rotation. The zero quaternion means the identity; any
+	// other value is normalised when quantised. Decoded entities always
+	// carry a unit quaternion.
+	Rot mgl32.Quat
+	// NetID is the server's identity of the entity.
+	NetID uint32
+	// State is the game's discrete state word.
+	State uint16
+	// Epoch is the server's lifecycle counter for the entity.
+	Epoch uint8
+	// Flags: HasVelocity, and the events Spawn, Despawn, Teleport.
+	Flags Flags
+}
+
+// Record is one entity's quantised state: what the wire carries and what
+// state tables hold. It is a fixed-size (40-byte), pointer-free value, so a
+// [Table] is one contiguous block and comparing two states is comparing two
+// values. Records are made by [Quantizer.Record] and turned back into world
+// units by [Quantizer.Entity].
+type Record struct {
+	// Rot is the rotation packed with the smallest-three scheme of the
+	// Quantizer that made it (see [Quantizer.PackRotation]).
+	Rot uint64
+	// Pos is the position in steps of Quantizer.PosStep.
+	Pos [3]int32
+	// Vel is the velocity in steps of Quantizer.VelStep; zero unless Flags
+	// has HasVelocity.
+	Vel [3]int32
+	// NetID is the server's identity of the entity.
+	NetID uint32
+	// State is the game's discrete state word.
+	State uint16
+	// Epoch is the server's lifecycle counter.
+	Epoch uint8
+	// Flags holds HasVelocity only; events travel beside records.
+	Flags Flags
+}

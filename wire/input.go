@@ -1,0 +1,149 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Input body layout.
+const (
+	inputHasAckedTick = 1 << 0
+	// inputFixedMax is the largest input body before the payloads: flags 1,
+	// acked tick 4, NetID 5, first seq 4, count 1.
+	inputFixedMax = 1 + 4 + maxVarint32 + 4 + 1
+)
+
+// InputPacket is what a client sends the server every tick (or every few):
+// the newest snapshot tick it completely received, which the server may
+// delta-encode against from then on, and its latest inputs. Inputs carry
+// consecutive sequence numbers FirstSeq, FirstSeq+1, ...; a client repeats
+// its unacknowledged inputs (up to Config.MaxInputs) in every packet so that
+// a lost packet costs nothing as long as a later one arrives in time.
+//
+// Each input is an opaque payload: the game encodes its own input type
+// (typically a few bytes: buttons and axes) at most Config.MaxInputSize
+// bytes long.
+type InputPacket struct {
+	// AckedTick is the newest snapshot tick the client has completely
+	// received ([Decoder.Acked]), valid with HasAckedTick.
+	AckedTick    uint32
+	HasAckedTick bool
+	// NetID is the entity the client predicts and controls (0 if none).
+	NetID uint32
+	// FirstSeq is the sequence number of Inputs[0].
+	FirstSeq uint32
+	// Inputs are the payloads, oldest first. DecodeInput makes them alias
+	// the packet's bytes.
+	Inputs [][]byte
+}
+
+func inputConfig(cfg *Config) (Config, error) {
+	if cfg == nil {
+		return Config{}.normalize()
+	}
+	return cfg.normalize()
+}
+
+// AppendInput appends the input packet p with header h (its Type is set to
+// TypeInput) to dst. cfg's limits apply (nil means the defaults): at most
+// MaxInputs inputs of at most MaxInputSize bytes each, else an error
+// wrapping [ErrLimit] and dst unchanged.
+func AppendInput(dst []byte, h *Header, p *InputPacket, cfg *Config) ([]byte, error) {
+	c, err := inputConfig(cfg)
+	if err != nil {
+		return dst, err
+	}
+	if len(p.Inputs) > c.MaxInputs {
+		return dst, fmt.Errorf("%w: %d inputs > MaxInputs %d", ErrLimit, len(p.Inputs), c.MaxInputs)
+	}
+	for i, in := range p.Inputs {
+		if len(in) > c.MaxInputSize {
+			return dst, fmt.Errorf("%w: input %d (seq %d) is %d bytes > MaxInputSize %d", ErrLimit, i, p.FirstSeq+uint32(i), len(in), c.MaxInputSize)
+		}
+	}
+	hh := *h
+	hh.Type = TypeInput
+	dst = AppendHeader(dst, &hh)
+	var flags uint8
+	if p.HasAckedTick {
+		flags |= inputHasAckedTick
+	}
+	dst = append(dst, flags)
+	if p.HasAckedTick {
+		dst = binary.LittleEndian.AppendUint32(dst, p.AckedTick)
+	}
+	dst = appendUvarint(dst, p.NetID)
+	dst = binary.LittleEndian.AppendUint32(dst, p.FirstSeq)
+	dst = append(dst, byte(len(p.Inputs)))
+	for _, in := range p.Inputs {
+		dst = appendUvarint(dst, uint32(len(in)))
+		dst = append(dst, in...)
+	}
+	return dst, nil
+}
+
+// DecodeInput decodes an input packet into p, reusing p.Inputs' memory
+// (payloads alias packet: copy them to keep them past the packet's buffer),
+// and returns its header. cfg's limits apply (nil means the defaults):
+// packet size, input count and payload size. On error p is left in an
+// unspecified state.
+func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
+	c, err := inputConfig(cfg)
+	if err != nil {
+		return Header{}, err
+	}
+	if len(packet) > c.MaxPacket {
+		return Header{}, fmt.Errorf("%w: input packet of %d bytes > MaxPacket %d", ErrLimit, len(packet), c.MaxPacket)
+	}
+	h, body, err := ParseHeader(packet)
+	if err != nil {
+		return h, err
+	}
+	if h.Type != TypeInput {
+		return h, fmt.Errorf("%w: %v packet, want input", ErrType, h.Type)
+	}
+	r := reader{b: body}
+	flags, err := r.u8("input flags")
+	if err != nil {
+		return h, err
+	}
+	if flags&^inputHasAckedTick != 0 {
+		return h, fmt.Errorf("%w: input flags %#02x has unknown bits", ErrMalformed, flags)
+	}
+	p.HasAckedTick = flags&inputHasAckedTick != 0
+	p.AckedTick = 0
+	if p.HasAckedTick {
+		if p.AckedTick, err = r.u32("acked tick"); err != nil {
+			return h, err
+		}
+	}
+	if p.NetID, err = r.uvarint("input NetID", 0xffffffff); err != nil {
+		return h, err
+	}
+	if p.FirstSeq, err = r.u32("first seq"); err != nil {
+		return h, err
+	}
+	n, err := r.u8("input count")
+	if err != nil {
+		return h, err
+	}
+	if int(n) > c.MaxInputs {
+		return h, fmt.Errorf("%w: %d inputs > MaxInputs %d", ErrLimit, n, c.MaxInputs)
+	}
+	p.Inputs = p.Inputs[:0]
+	for i := range int(n) {
+		size, err := r.uvarint("input size", uint32(c.MaxInputSize))
+		if err != nil {
+			return h, fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
+		}
+		in, err := r.bytes("input payload", int(size))
+		if err != nil {
+			return h, fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
+		}
+		p.Inputs = append(p.Inputs, in)
+	}
+	if r.remaining() != 0 {
+		return h, fmt.Errorf("%w: %d trailing bytes after %d inputs", ErrMalformed, r.remaining(), n)
+	}
+	return h, nil
+}

@@ -1,0 +1,196 @@
+package wire
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Record field mask bits, in the order the fields follow the mask. The mask
+// is a varint: the seven most frequent fields fit its first byte.
+const (
+	mPosX = 1 << iota
+	mPosY
+	mPosZ
+	mRot
+	mVelX
+	mVelY
+	mVelZ
+	mState
+	mEpoch
+	mVelFlip // HasVelocity differs from the reference
+	mSpawn
+	mDespawn
+	mTeleport
+
+	maskLimit = 1<<13 - 1
+)
+
+// maxRecordSize bounds one encoded record: NetID gap 5, mask 2, position
+// 3×5, rotation 8, velocity 3×5, state 3, epoch 1.
+const maxRecordSize = 5 + 2 + 15 + 8 + 15 + 3 + 1
+
+// appendRecord appends the record of cur relative to ref (the baseline's
+// record, or the zero record) with the given events. gap is the NetID's
+// distance from the one expected after the previous record.
+func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int) []byte {
+	var mask uint32
+	for i := range 3 {
+		if cur.Pos[i] != ref.Pos[i] {
+			mask |= mPosX << i
+		}
+		if cur.Vel[i] != ref.Vel[i] {
+			mask |= mVelX << i
+		}
+	}
+	if cur.Rot != ref.Rot {
+		mask |= mRot
+	}
+	if cur.State != ref.State {
+		mask |= mState
+	}
+	if cur.Epoch != ref.Epoch {
+		mask |= mEpoch
+	}
+	if (cur.Flags^ref.Flags)&HasVelocity != 0 {
+		mask |= mVelFlip
+	}
+	if ev&Spawn != 0 {
+		mask |= mSpawn
+	}
+	if ev&Teleport != 0 {
+		mask |= mTeleport
+	}
+	b = appendUvarint(b, gap)
+	b = appendUvarint(b, mask)
+	for i := range 3 {
+		if mask&(mPosX<<i) != 0 {
+			b = appendUvarint(b, zigzag(cur.Pos[i]-ref.Pos[i]))
+		}
+	}
+	if mask&mRot != 0 {
+		var tmp [8]byte
+		binary.LittleEndian.PutUint64(tmp[:], cur.Rot)
+		b = append(b, tmp[:rotBytes]...)
+	}
+	for i := range 3 {
+		if mask&(mVelX<<i) != 0 {
+			b = appendUvarint(b, zigzag(cur.Vel[i]-ref.Vel[i]))
+		}
+	}
+	if mask&mState != 0 {
+		b = appendUvarint(b, uint32(cur.State))
+	}
+	if mask&mEpoch != 0 {
+		b = append(b, cur.Epoch)
+	}
+	return b
+}
+
+// appendDespawn appends a despawn record.
+func appendDespawn(b []byte, gap uint32) []byte {
+	b = appendUvarint(b, gap)
+	return appendUvarint(b, mDespawn)
+}
+
+// readRecordHead reads a record's NetID gap and mask. next is the NetID
+// expected after the previous record; the NetID read is returned.
+func readRecordHead(r *reader, next uint64) (netID uint32, mask uint32, err error) {
+	gap, err := r.uvarint("record NetID", 0xffffffff)
+	if err != nil {
+		return 0, 0, err
+	}
+	id := next + uint64(gap)
+	if id > 0xffffffff {
+		return 0, 0, fmt.Errorf("%w: record NetID %d + gap %d overflows uint32 (NetIDs must increase)", ErrMalformed, next, gap)
+	}
+	mask, err = r.uvarint("record mask", maskLimit)
+	if err != nil {
+		return 0, 0, err
+	}
+	if mask&mDespawn != 0 && mask != mDespawn {
+		return 0, 0, fmt.Errorf("%w: NetID %d: despawn record with other fields (mask %#x)", ErrMalformed, id, mask)
+	}
+	return uint32(id), mask, nil
+}
+
+// readRecordBody reads the fields named by mask into rec, which holds the
+// reference record on entry. The event flags are returned. q must be
+// normalised. The encoding is canonical: a field is present if and only if
+// it differs from the reference, so a present field equal to it is refused.
+func readRecordBody(r *reader, mask uint32, rec *Record, q *Quantizer, rotBytes int) (Flags, error) {
+	for i := range 3 {
+		if mask&(mPosX<<i) != 0 {
+			d, err := r.uvarint(axisNames[0][i], 0xffffffff)
+			if err != nil {
+				return 0, err
+			}
+			if d == 0 {
+				return 0, unchanged(axisNames[0][i])
+			}
+			rec.Pos[i] += unzigzag(d)
+		}
+	}
+	if mask&mRot != 0 {
+		raw, err := r.bytes("rotation", rotBytes)
+		if err != nil {
+			return 0, err
+		}
+		var tmp [8]byte
+		copy(tmp[:], raw)
+		p := binary.LittleEndian.Uint64(tmp[:])
+		if err := q.checkRotation(p); err != nil {
+			return 0, fmt.Errorf("%w: %v", ErrMalformed, err)
+		}
+		if p == rec.Rot {
+			return 0, unchanged("rotation")
+		}
+		rec.Rot = p
+	}
+	for i := range 3 {
+		if mask&(mVelX<<i) != 0 {
+			d, err := r.uvarint(axisNames[1][i], 0xffffffff)
+			if err != nil {
+				return 0, err
+			}
+			if d == 0 {
+				return 0, unchanged(axisNames[1][i])
+			}
+			rec.Vel[i] += unzigzag(d)
+		}
+	}
+	if mask&mState != 0 {
+		s, err := r.uvarint("state", 0xffff)
+		if err != nil {
+			return 0, err
+		}
+		if uint16(s) == rec.State {
+			return 0, unchanged("state")
+		}
+		rec.State = uint16(s)
+	}
+	if mask&mEpoch != 0 {
+		e, err := r.u8("epoch")
+		if err != nil {
+			return 0, err
+		}
+		if e == rec.Epoch {
+			return 0, unchanged("epoch")
+		}
+		rec.Epoch = e
+	}
+	if mask&mVelFlip != 0 {
+		rec.Flags ^= HasVelocity
+	}
+	var ev Flags
+	if mask&mSpawn != 0 {
+		ev |= Spawn
+	}
+	if mask&mTeleport != 0 {
+		ev |= Teleport
+	}
+	return ev, nil
+}
+
+func unchanged(field string) error {
+	return fmt.Errorf("%w: %s present but equal to the reference (fields are sent only when changed)", ErrMalformed, field)
+}
