@@ -14,7 +14,7 @@ const (
 	// SpanLerp: the render time lies in [From, To); blend sample 0 toward
 	// sample 1.
 	SpanLerp
-	// SpanStep: a discontinuity (teleport, epoch change, snap distance) lies
+	// SpanStep: a discontinuity (teleport, epoch change, teleport distance) lies
 	// between the two samples; hold sample 0 until To, then switch.
 	SpanStep
 	// SpanPast: the render time is at or after the newest sample (From);
@@ -67,12 +67,6 @@ type Span struct {
 	Epoch1 uint8
 	// Ring is the head of the entity's ring of samples.
 	Ring RingHead
-	// Pos0 and Pos1 are the positions of sample 0 and sample 1. In
-	// SpanPast, Pos1 holds the extrapolation velocity in units per second.
-	Pos0, Pos1 mgl32.Vec3
-	// Rot0 and Rot1 are the rotations of sample 0 and sample 1, with Rot1
-	// already flipped to the same hemisphere as Rot0 (shortest path).
-	Rot0, Rot1 mgl32.Quat
 	// Interval is the entity's own measured send interval in ticks (zero
 	// until two samples arrived), written by Receive: a server that sends
 	// distant entities less often (interest management) gives them a
@@ -83,6 +77,12 @@ type Span struct {
 	// less often than the others needs more buffering, and gets it without
 	// raising everybody's delay.
 	Lag float32
+	// Pos0 and Pos1 are the positions of sample 0 and sample 1. In
+	// SpanPast, Pos1 holds the extrapolation velocity in units per second.
+	Pos0, Pos1 mgl32.Vec3
+	// Rot0 and Rot1 are the rotations of sample 0 and sample 1, with Rot1
+	// already flipped to the same hemisphere as Rot0 (shortest path).
+	Rot0, Rot1 mgl32.Quat
 }
 
 // Passed reports whether the render time has reached the span's first

@@ -37,6 +37,7 @@ type Pipeline struct {
 	frame    *systems.Frame
 	arrivals *systems.Arrivals
 	despawns *systems.Despawns
+	signals  *systems.Signals
 
 	receive     *systems.Receive
 	timeline    *systems.Timeline
@@ -74,6 +75,7 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 		frame:    &systems.Frame{},
 		arrivals: &systems.Arrivals{},
 		despawns: &systems.Despawns{},
+		signals:  &systems.Signals{},
 		timeline: systems.NewTimeline(),
 		retire:   systems.NewRetire(cfg.Receive.OnDespawn),
 	}
@@ -96,6 +98,7 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 	ecs.AddResource(w, p.frame)
 	ecs.AddResource(w, p.arrivals)
 	ecs.AddResource(w, p.despawns)
+	ecs.AddResource(w, p.signals)
 	p.ordered = []System{p.receive, p.timeline, p.retire, p.interpolate, p.snap, p.smooth}
 	return p, nil
 }

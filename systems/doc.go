@@ -24,8 +24,9 @@
 // Each system owns its state and decisions: systems share data only
 // through components (the [components.Span] with its arrival contract,
 // [components.Render] and its flags, [components.Correction]) and through
-// resources made for the purpose ([Arrivals], [Despawns], [Frame]). [Metrics] is a
-// dashboard for the game; no system reads it to decide anything.
+// resources made for the purpose ([Arrivals], [Despawns], [Signals],
+// [Frame]). [Metrics] is a dashboard for the game; no system reads it to
+// decide anything.
 //
 // Every system has the arche-model shape Initialize / Update / Finalize
 // taking the *ecs.World, with no dt argument: the frame's dt is in the
@@ -36,7 +37,8 @@
 // # Resources
 //
 // The systems find their shared state as arche world resources, added by the
-// pipeline: [Inbox], [Index], [Metrics], [Frame], [Arrivals], [Despawns] and the
+// pipeline: [Inbox], [Index], [Metrics], [Frame], [Arrivals], [Despawns],
+// [Signals] and the
 // [github.com/netsmooth/netsmooth/timeline.Clock]. A [Predictor] keeps its
 // own [AuthInbox] and [InputOutbox], typed by the game's state and input.
 //
@@ -45,6 +47,7 @@
 // Per entity per frame, no system allocates, calls through an interface or
 // looks anything up in a map. Receive touches an entity only when a message
 // names it; Interpolate reads the small hot span component and goes back to
-// the ring only when the render time crosses a sample; Snap and Smooth read
-// one small Correction per entity and skip those that are zero.
+// the ring only when the render time crosses a sample; Snap and Smooth
+// return at once on frames where the [Signals] say nothing drawn has a
+// correction or crossed a teleport.
 package systems

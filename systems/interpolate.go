@@ -83,13 +83,14 @@ type Interpolate struct {
 
 	clock   *timeline.Clock
 	metrics *Metrics
+	signals *Signals
 	cols    columns
 	cached  ecs.CachedFilter
 	render  ecs.ID
 	corr    ecs.ID
 
 	// Per-frame constants, and the current entity's render time (the
-	// pipeline's, minus the entity's lag).
+	// pipeline's, minus the entity's lag) off the fast path.
 	rt, rate, limit float64
 	complete        uint32  // newest tick the server said was complete
 	lastComplete    uint32  // the same, the frame before
@@ -122,6 +123,7 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 	}
 	s.clock = mustResource[timeline.Clock](w)
 	s.metrics = mustResource[Metrics](w)
+	s.signals = mustResource[Signals](w)
 	s.cols = newColumns(w)
 	s.render = ecs.ComponentID[c.Render](w)
 	s.corr = ecs.ComponentID[c.Correction](w)
@@ -136,6 +138,7 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 // frameCounts are tallied in locals during the loop and stored once.
 type frameCounts struct {
 	extrapolated, held, corrections, teleports int
+	corrected                                  int // entities with a correction to smooth
 	aheadSum, aheadN, aheadMin, aheadMax       int
 	corrDist, corrMax                          float64
 }
@@ -157,18 +160,23 @@ func (s *Interpolate) Update(w *ecs.World) {
 	}
 	fc := frameCounts{aheadMin: c.RingCapacity}
 
+	base, lagFrom := s.base, s.lagFrom
+	spanID, renderID, corrID := s.cols.span, s.render, s.corr
 	q := w.Query(&s.cached)
 	for q.Next() {
-		span := (*c.Span)(q.Get(s.cols.span))
-		render := (*c.Render)(q.Get(s.render))
-		if span.Interval > s.lagFrom || span.Lag != 0 {
-			s.slewLag(span)
+		span := (*c.Span)(q.Get(spanID))
+		render := (*c.Render)(q.Get(renderID))
+		if corr := (*c.Correction)(q.Get(corrID)); !corr.IsZero() {
+			fc.corrected++ // Smooth and Snap must look at it
 		}
-		rt := s.base - float64(span.Lag)
-		s.rt = rt
+		rt := base
+		if span.Lag != 0 || span.Interval > lagFrom {
+			s.slewLag(span)
+			rt -= float64(span.Lag)
+		}
 		if span.Flags&c.SpanDirty == 0 && (span.Mode == c.SpanLerp || span.Mode == c.SpanStep) {
 			// Crossing To usually needs just the next slot.
-			fast := rt < float64(span.To) || s.advance(&q, span)
+			fast := rt < float64(span.To) || s.advance(&q, span, rt)
 			if fast && span.Mode == c.SpanLerp {
 				// The common case, written out so that it inlines: position
 				// lerp and normalised quaternion lerp (Rot1 is pre-aligned).
@@ -193,14 +201,18 @@ func (s *Interpolate) Update(w *ecs.World) {
 				continue
 			}
 			if fast { // a Step span: hold sample 0
+				s.rt = rt
 				s.eval(span, render)
 				fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
 				continue
 			}
 		}
+		s.rt = rt
 		s.slow(&q, span, render, &fc)
 	}
 	fc.publish(s.metrics)
+	s.signals.Corrections += fc.corrected
+	s.signals.Teleports += fc.teleports
 }
 
 // setLagBounds sets this frame's per-entity lag constants: entities sent
@@ -341,7 +353,7 @@ func (s *Interpolate) Finalize(w *ecs.World) {
 // read instead of a rebuild. It reports false when the span needs the
 // general rebuild instead (a Step span's teleport is crossed there, where
 // it is detected and flagged).
-func (s *Interpolate) advance(q *ecs.Query, span *c.Span) bool {
+func (s *Interpolate) advance(q *ecs.Query, span *c.Span, rt float64) bool {
 	if span.Mode != c.SpanLerp {
 		return false
 	}
@@ -352,7 +364,7 @@ func (s *Interpolate) advance(q *ecs.Query, span *c.Span) bool {
 	}
 	np := (int(span.ToPhys) + 1) & (c.RingCapacity - 1)
 	next := s.cols.slotQ(q, np)
-	if s.rt >= float64(next.Tick) || next.Tick <= span.To {
+	if rt >= float64(next.Tick) || next.Tick <= span.To {
 		return false // skipped past more than one sample, or inconsistent
 	}
 	epoch0 := span.Epoch1
@@ -466,6 +478,9 @@ func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc
 	d2 := blend.LenSq(&d)
 	if d2 <= s.minCorr2 && blend.LenSq(&rot) <= 1e-10 {
 		return
+	}
+	if corr.IsZero() {
+		fc.corrected++ // a new one
 	}
 	corr.Pos = mgl32.Vec3{corr.Pos[0] + d[0], corr.Pos[1] + d[1], corr.Pos[2] + d[2]}
 	corr.Rot = blend.ComposeOffsets(&corr.Rot, &rot)

@@ -25,10 +25,13 @@ const (
 	// RejectInvalid: an unknown message kind, a rotation too short to
 	// normalise, or a coordinate beyond ReceiveConfig.MaxAbs.
 	RejectInvalid
-	// RejectUnknown: a despawn or (with SpawnOnFirstSnapshot off) a snapshot
-	// for a NetID with no entity.
+	// RejectUnknown: a snapshot for a NetID with no entity, with
+	// SpawnOnFirstSnapshot off. (A despawn for an unknown NetID is accepted:
+	// it leaves a tombstone, so that a spawn it overtook is refused.)
 	RejectUnknown
-	// RejectDespawned: a sample for an entity at or after its despawn tick.
+	// RejectDespawned: a sample of a life that has ended: at or before the
+	// despawn tick of a despawned NetID, or before the current life's first
+	// tick. Later samples start a new life.
 	RejectDespawned
 	// RejectFuture: a tick further ahead of the estimated server time than
 	// ReceiveConfig.MaxFuture allows.
@@ -184,9 +187,10 @@ type Metrics struct {
 	// ClockClamps counts frames in which the render time was held at the
 	// newest sample (plus the allowance) instead of running ahead.
 	ClockClamps uint64
-	// ClockResets counts forward jumps of the render time past a
-	// discontinuity; ClockHolds counts frames it stood still because its
-	// target fell too far behind (see timeline.Clock).
+	// ClockResets counts jumps of the render time past a discontinuity
+	// (forward after a suspend or a new timeline, backward when the clock
+	// re-anchored to a server behind it); ClockHolds counts frames it stood
+	// still because its target fell too far behind (see timeline.Clock).
 	ClockResets, ClockHolds uint64
 }
 

@@ -329,7 +329,8 @@ type Predict[S, I any] struct {
 	p       *Predictor[S, I]
 	frame   *Frame
 	metrics *Metrics
-	filter  *generic.Filter6[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID]
+	signals *Signals
+	filter  *generic.Filter7[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID, c.Correction]
 	ready   bool
 }
 
@@ -340,7 +341,8 @@ func (s *Predict[S, I]) Initialize(w *ecs.World) {
 	}
 	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
-	s.filter = generic.NewFilter6[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID]().
+	s.signals = mustResource[Signals](w)
+	s.filter = generic.NewFilter7[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID, c.Correction]().
 		With(generic.T[c.Predicted]())
 	s.filter.Register(w)
 	s.ready = true
@@ -371,7 +373,10 @@ func (s *Predict[S, I]) Update(w *ecs.World) {
 
 	q := s.filter.Query(w)
 	for q.Next() {
-		st, _, _, _, render, _ := q.Get()
+		st, _, _, _, render, _, corr := q.Get()
+		if !corr.IsZero() {
+			s.signals.Corrections++ // Smooth and Snap must look at it
+		}
 		render.Pos, render.Rot = s.p.drawn(st, t.alpha)
 		render.Flags = c.Visible
 	}
@@ -383,7 +388,7 @@ func (s *Predict[S, I]) tick(w *ecs.World) {
 	t.tick++
 	q := s.filter.Query(w)
 	for q.Next() {
-		st, hist, cmd, pred, _, id := q.Get()
+		st, hist, cmd, pred, _, id, _ := q.Get()
 		seq := pred.NextSeq
 		if !hist.Push(c.PendingInput[I]{Seq: seq, Input: cmd.Input}, s.p.cfg.InputCapacity) {
 			// No acknowledgement for too long: pause rather than apply an

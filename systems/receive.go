@@ -161,11 +161,10 @@ func (r *Receive) Update(w *ecs.World) {
 	m.Rejected[RejectInboxFull] += dropped
 	for i := range msgs {
 		msg := &msgs[i]
-		accepted := m.Accepted
-		if r.handle(w, msg) {
+		if out := r.handle(w, msg); out != notEvidence {
 			// A well-formed message tells where the server's clock is,
 			// whether or not its sample could be used.
-			r.arrivals.Observed(msg.Tick, m.Accepted > accepted && msg.Kind != Despawn)
+			r.arrivals.Observed(msg.Tick, out == fresh)
 		}
 	}
 	r.buf = msgs
@@ -263,6 +262,8 @@ func (r *Receive) appendStill(w *ecs.World, e ecs.Entity, head *c.RingHead, tick
 func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
 	gap := float32(min(tick-known, maxIntervalTicks))
 	switch {
+	case gap == span.Interval:
+		// The steady state: nothing to change (and nothing to write).
 	case span.Interval == 0:
 		// A first gap may be anything (an old sample, a loss): no more
 		// than a few of the stream's intervals to start with; a slower
@@ -285,18 +286,19 @@ func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
 // copy (a resend, a network duplicate) is refused as a duplicate; different
 // content replaces the sample, since the server's latest word on a tick is
 // the one to draw (and a sane stream must overwrite garbage sent before it).
-func (r *Receive) replace(span *c.Span, old *c.Sample, msg *Message, rot *mgl32.Quat) {
+func (r *Receive) replace(span *c.Span, old *c.Sample, msg *Message, rot *mgl32.Quat) bool {
 	var sample c.Sample
 	fill(&sample, msg, rot, false)
 	sample.Flags |= old.Flags & c.Spawn // still the first sample of its life
 	if sample == *old {
 		r.metrics.reject(RejectDuplicate)
-		return
+		return false
 	}
 	*old = sample
 	r.metrics.Accepted++
 	r.metrics.Replaced++
 	span.Flags |= c.SpanDirty
+	return true
 }
 
 // trimBuffer gives back the memory of a flood: a drain buffer far larger
@@ -353,40 +355,48 @@ func (r *Receive) Finalize(w *ecs.World) {}
 // Index returns the NetID index this system maintains.
 func (r *Receive) Index() *Index { return r.index }
 
-// handle applies one message, or counts why it was refused. It reports
-// whether the message was well-formed and not future-dated: evidence of
-// where the server's clock is.
-func (r *Receive) handle(w *ecs.World, msg *Message) (evidence bool) {
+// outcome is what handling a message gave the clock to go on.
+type outcome uint8
+
+const (
+	notEvidence outcome = iota // malformed or future-dated: says nothing
+	evidence                   // well-formed: its tick says where the server is
+	fresh                      // a sample stored, or a Complete marker: also a timing sample
+)
+
+// handle applies one message, or counts why it was refused, and says what
+// it tells the clock.
+func (r *Receive) handle(w *ecs.World, msg *Message) outcome {
 	m := r.metrics
 	if msg.Kind >= numKinds {
 		m.reject(RejectInvalid)
-		return false
+		return notEvidence
 	}
 	rot := msg.Rot
 	if msg.Kind != Despawn && msg.Kind != Complete {
 		if reason := r.check(msg, &rot); reason != accept {
 			m.reject(reason)
-			return false
+			return notEvidence
 		}
 	}
 	if float64(msg.Tick) > r.futureLimit {
 		m.reject(RejectFuture)
 		r.arrivals.RefusedFuture(msg.Tick)
-		return false
+		return notEvidence
 	}
 	if msg.Kind == Complete {
 		r.noteComplete(msg.Tick)
 		m.Accepted++
-		return true
+		return fresh
 	}
 	entry := r.lookup(w, msg.NetID)
 	if entry.state == entryPredicted {
 		m.reject(RejectPredicted)
-		return true
+		return evidence
 	}
 	if msg.Kind == Despawn {
 		r.scheduleDespawn(msg, entry)
-		return true
+		return evidence
 	}
 	e, spawned, reason := r.entityFor(w, msg, entry)
 	switch {
@@ -394,10 +404,10 @@ func (r *Receive) handle(w *ecs.World, msg *Message) (evidence bool) {
 		m.reject(reason)
 	case e == (ecs.Entity{}):
 		m.Accepted++ // the game's OnSpawn removed it again; nothing to store
-	default:
-		r.store(w, e, msg, &rot, spawned)
+	case r.store(w, e, msg, &rot, spawned):
+		return fresh
 	}
-	return true
+	return evidence
 }
 
 // lookup returns the index entry of id, forgetting an entity the game
@@ -464,13 +474,13 @@ func (r *Receive) entityFor(w *ecs.World, msg *Message, entry indexEntry) (e ecs
 }
 
 // store inserts a checked sample into entity e's ring at its tick position,
-// or counts why it cannot be stored.
-func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Quat, spawned bool) {
+// or counts why it cannot be stored; it reports whether it stored it.
+func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Quat, spawned bool) bool {
 	m := r.metrics
 	span := (*c.Span)(w.GetUnchecked(e, r.cols.span))
 	if span.Stale(msg.Tick) {
 		m.reject(RejectStale) // the render time has already passed it
-		return
+		return false
 	}
 	head := &span.Ring
 	before := head.Len()
@@ -491,19 +501,17 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 			m.Evicted++
 		}
 	} else if msg.Tick == newest {
-		r.replace(span, r.cols.slot(w, e, head.Phys(before-1)), msg, rot)
-		return
+		return r.replace(span, r.cols.slot(w, e, head.Phys(before-1)), msg, rot)
 	} else {
 		var sample c.Sample
 		fill(&sample, msg, rot, spawned)
 		ring := r.cols.view(w, e, head)
 		switch ring.Insert(sample) {
 		case c.Duplicate:
-			r.replace(span, ring.Find(msg.Tick), msg, rot)
-			return
+			return r.replace(span, ring.Find(msg.Tick), msg, rot)
 		case c.TooOld:
 			m.reject(RejectStale)
-			return
+			return false
 		case c.InsertedEvicting:
 			m.Evicted++
 		}
@@ -511,6 +519,7 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 	m.Accepted++
 	m.occupancyMove(before, head.Len())
 	span.NoteArrival(msg.Tick, lost)
+	return true
 }
 
 // accept is check's verdict for a good message (not a reason).

@@ -11,7 +11,7 @@ import (
 )
 
 // Reconcile is the system that applies the server's authoritative states to
-// predicted entities, right after Receive. For each state it
+// predicted entities, after Receive, Timeline and Retire. For each state it
 //
 //   - ignores it if its acknowledgement is older than one already processed
 //     (reordered or stale; counted as RejectStale), or repeats it

@@ -42,7 +42,9 @@ func (d *Despawns) dueBeyond(horizon uint32) {
 // Retire is the system that removes remote entities whose despawn tick
 // the render time has reached, right after [Timeline] has moved it: an
 // entity stays on screen until its last moments have been drawn, and not a
-// frame longer.
+// frame longer. (An entity drawn with a lag, being sent less often than the
+// others, is removed when the pipeline's render time reaches the tick, up
+// to its lag before its own drawing would.)
 type Retire struct {
 	onDespawn func(w *ecs.World, e ecs.Entity, id c.NetID)
 

@@ -65,15 +65,16 @@ func (cfg *SmoothConfig) Validate() error {
 // the target when Smooth runs (written by Interpolate or the prediction
 // systems, and left alone by Snap) and the drawn value after.
 //
-// It looks at every entity with a Correction each frame, so a correction
-// written by game code is smoothed like netsmooth's own; entities with
-// none cost a comparison.
+// A correction written by game code on a remote or predicted entity is
+// smoothed like netsmooth's own; on frames where the [Signals] say no
+// entity drawn has a correction, Smooth returns at once.
 type Smooth struct {
 	cfg SmoothConfig
 
 	clock   *timeline.Clock
 	frame   *Frame
 	metrics *Metrics
+	signals *Signals
 	filter  *generic.Filter2[c.Correction, c.Render]
 	rate    float64 // decay per second
 	ready   bool
@@ -95,6 +96,7 @@ func (s *Smooth) Initialize(w *ecs.World) {
 	s.clock = mustResource[timeline.Clock](w)
 	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
+	s.signals = mustResource[Signals](w)
 	s.rate = RateFromAlpha(s.cfg.PerTick, s.clock.TickRate())
 	s.filter = generic.NewFilter2[c.Correction, c.Render]()
 	s.filter.Register(w)
@@ -112,6 +114,10 @@ func (s *Smooth) Decay(dt float64) float32 {
 
 // Update implements the arche-model System interface.
 func (s *Smooth) Update(w *ecs.World) {
+	if s.signals.Corrections == 0 {
+		s.metrics.ActiveCorrections = 0
+		return // nothing drawn this frame has a correction
+	}
 	k := s.Decay(s.frame.Dt)
 	eps2 := s.cfg.Epsilon * s.cfg.Epsilon
 	rotEps := s.cfg.RotEpsilon / 2 // offsets store sin(angle/2) ~ angle/2

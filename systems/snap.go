@@ -38,13 +38,15 @@ func (cfg *SnapConfig) Validate() error {
 // Where the render time crossed a teleport this frame (Render flag
 // [c.Teleported]), or a correction is longer than the snap distance, it
 // drops the correction, so the entity is drawn at its target, and flags the
-// drawing [c.Snapped]. It looks at every entity with a Correction each
-// frame, so a correction written by game code is snapped like netsmooth's
-// own.
+// drawing [c.Snapped]. A correction written by game code on a remote or
+// predicted entity is snapped like netsmooth's own; on frames where the
+// [Signals] say no entity drawn has a correction or crossed a teleport,
+// Snap returns at once.
 type Snap struct {
 	cfg SnapConfig
 
 	metrics *Metrics
+	signals *Signals
 	filter  *generic.Filter2[c.Correction, c.Render]
 	ready   bool
 }
@@ -63,6 +65,7 @@ func (s *Snap) Initialize(w *ecs.World) {
 		return
 	}
 	s.metrics = mustResource[Metrics](w)
+	s.signals = mustResource[Signals](w)
 	s.filter = generic.NewFilter2[c.Correction, c.Render]()
 	s.filter.Register(w)
 	s.ready = true
@@ -70,6 +73,9 @@ func (s *Snap) Initialize(w *ecs.World) {
 
 // Update implements the arche-model System interface.
 func (s *Snap) Update(w *ecs.World) {
+	if s.signals.Corrections == 0 && s.signals.Teleports == 0 {
+		return // nothing drawn this frame has a correction or crossed a teleport
+	}
 	d2 := s.cfg.Distance * s.cfg.Distance
 	if s.cfg.Distance == 0 {
 		d2 = float32(math.Inf(1))

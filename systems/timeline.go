@@ -70,12 +70,14 @@ func (a *Arrivals) reset() {
 // it advances the [timeline.Clock] by the frame's dt, feeds it the frame's
 // [Arrivals], lets it slew (or re-anchor) toward estimated server time minus
 // the interpolation delay, and publishes the clock's figures in [Metrics].
-// It also counts the frame and clears the per-frame metrics.
+// It also counts the frame and clears the per-frame metrics and the
+// [Signals].
 type Timeline struct {
 	clock    *timeline.Clock
 	frame    *Frame
 	metrics  *Metrics
 	arrivals *Arrivals
+	signals  *Signals
 	ready    bool
 }
 
@@ -91,12 +93,14 @@ func (t *Timeline) Initialize(w *ecs.World) {
 	t.frame = mustResource[Frame](w)
 	t.metrics = mustResource[Metrics](w)
 	t.arrivals = mustResource[Arrivals](w)
+	t.signals = mustResource[Signals](w)
 	t.ready = true
 }
 
 // Update implements the arche-model System interface.
 func (t *Timeline) Update(w *ecs.World) {
 	c, a := t.clock, t.arrivals
+	t.signals.reset()
 	c.BeginFrame(t.frame.Dt)
 	for _, r := range a.runs {
 		if r.accepted {

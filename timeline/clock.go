@@ -16,7 +16,9 @@ type Config struct {
 	MaxCatchUp float64
 	// MaxSlowDown bounds how much slower than real time the render time may
 	// run to let its target catch up (0.9 = down to a tenth of real time).
-	// Must be below 1 so the render time never stops or reverses.
+	// Must be below 1 so slewing never stops or reverses the render time
+	// (only a hold past a discontinuity, or the clamp window at the newest
+	// sample, stops it).
 	MaxSlowDown float64
 	// SlewTime is the time constant, in seconds, over which an error between
 	// render time and target is worked off: the time scale is
@@ -68,8 +70,8 @@ type Config struct {
 // 100 ms fixed delay, a time scale of 1 + error/0.5 s (faster beyond
 // 50 ms of error) between 0.1 and 2.5, a
 // one second reset threshold, a two-second envelope, four seconds of
-// wait statistics, a delay that shrinks by at most 10 ms per second, and a
-// timeline that never runs ahead of the newest
+// wait statistics, a delay that shrinks by at most 30 ms per second (unless
+// far above what is asked), and a timeline that never runs ahead of the newest
 // sample.
 //
 // For comparison: Mirror catches up 2% and slows down 4% once the drift

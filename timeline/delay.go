@@ -68,9 +68,9 @@ func DefaultAdaptiveDelay() AdaptiveDelay {
 func (a AdaptiveDelay) Delay(s *Stats) float64 {
 	d := s.Wait(a.Quantile)
 	if s.WaitSamples() < settledWaits {
-		// Too few waits measured to trust a high quantile: at least two
-		// send intervals, the classic choice, until then. The clock lets
-		// the delay shrink from there only slowly.
+		// Too few waits measured to trust a high quantile: at least one
+		// and a half send intervals until then. The clock lets the delay
+		// shrink from there only slowly.
 		interval := s.Interval
 		if !(interval > 0) {
 			interval = 1

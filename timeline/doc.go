@@ -7,28 +7,51 @@
 // Server time is counted in server ticks as float64 (fractional ticks); the
 // tick rate converts to seconds. Three clocks are kept apart:
 //
-//   - local time: seconds since the [Clock] started, the sum of frame dts;
-//   - server time as seen from arrivals: the newest tick received plus the
-//     local time elapsed since, estimated as local*rate + offset, with the
-//     offset smoothed over arrivals (so it includes the one-way latency);
+//   - local time: seconds since the [Clock] started, the sum of frame dts
+//     (each at most [MaxFrameDt]);
+//   - server time as seen from arrivals: local*rate + offset, where the
+//     offset is the upper envelope of tick - local*rate over the arrivals of
+//     the last two seconds (the fastest packets; the second largest of eight
+//     time buckets, so one early-stamped packet changes nothing and old fast
+//     packets expire). It lags the server by the fastest one-way trip;
 //   - render time: server time minus the interpolation delay chosen by a
 //     [DelayPolicy]. Remote entities are drawn at render time.
 //
-// The render time advances with local frame time, scaled by a time scale
-// within [1-MaxSlowDown, 1+MaxCatchUp] that pulls it toward its target (the
-// way Mirror's snapshot interpolation slews its timeline). It therefore never
-// moves backwards and never jumps, except when the target is further ahead
-// than ResetThreshold (a return from suspend, a stall): then it jumps to the
-// target and [Clock.Resets] counts it. A target further behind than that
-// (arrivals suddenly much later) makes it stand still until the target
-// catches up ([Clock.Holds]); it never reverses.
+// # Delay
 //
-// Ticks are uint32 and must increase over a session. If, in three frames
-// with arrivals in a row, every arrival is far older than the estimate (the newest tick seen
-// was an absurd outlier, or the server restarted its count), the clock
-// re-anchors to the arrivals: the one case where the render time moves
-// backwards, counted in [Clock.Reanchors]. A server restart is better
-// handled as a new session (a new pipeline).
+// [AdaptiveDelay], the pipeline's default, buffers what the link needs: a
+// high quantile of how long the newest data has had to last before newer
+// data arrived ([Stats.Wait]), measured on the stream and, when a pipeline
+// reports them ([Clock.AddWait]), on a sample of each entity's own
+// arrivals, with outages left out. The delay grows at once and shrinks
+// slowly. [FixedDelay] is the fixed alternative.
+//
+// # Moving the render time
+//
+// The render time advances with local frame time at a time scale pulled
+// toward its target in proportion to the error (faster beyond 50 ms of
+// error), between 1-MaxSlowDown and 1+MaxCatchUp, with the scale itself
+// changing gradually: the usual milliseconds of noise cost an invisible
+// speed change, an outage's worth is caught up within a second, never by a
+// jump. It never runs past the newest tick by more than MaxAhead (the
+// clamp window). It jumps forward only after a frame longer than
+// ResetThreshold (a suspend or stall: nothing was drawn meanwhile), on a
+// new timeline, or when more than three times ResetThreshold behind; it
+// stands still ([Clock.Holds]) when the target falls further behind than
+// ResetThreshold, until the target catches up.
+//
+// # New timelines
+//
+// Every arrival is evidence of where the server's clock is, including
+// messages the pipeline refuses ([Clock.RefusedN], [Clock.RefusedFutureN]).
+// When arrivals far behind the estimate, or refused as far ahead of it, are
+// the majority of what arrives in three frames over at least 0.2 s, with
+// their ticks moving on, the clock re-anchors to them: the newest tick was
+// an outlier, the server restarted its count or wrapped, or a suspend was
+// hidden. A few absurd packets never move it while a sane majority
+// arrives. Going back, the render time goes back with it, the one case
+// where it moves backwards. [Clock.Generation] counts new timelines, so
+// that the pipeline can forget ticks held from the old one.
 //
 // The package has no dependency on arche; the netsmooth pipeline registers a
 // [Clock] as a world resource.
