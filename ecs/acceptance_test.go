@@ -33,12 +33,12 @@ func TestBracketingSamplesLerpAndClamp(t *testing.T) {
 		{delay: 0, renderTick: 102, want: 10}, // on the last sample
 	} {
 		r := newRig(t, cfgAt(1, tc.delay))
-		r.push(snap(1, 100, 0), snap(1, 102, 10))
-		r.frame(0)
-		if got := r.renderTick(); got != tc.renderTick {
+		r.Push(snap(1, 100, 0), snap(1, 102, 10))
+		r.Frame(0)
+		if got := r.RenderTick(); got != tc.renderTick {
 			t.Fatalf("render tick = %v, want %v", got, tc.renderTick)
 		}
-		if got := r.render(1).Pos[0]; got != tc.want {
+		if got := r.Render(1).Pos[0]; got != tc.want {
 			t.Errorf("at render tick %v: x = %v, want %v", tc.renderTick, got, tc.want)
 		}
 	}
@@ -51,13 +51,13 @@ func TestLinearExtrapolationPastNewest(t *testing.T) {
 	cfg.Interpolate.Extrapolation = blend.Linear
 	cfg.Interpolate.ExtrapolationLimit = 2
 	r := newRig(t, cfg)
-	r.push(snapVel(1, 100, 0, 5), snapVel(1, 101, 5, 5))
-	r.frame(0)
-	r.frame(1) // one tick later
-	if got := r.renderTick(); got != 102 {
+	r.Push(snapVel(1, 100, 0, 5), snapVel(1, 101, 5, 5))
+	r.Frame(0)
+	r.Frame(1) // one tick later
+	if got := r.RenderTick(); got != 102 {
 		t.Fatalf("render tick = %v, want 102", got)
 	}
-	got := r.render(1)
+	got := r.Render(1)
 	if got.Pos[0] != 10 {
 		t.Fatalf("extrapolated = %v, want 10", got.Pos[0])
 	}
@@ -75,25 +75,25 @@ func TestCorrectionFadesGeometrically(t *testing.T) {
 		cfg.Smooth.PerTick = 0.25
 		cfg.Interpolate.Extrapolation = blend.Hold
 		r := newRig(t, cfg)
-		r.push(snap(1, 100, 10)) // the target: x = 10
-		r.frame(0)
+		r.Push(snap(1, 100, 10)) // the target: x = 10
+		r.Frame(0)
 		// The entity is drawn at 0 and must move to 10: a correction of -10,
 		// written by game code.
-		e, _ := r.pipe.Lookup(1)
-		corrs := generic.NewMap1[components.Correction](&r.world)
+		e, _ := r.Pipe.Lookup(1)
+		corrs := generic.NewMap1[components.Correction](&r.World)
 		corrs.Get(e).Pos = mgl32.Vec3{-10, 0, 0}
 
 		dt := 1 / float64(framesPerTick)
 		for i := 0; i < framesPerTick; i++ {
-			r.frame(dt)
+			r.Frame(dt)
 		}
-		if got := r.render(1).Pos[0]; math.Abs(float64(got)-2.5) > 1e-5 {
+		if got := r.Render(1).Pos[0]; math.Abs(float64(got)-2.5) > 1e-5 {
 			t.Fatalf("%d frames per tick: after one tick x = %v, want 2.5", framesPerTick, got)
 		}
 		for i := 0; i < 40*framesPerTick; i++ {
-			r.frame(dt)
+			r.Frame(dt)
 		}
-		if diff := 10 - r.render(1).Pos[0]; diff > 0.01 {
+		if diff := 10 - r.Render(1).Pos[0]; diff > 0.01 {
 			t.Fatalf("%d frames per tick: residual = %v, want ~0", framesPerTick, diff)
 		}
 	}
@@ -111,17 +111,17 @@ func TestJitteredTimestampsDrawnContinuously(t *testing.T) {
 	r := newRig(t, cfg)
 	jitter := []int{0, 12, -8, 5, -15, 10, 0, -3}
 	for i, j := range jitter {
-		r.push(snapVel(1, uint32(1000+i*50+j), float32(i*20), 400))
+		r.Push(snapVel(1, uint32(1000+i*50+j), float32(i*20), 400))
 	}
-	r.frame(0)
-	if rt := r.renderTick(); rt != 1000 {
+	r.Frame(0)
+	if rt := r.RenderTick(); rt != 1000 {
 		t.Fatalf("render tick = %v, want 1000", rt)
 	}
-	prev := r.render(1).Pos[0]
+	prev := r.Render(1).Pos[0]
 	maxJump := float32(0)
-	for r.renderTick() < 1300-1e-6 {
-		r.frame(0.010)
-		cur := r.render(1).Pos[0]
+	for r.RenderTick() < 1300-1e-6 {
+		r.Frame(0.010)
+		cur := r.Render(1).Pos[0]
 		maxJump = max(maxJump, abs(cur-prev))
 		prev = cur
 	}
@@ -139,12 +139,12 @@ func TestLostStreamDampedReturnBounded(t *testing.T) {
 	cfg.Interpolate.Extrapolation = blend.DampedReturn
 	cfg.Interpolate.ExtrapolationLimit = 0.1
 	r := newRig(t, cfg)
-	r.push(snapVel(1, 1000, 0, 3000))
-	r.frame(0)
+	r.Push(snapVel(1, 1000, 0, 3000))
+	r.Frame(0)
 	peak := float32(0)
-	for r.renderTick() < 1200-1e-6 {
-		r.frame(0.010)
-		peak = max(peak, abs(r.render(1).Pos[0]))
+	for r.RenderTick() < 1200-1e-6 {
+		r.Frame(0.010)
+		peak = max(peak, abs(r.Render(1).Pos[0]))
 	}
 	if peak > 100 {
 		t.Fatalf("peak = %v, want <= 100", peak)
@@ -152,12 +152,12 @@ func TestLostStreamDampedReturnBounded(t *testing.T) {
 	if math.Abs(float64(peak)-75) > 0.01 {
 		t.Errorf("peak = %v, want 0.25*3000*0.1 = 75", peak)
 	}
-	frozen := r.render(1).Pos[0]
-	r.frame(3.8) // render tick 5000
-	if rt := r.renderTick(); math.Abs(rt-5000) > 1e-6 {
+	frozen := r.Render(1).Pos[0]
+	r.Frame(3.8) // render tick 5000
+	if rt := r.RenderTick(); math.Abs(rt-5000) > 1e-6 {
 		t.Fatalf("render tick = %v, want 5000", rt)
 	}
-	if later := r.render(1).Pos[0]; math.Abs(float64(later-frozen)) > 1e-5 {
+	if later := r.Render(1).Pos[0]; math.Abs(float64(later-frozen)) > 1e-5 {
 		t.Fatalf("later = %v, frozen = %v: not frozen", later, frozen)
 	}
 }
@@ -168,12 +168,12 @@ func TestLostStreamCoastBounded(t *testing.T) {
 	cfg := cfgAt(1000, 0)
 	cfg.Interpolate.ExtrapolationLimit = 0.1
 	r := newRig(t, cfg)
-	r.push(snapVel(1, 1000, 0, 3000))
-	r.frame(0)
+	r.Push(snapVel(1, 1000, 0, 3000))
+	r.Frame(0)
 	prev := float32(0)
-	for r.renderTick() < 1200-1e-6 {
-		r.frame(0.010)
-		x := r.render(1).Pos[0]
+	for r.RenderTick() < 1200-1e-6 {
+		r.Frame(0.010)
+		x := r.Render(1).Pos[0]
 		if x < prev {
 			t.Fatalf("moved backwards: %v after %v", x, prev)
 		}
@@ -198,17 +198,17 @@ func TestRenderTimeFromEstimatedServerTime(t *testing.T) {
 			if tick == 210 {
 				x = 5
 			}
-			r.push(snap(1, tick, x))
+			r.Push(snap(1, tick, x))
 		}
-		r.frame(0)    // the 2.10 s sample has just arrived
-		r.frame(0.06) // 60 ms later
-		if st := r.pipe.Clock().ServerTick(); math.Abs(st-216) > 1e-9 {
+		r.Frame(0)    // the 2.10 s sample has just arrived
+		r.Frame(0.06) // 60 ms later
+		if st := r.Pipe.Clock().ServerTick(); math.Abs(st-216) > 1e-9 {
 			t.Fatalf("server time = %v ticks, want 216", st)
 		}
-		if rt := r.renderTick(); math.Abs(rt-204) > 1e-9 {
+		if rt := r.RenderTick(); math.Abs(rt-204) > 1e-9 {
 			t.Fatalf("render time = %v ticks, want 204", rt)
 		}
-		if got := r.render(1).Pos[0]; math.Abs(float64(got)-4.4) > 1e-5 {
+		if got := r.Render(1).Pos[0]; math.Abs(float64(got)-4.4) > 1e-5 {
 			t.Fatalf("arrival order %v: position = %v, want 4.4", order, got)
 		}
 	}
@@ -248,14 +248,14 @@ func TestFluidAtLowSendRates(t *testing.T) {
 			now := float64(f) / fps
 			for float64(sent)/rate+latency <= now {
 				p := circle(float64(sent) / rate)
-				r.push(systems.Message{NetID: 1, Tick: uint32(sent), Pos: p})
+				r.Push(systems.Message{NetID: 1, Tick: uint32(sent), Pos: p})
 				sent++
 			}
-			r.frame(1 / fps)
+			r.Frame(1 / fps)
 			if f < fps { // a second of warm-up
 				continue
 			}
-			cur := r.render(1).Pos
+			cur := r.Render(1).Pos
 			if f > fps {
 				step := float64(cur.Sub(prev).Len())
 				want := 200.0 / fps
@@ -265,7 +265,7 @@ func TestFluidAtLowSendRates(t *testing.T) {
 			}
 			prev = cur
 		}
-		if m := r.pipe.Metrics(); m.UnderrunFrames != 0 {
+		if m := r.Pipe.Metrics(); m.UnderrunFrames != 0 {
 			t.Fatalf("%v Hz: %d underrun frames", rate, m.UnderrunFrames)
 		}
 	}
@@ -278,15 +278,15 @@ func TestLossExtrapolatesUpToCap(t *testing.T) {
 	r := newRig(t, deadReckoningConfig(10))
 	const fps = 60.0
 	for tick := 0; tick <= 20; tick++ {
-		r.push(systems.Message{NetID: 1, Tick: uint32(tick), Pos: mgl32.Vec3{float32(tick) * 10, 0, 0}}) // 100 units/s
+		r.Push(systems.Message{NetID: 1, Tick: uint32(tick), Pos: mgl32.Vec3{float32(tick) * 10, 0, 0}}) // 100 units/s
 	}
-	r.frame(0) // render tick 18
+	r.Frame(0) // render tick 18
 	var xs []float32
 	var ahead []float64
 	for f := 0; f < 40; f++ {
-		r.frame(1 / fps)
-		xs = append(xs, r.render(1).Pos[0])
-		ahead = append(ahead, (r.renderTick()-20)/10)
+		r.Frame(1 / fps)
+		xs = append(xs, r.Render(1).Pos[0])
+		ahead = append(ahead, (r.RenderTick()-20)/10)
 	}
 	for i := 1; i < len(xs); i++ {
 		step := xs[i] - xs[i-1]
@@ -338,10 +338,10 @@ func TestTeleportDrawnAsOneCut(t *testing.T) {
 				if tick == 30 {
 					kind = tc.kind
 				}
-				r.push(systems.Message{Kind: kind, NetID: 1, Tick: uint32(tick), Pos: mgl32.Vec3{pos(tick), 0, 0}})
+				r.Push(systems.Message{Kind: kind, NetID: 1, Tick: uint32(tick), Pos: mgl32.Vec3{pos(tick), 0, 0}})
 			}
-			r.frame(1 / fps)
-			x := r.render(1).Pos[0]
+			r.Frame(1 / fps)
+			x := r.Render(1).Pos[0]
 			if f > 0 {
 				if step := abs(x - prev); step > 3*100/fps {
 					big++
@@ -355,7 +355,7 @@ func TestTeleportDrawnAsOneCut(t *testing.T) {
 		if big != 1 {
 			t.Fatalf("%s: %d large steps, want exactly one cut", tc.name, big)
 		}
-		if m := r.pipe.Metrics(); m.Teleports != 1 {
+		if m := r.Pipe.Metrics(); m.Teleports != 1 {
 			t.Fatalf("%s: %d teleports counted, want 1", tc.name, m.Teleports)
 		}
 	}

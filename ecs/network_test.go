@@ -42,8 +42,8 @@ func runLink(t *testing.T, cfg nsecs.Config, link netsim.Config, entities int, s
 			sent++
 		}
 		out = l.Deliver(now, out[:0])
-		pushed += r.pipe.Inbox().PushBatch(out)
-		r.frame(1 / fps)
+		pushed += r.Pipe.Inbox().PushBatch(out)
+		r.Frame(1 / fps)
 		check(r, f)
 	}
 	return r, pushed, l.Stats()
@@ -59,15 +59,15 @@ func TestBadNetworkInvariants(t *testing.T) {
 	var sumSq float64
 	var n int
 	r, pushed, stats := runLink(t, nsecs.DefaultConfig(), link, 50, 30, 60, func(r *rig, f int) {
-		if !r.pipe.Clock().Synced() {
+		if !r.Pipe.Clock().Synced() {
 			return
 		}
-		rt := r.renderTick()
+		rt := r.RenderTick()
 		if rt < prevRT {
 			t.Fatalf("frame %d: render time went back from %v to %v", f, prevRT, rt)
 		}
 		prevRT = rt
-		q := renders.Query(&r.world)
+		q := renders.Query(&r.World)
 		for q.Next() {
 			p := q.Get().Pos
 			for _, v := range p {
@@ -79,14 +79,14 @@ func TestBadNetworkInvariants(t *testing.T) {
 		}
 		if f > 120 {
 			for id := 1; id <= 50; id++ {
-				d := r.render(components.NetID(id)).Pos.Sub(truth(id, rt/20)).Len()
+				d := r.Render(components.NetID(id)).Pos.Sub(truth(id, rt/20)).Len()
 				sumSq += float64(d * d)
 				n++
 			}
 		}
 	})
-	r.checkCounted(pushed)
-	m := r.pipe.Metrics()
+	r.CheckCounted(pushed)
+	m := r.Pipe.Metrics()
 	if stats.Duplicated == 0 || m.Rejected[systems.RejectDuplicate] == 0 {
 		t.Fatalf("duplicates sent %d, rejected %d: scenario did not exercise duplicates", stats.Duplicated, m.Rejected[systems.RejectDuplicate])
 	}

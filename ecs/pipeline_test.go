@@ -55,10 +55,10 @@ func TestSteadyStateFrameDoesNotAllocate(t *testing.T) {
 			for i := range batch {
 				batch[i] = systems.Message{NetID: components.NetID(i + 1), Tick: tick, Pos: mgl32.Vec3{float32(tick), float32(i), 0}}
 			}
-			r.pipe.Inbox().PushBatch(batch)
+			r.Pipe.Inbox().PushBatch(batch)
 			tick++
 		}
-		r.frame(1.0 / 60)
+		r.Frame(1.0 / 60)
 		frame++
 	}
 	for i := 0; i < 300; i++ {
@@ -67,7 +67,7 @@ func TestSteadyStateFrameDoesNotAllocate(t *testing.T) {
 	if allocs := testing.AllocsPerRun(300, step); allocs != 0 {
 		t.Fatalf("steady-state frame allocates %v times", allocs)
 	}
-	if m := r.pipe.Metrics(); m.Entities != n || m.RejectedTotal() != 0 {
+	if m := r.Pipe.Metrics(); m.Entities != n || m.RejectedTotal() != 0 {
 		t.Fatalf("entities %d, rejected %d", m.Entities, m.RejectedTotal())
 	}
 }

@@ -11,10 +11,10 @@ import (
 // samples in tick order, and refuses predicted, plain and removed entities.
 func TestRingOfOnlyForLiveRemoteEntities(t *testing.T) {
 	p := newPredRig(t, cfgAt(20, 100))
-	p.push(snap(2, 12, 2), snap(2, 10, 0), snap(2, 11, 1))
-	p.frame(0)
-	remote := p.entity(2)
-	ring, ok := systems.RingOf(&p.world, remote)
+	p.Push(snap(2, 12, 2), snap(2, 10, 0), snap(2, 11, 1))
+	p.Frame(0)
+	remote := p.Entity(2)
+	ring, ok := systems.RingOf(&p.World, remote)
 	if !ok {
 		t.Fatal("no ring for a remote entity")
 	}
@@ -24,10 +24,10 @@ func TestRingOfOnlyForLiveRemoteEntities(t *testing.T) {
 	if s := ring.Newest(); s.Pos[0] != 2 {
 		t.Fatalf("newest sample at x = %v, want 2", s.Pos[0])
 	}
-	plain := p.world.NewEntity()
-	p.world.RemoveEntity(remote)
+	plain := p.World.NewEntity()
+	p.World.RemoveEntity(remote)
 	for name, e := range map[string]ecs.Entity{"predicted": p.e, "plain": plain, "removed": remote, "zero": {}} {
-		if _, ok := systems.RingOf(&p.world, e); ok {
+		if _, ok := systems.RingOf(&p.World, e); ok {
 			t.Errorf("RingOf a %s entity succeeded", name)
 		}
 	}

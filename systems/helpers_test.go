@@ -9,115 +9,26 @@ import (
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/pipetest"
 	"github.com/netsmooth/netsmooth/systems"
-	"github.com/netsmooth/netsmooth/timeline"
 )
 
 // The tests drive the systems through netsmooth's pipeline, which adds the
 // resources they share and runs them in frame order: a rig is a world with
-// a pipeline, for running frames by hand and reading what they drew.
+// a pipeline, for running frames by hand and reading what they drew
+// (internal/pipetest, shared with the tests of package ecs).
+type (
+	rig        = pipetest.Rig
+	ticksDelay = pipetest.TicksDelay
+)
 
-// ticksDelay is a delay policy in exact ticks, so tests can place the render
-// time on exact values.
-type ticksDelay float64
-
-func (d ticksDelay) Delay(*timeline.Stats) float64 { return float64(d) }
-
-// rig is a world with a pipeline, for driving frames by hand.
-type rig struct {
-	t     testing.TB
-	world ecs.World
-	pipe  *nsecs.Pipeline
-	rmap  generic.Map1[components.Render]
-}
-
-func newRig(t testing.TB, cfg nsecs.Config) *rig {
-	t.Helper()
-	r := &rig{t: t, world: ecs.NewWorld()}
-	p, err := nsecs.New(&r.world, cfg)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	r.pipe = p
-	r.rmap = generic.NewMap1[components.Render](&r.world)
-	return r
-}
-
-// cfgAt returns the default config at a tick rate with an exact delay in
-// ticks and a render clock that may run any distance past the newest
-// sample: the interpolation and extrapolation rules are tested on their
-// own; the clamp window has its own tests.
-func cfgAt(rate, delayTicks float64) nsecs.Config {
-	cfg := nsecs.DefaultConfig().WithTickRate(rate)
-	cfg.Clock.Delay = ticksDelay(delayTicks)
-	cfg.Clock.MaxAhead = 1e6
-	return cfg
-}
-
-func (r *rig) push(ms ...systems.Message) {
-	for _, m := range ms {
-		r.pipe.Inbox().Push(m)
-	}
-}
-
-func (r *rig) frame(dt float64) { r.pipe.Update(dt) }
-
-func (r *rig) entity(id components.NetID) ecs.Entity {
-	r.t.Helper()
-	e, ok := r.pipe.Lookup(id)
-	if !ok {
-		r.t.Fatalf("entity %d not found", id)
-	}
-	return e
-}
-
-func (r *rig) render(id components.NetID) components.Render {
-	r.t.Helper()
-	return *r.rmap.Get(r.entity(id))
-}
-
-func (r *rig) correction(id components.NetID) components.Correction {
-	r.t.Helper()
-	m := generic.NewMap1[components.Correction](&r.world)
-	return *m.Get(r.entity(id))
-}
-
-func (r *rig) renderTick() float64 { return r.pipe.Clock().RenderTick() }
-
-func (r *rig) ring(id components.NetID) *components.Ring {
-	r.t.Helper()
-	ring, ok := systems.RingOf(&r.world, r.entity(id))
-	if !ok {
-		r.t.Fatalf("entity %d has no ring", id)
-	}
-	return &ring
-}
-
-func ringTicks(ring *components.Ring) []uint32 {
-	var ticks []uint32
-	for i := 0; i < ring.Len(); i++ {
-		ticks = append(ticks, ring.At(i).Tick)
-	}
-	return ticks
-}
-
-// checkCounted asserts the counting invariant: every pushed message is
-// accepted or rejected for exactly one reason.
-func (r *rig) checkCounted(pushed int) {
-	r.t.Helper()
-	m := r.pipe.Metrics()
-	if got := m.Received(); got != uint64(pushed) {
-		r.t.Fatalf("counted %d messages (accepted %d, rejected %v), pushed %d", got, m.Accepted, m.Rejected, pushed)
-	}
-}
-
-func snap(id components.NetID, tick uint32, x float32) systems.Message {
-	return systems.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}}
-}
-
-func snapVel(id components.NetID, tick uint32, x, vx float32) systems.Message {
-	return systems.Message{NetID: id, Tick: tick, Pos: mgl32.Vec3{x, 0, 0}, Vel: mgl32.Vec3{vx, 0, 0}, HasVelocity: true}
-}
+var (
+	newRig    = pipetest.NewRig
+	cfgAt     = pipetest.ConfigAt
+	snap      = pipetest.Snap
+	snapVel   = pipetest.SnapVel
+	ringTicks = pipetest.RingTicks
+)
 
 func abs(x float32) float32 {
 	if x < 0 {
@@ -159,15 +70,15 @@ type predRig struct {
 func newPredRig(t testing.TB, cfg nsecs.Config) *predRig {
 	t.Helper()
 	r := newRig(t, cfg)
-	pr, err := nsecs.AddPredictor(r.pipe, playerSim)
+	pr, err := nsecs.AddPredictor(r.Pipe, playerSim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := pr.Spawn(&r.world, 1, player{})
+	e, err := pr.Spawn(&r.World, 1, player{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &predRig{rig: r, pr: pr, e: e, states: generic.NewMap3[components.PredictedState[player], components.InputCommand[move], components.PredictedStatus](&r.world)}
+	return &predRig{rig: r, pr: pr, e: e, states: generic.NewMap3[components.PredictedState[player], components.InputCommand[move], components.PredictedStatus](&r.World)}
 }
 
 func (p *predRig) setInput(in move) {
@@ -185,7 +96,7 @@ func (p *predRig) report() components.ReconcileReport {
 	return pred.Last
 }
 
-func (p *predRig) drawnX() float32 { return p.render(1).Pos[0] }
+func (p *predRig) drawnX() float32 { return p.Render(1).Pos[0] }
 
 // Rates of the steady scenario the benchmarks run: a 20 Hz server sending
 // every entity every tick, a 60 Hz client.

@@ -60,24 +60,24 @@ func FuzzHostileStream(f *testing.F) {
 		for k := 0; k+16 <= len(data) && k < 128*16; k += 16 {
 			op := data[k : k+16]
 			if op[0]&1 == 0 {
-				r.push(fuzzMessage(op, base))
+				r.Push(fuzzMessage(op, base))
 				pushed++
 				continue
 			}
-			r.frame(fuzzDt(op[1]))
+			r.Frame(fuzzDt(op[1]))
 			checkFinite(t, r)
-			if n := liveEntities(&r.world); n > fuzzMaxEntities {
+			if n := liveEntities(&r.World); n > fuzzMaxEntities {
 				t.Fatalf("%d entities alive, cap %d", n, fuzzMaxEntities)
 			}
 		}
-		r.frame(1.0 / saneFPS)
+		r.Frame(1.0 / saneFPS)
 		checkFinite(t, r)
-		r.checkCounted(pushed)
+		r.CheckCounted(pushed)
 
 		s := newSane(base, 1, 2, 3)
 		s.recovers(t, r)
-		r.checkCounted(pushed + s.sent)
-		if n := liveEntities(&r.world); n > fuzzMaxEntities {
+		r.CheckCounted(pushed + s.sent)
+		if n := liveEntities(&r.World); n > fuzzMaxEntities {
 			t.Fatalf("%d entities alive, cap %d", n, fuzzMaxEntities)
 		}
 	})

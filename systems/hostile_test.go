@@ -49,13 +49,13 @@ func (s *saneServer) x(id components.NetID, tick float64) float64 {
 func (s *saneServer) frame(r *rig) {
 	if s.frames%(saneFPS/saneRate) == 0 {
 		for _, id := range s.ids {
-			r.push(snap(id, s.tick, float32(s.x(id, float64(s.tick)))))
+			r.Push(snap(id, s.tick, float32(s.x(id, float64(s.tick)))))
 		}
 		s.sent += len(s.ids)
 		s.tick++
 	}
 	s.frames++
-	r.frame(1.0 / saneFPS)
+	r.Frame(1.0 / saneFPS)
 }
 
 // run runs the stream for the given seconds.
@@ -70,8 +70,8 @@ func (s *saneServer) run(r *rig, seconds float64) {
 // within 0.05 units of where the stream puts it at the render time, and a
 // delay back in its normal range.
 func (s *saneServer) drawnRight(r *rig) error {
-	m := r.pipe.Metrics()
-	rt := r.renderTick()
+	m := r.Pipe.Metrics()
+	rt := r.RenderTick()
 	if rt < float64(s.base) || rt > float64(s.tick) {
 		return fmt.Errorf("render tick %.2f outside the stream's ticks [%d, %d]", rt, s.base, s.tick)
 	}
@@ -79,11 +79,11 @@ func (s *saneServer) drawnRight(r *rig) error {
 		return fmt.Errorf("actual delay %.3f s, want in (0, 0.5]", m.ActualDelay)
 	}
 	for _, id := range s.ids {
-		e, ok := r.pipe.Lookup(id)
+		e, ok := r.Pipe.Lookup(id)
 		if !ok {
 			return fmt.Errorf("entity %d does not exist", id)
 		}
-		d := *r.rmap.Get(e)
+		d := r.RenderOf(e)
 		switch {
 		case d.Flags&components.Visible == 0:
 			return fmt.Errorf("entity %d not visible", id)
@@ -113,7 +113,7 @@ func (s *saneServer) recovers(t *testing.T, r *rig) {
 
 func metricsText(r *rig) string {
 	var b = new(stringsBuilder)
-	r.pipe.Metrics().WriteTo(b)
+	r.Pipe.Metrics().WriteTo(b)
 	return b.String()
 }
 
@@ -126,7 +126,7 @@ func (b *stringsBuilder) String() string              { return string(b.s) }
 // field of the metrics, is NaN or infinite.
 func checkFinite(t testing.TB, r *rig) {
 	t.Helper()
-	q := generic.NewFilter2[components.Render, components.Correction]().Query(&r.world)
+	q := generic.NewFilter2[components.Render, components.Correction]().Query(&r.World)
 	for q.Next() {
 		d, c := q.Get()
 		for _, x := range [...]float32{d.Pos[0], d.Pos[1], d.Pos[2], d.Rot.W, d.Rot.V[0], d.Rot.V[1], d.Rot.V[2],
@@ -137,13 +137,13 @@ func checkFinite(t testing.TB, r *rig) {
 			}
 		}
 	}
-	v := reflect.ValueOf(r.pipe.Metrics()).Elem()
+	v := reflect.ValueOf(r.Pipe.Metrics()).Elem()
 	for i := 0; i < v.NumField(); i++ {
 		if f := v.Field(i); f.Kind() == reflect.Float64 && (math.IsNaN(f.Float()) || math.IsInf(f.Float(), 0)) {
 			t.Fatalf("metric %s = %v", v.Type().Field(i).Name, f.Float())
 		}
 	}
-	if rt := r.renderTick(); math.IsNaN(rt) || math.IsInf(rt, 0) {
+	if rt := r.RenderTick(); math.IsNaN(rt) || math.IsInf(rt, 0) {
 		t.Fatalf("render tick %v", rt)
 	}
 }
@@ -165,22 +165,22 @@ func TestEntityCapCountsEveryLife(t *testing.T) {
 		tick := uint32(100)
 		for f := 0; f < 120; f++ {
 			for k := 0; k < 10; k++ {
-				r.push(systems.Message{Kind: systems.Despawn, NetID: 1, Tick: tick}, snap(1, tick+1, 0))
+				r.Push(systems.Message{Kind: systems.Despawn, NetID: 1, Tick: tick}, snap(1, tick+1, 0))
 				pushed += 2
 				tick += 2
 			}
-			r.frame(1.0 / 60)
-			if n := liveEntities(&r.world); n > limit {
+			r.Frame(1.0 / 60)
+			if n := liveEntities(&r.World); n > limit {
 				t.Fatalf("MaxEntities %d: %d entities alive after frame %d", limit, n, f)
 			}
-			if m := r.pipe.Metrics(); m.Entities > limit {
+			if m := r.Pipe.Metrics(); m.Entities > limit {
 				t.Fatalf("MaxEntities %d: Metrics.Entities %d", limit, m.Entities)
 			}
 		}
-		if r.pipe.Metrics().Rejected[systems.RejectEntityLimit] == 0 {
+		if r.Pipe.Metrics().Rejected[systems.RejectEntityLimit] == 0 {
 			t.Fatalf("MaxEntities %d: no spawn refused", limit)
 		}
-		r.checkCounted(pushed)
+		r.CheckCounted(pushed)
 	}
 }
 
@@ -192,10 +192,10 @@ func TestAbsurdFirstTicksRecover(t *testing.T) {
 	for _, first := range []uint32{math.MaxUint32 - 5, 6000, 5000 + 1000} {
 		t.Run(fmt.Sprint(first), func(t *testing.T) {
 			r := newRig(t, nsecs.DefaultConfig())
-			r.push(snap(1, first, 99), systems.Message{Kind: systems.Spawn, NetID: 2, Tick: first, Pos: mgl32.Vec3{99, 0, 0}})
-			r.frame(1.0 / saneFPS)
+			r.Push(snap(1, first, 99), systems.Message{Kind: systems.Spawn, NetID: 2, Tick: first, Pos: mgl32.Vec3{99, 0, 0}})
+			r.Frame(1.0 / saneFPS)
 			newSane(5000, 1, 2).recovers(t, r)
-			if r.pipe.Clock().Reanchors() == 0 {
+			if r.Pipe.Clock().Reanchors() == 0 {
 				t.Fatal("the clock never re-anchored")
 			}
 		})
@@ -210,14 +210,14 @@ func TestFutureTicksWithinSaneStream(t *testing.T) {
 	s := newSane(5000, 1, 2, 3)
 	s.run(r, 1)
 	for f := 0; f < 12; f++ {
-		r.push(snap(1, s.tick+1_000_000+uint32(f), 0))
+		r.Push(snap(1, s.tick+1_000_000+uint32(f), 0))
 		s.frame(r)
 		if err := s.drawnRight(r); err != nil {
 			t.Fatalf("frame %d of the far-future packets: %v", f, err)
 		}
 	}
-	if m := r.pipe.Metrics(); m.Rejected[systems.RejectFuture] != 12 || r.pipe.Clock().Reanchors() != 0 || m.ClockResets != 0 {
-		t.Fatalf("future refused %d (want 12), reanchors %d, resets %d", m.Rejected[systems.RejectFuture], r.pipe.Clock().Reanchors(), m.ClockResets)
+	if m := r.Pipe.Metrics(); m.Rejected[systems.RejectFuture] != 12 || r.Pipe.Clock().Reanchors() != 0 || m.ClockResets != 0 {
+		t.Fatalf("future refused %d (want 12), reanchors %d, resets %d", m.Rejected[systems.RejectFuture], r.Pipe.Clock().Reanchors(), m.ClockResets)
 	}
 	s.recovers(t, r)
 }
@@ -229,23 +229,23 @@ func TestFewFarFutureTicksNeverMoveTheClock(t *testing.T) {
 	r := newRig(t, nsecs.DefaultConfig().WithTickRate(60))
 	tick := uint32(1000)
 	frame := func(hostile bool) {
-		r.push(snap(1, tick, float32(tick-1000)*0.1))
+		r.Push(snap(1, tick, float32(tick-1000)*0.1))
 		if hostile {
-			r.push(snap(2, tick+1_000_000, 0))
+			r.Push(snap(2, tick+1_000_000, 0))
 		}
 		tick++
-		r.frame(1.0 / 60)
+		r.Frame(1.0 / 60)
 	}
 	for f := 0; f < 60; f++ {
 		frame(false)
 	}
-	delay := r.pipe.Metrics().ActualDelay
+	delay := r.Pipe.Metrics().ActualDelay
 	for f := 0; f < 60; f++ {
 		frame(true)
-		m := r.pipe.Metrics()
-		if r.pipe.Clock().Reanchors() != 0 || math.Abs(m.ActualDelay-delay) > 0.05 || m.FrameExtrapolated+m.FrameHeld != 0 {
+		m := r.Pipe.Metrics()
+		if r.Pipe.Clock().Reanchors() != 0 || math.Abs(m.ActualDelay-delay) > 0.05 || m.FrameExtrapolated+m.FrameHeld != 0 {
 			t.Fatalf("frame %d: reanchors %d, actual delay %.3f s (was %.3f), extrapolated %d, held %d",
-				f, r.pipe.Clock().Reanchors(), m.ActualDelay, delay, m.FrameExtrapolated, m.FrameHeld)
+				f, r.Pipe.Clock().Reanchors(), m.ActualDelay, delay, m.FrameExtrapolated, m.FrameHeld)
 		}
 	}
 }
@@ -275,11 +275,11 @@ func TestServerRestartRecovers(t *testing.T) {
 			if c.despawnOld {
 				// A despawn scheduled in the old timeline must not hold
 				// the id once the new one begins.
-				r.push(systems.Message{Kind: systems.Despawn, NetID: 2, Tick: old.tick + 2})
+				r.Push(systems.Message{Kind: systems.Despawn, NetID: 2, Tick: old.tick + 2})
 			}
 			// The new server names the same ids, plus a new one.
 			newSane(c.after, 1, 2, 3, 4).recovers(t, r)
-			if m := r.pipe.Metrics(); m.ClockHolds > 0 && r.pipe.Clock().Reanchors() == 0 {
+			if m := r.Pipe.Metrics(); m.ClockHolds > 0 && r.Pipe.Clock().Reanchors() == 0 {
 				t.Fatalf("held %d frames without re-anchoring", m.ClockHolds)
 			}
 		})
@@ -293,7 +293,7 @@ func TestBadFrameTimes(t *testing.T) {
 	s := newSane(5000, 1, 2)
 	s.run(r, 1)
 	for _, dt := range []float64{0, -1, math.NaN(), math.Inf(1), math.Inf(-1), 1e307, 1e300, 8e306, math.MaxFloat64} {
-		r.frame(dt)
+		r.Frame(dt)
 		checkFinite(t, r)
 	}
 	s.recovers(t, r)
@@ -304,10 +304,10 @@ func TestBadFrameTimes(t *testing.T) {
 func TestHugeDtOnPredictedEntities(t *testing.T) {
 	p := newPredRig(t, nsecs.DefaultConfig().WithTickRate(60))
 	for _, dt := range []float64{1e18, math.Inf(1), 1e307} {
-		before := p.pipe.Metrics().SkippedTicks
-		p.frame(dt)
+		before := p.Pipe.Metrics().SkippedTicks
+		p.Frame(dt)
 		checkFinite(t, p.rig)
-		if skipped := p.pipe.Metrics().SkippedTicks - before; skipped > systems.MaxFrameDt*60 {
+		if skipped := p.Pipe.Metrics().SkippedTicks - before; skipped > systems.MaxFrameDt*60 {
 			t.Fatalf("dt %v skipped %d ticks, want at most %d", dt, skipped, systems.MaxFrameDt*60)
 		}
 	}
@@ -331,15 +331,15 @@ var drifterSim = systems.Simulation[drifter, move]{
 // reach Render, Correction or Metrics: each is refused and counted.
 func TestNonFiniteAuthoritativeStates(t *testing.T) {
 	r := newRig(t, nsecs.DefaultConfig().WithTickRate(60))
-	pr, err := nsecs.AddPredictor(r.pipe, drifterSim)
+	pr, err := nsecs.AddPredictor(r.Pipe, drifterSim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _ := pr.Spawn(&r.world, 1, drifter{VX: 1})
-	cmds := generic.NewMap1[components.InputCommand[move]](&r.world)
+	e, _ := pr.Spawn(&r.World, 1, drifter{VX: 1})
+	cmds := generic.NewMap1[components.InputCommand[move]](&r.World)
 	cmds.Get(e).Input = move{X: 1}
 	for f := 0; f < 10; f++ {
-		r.frame(1.0 / 60)
+		r.Frame(1.0 / 60)
 	}
 	bad := []struct {
 		state  drifter
@@ -352,17 +352,17 @@ func TestNonFiniteAuthoritativeStates(t *testing.T) {
 		{drifter{X: float32(math.NaN())}, systems.RejectNonFinite},
 	}
 	for k, b := range bad {
-		before := r.pipe.Metrics().Rejected[b.reason]
+		before := r.Pipe.Metrics().Rejected[b.reason]
 		pr.Inbox().Push(systems.Authoritative[drifter]{NetID: 1, Tick: uint32(5 + k), Ack: uint32(1 + k), State: b.state})
 		for f := 0; f < 5; f++ {
-			r.frame(1.0 / 60)
+			r.Frame(1.0 / 60)
 			checkFinite(t, r)
 		}
-		if got := r.pipe.Metrics().Rejected[b.reason] - before; got != 1 {
+		if got := r.Pipe.Metrics().Rejected[b.reason] - before; got != 1 {
 			t.Fatalf("state %+v: %d refused as %v, want 1", b.state, got, b.reason)
 		}
 	}
-	if x := r.render(1).Pos[0]; !(x > 0) {
+	if x := r.Render(1).Pos[0]; !(x > 0) {
 		t.Fatalf("drawn at x=%v after the garbage, want it still moving right", x)
 	}
 }
@@ -379,21 +379,21 @@ func TestStepReturningNaNKeepsLastGoodState(t *testing.T) {
 		}
 		return s
 	}
-	pr, err := nsecs.AddPredictor(r.pipe, broken)
+	pr, err := nsecs.AddPredictor(r.Pipe, broken)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, _ := pr.Spawn(&r.world, 1, player{})
-	cmds := generic.NewMap1[components.InputCommand[move]](&r.world)
+	e, _ := pr.Spawn(&r.World, 1, player{})
+	cmds := generic.NewMap1[components.InputCommand[move]](&r.World)
 	cmds.Get(e).Input = move{X: 1}
 	for f := 0; f < 60; f++ {
-		r.frame(1.0 / 60)
+		r.Frame(1.0 / 60)
 		checkFinite(t, r)
 	}
-	if m := r.pipe.Metrics(); m.BadSteps == 0 {
+	if m := r.Pipe.Metrics(); m.BadSteps == 0 {
 		t.Fatal("no bad step counted")
 	}
-	if x := r.render(1).Pos[0]; !(x > 0 && x <= 5) {
+	if x := r.Render(1).Pos[0]; !(x > 0 && x <= 5) {
 		t.Fatalf("drawn at x=%v, want the last good state in (0, 5]", x)
 	}
 }
@@ -404,24 +404,24 @@ func TestStepReturningNaNKeepsLastGoodState(t *testing.T) {
 func TestAuthoritativeStateForAnotherPredictor(t *testing.T) {
 	type other struct{ P mgl32.Vec3 }
 	r := newRig(t, nsecs.DefaultConfig().WithTickRate(60))
-	first, err := nsecs.AddPredictor(r.pipe, playerSim)
+	first, err := nsecs.AddPredictor(r.Pipe, playerSim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second, err := nsecs.AddPredictor(r.pipe, systems.Simulation[other, move]{
+	second, err := nsecs.AddPredictor(r.Pipe, systems.Simulation[other, move]{
 		Step:     func(s other, _ move, _ float64) other { return s },
 		Position: func(s *other) mgl32.Vec3 { return s.P },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := first.Spawn(&r.world, 1, player{}); err != nil {
+	if _, err := first.Spawn(&r.World, 1, player{}); err != nil {
 		t.Fatal(err)
 	}
-	r.frame(1.0 / 60)
+	r.Frame(1.0 / 60)
 	second.Inbox().Push(systems.Authoritative[other]{NetID: 1, Tick: 1, Ack: 0})
-	r.frame(1.0 / 60)
-	if got := r.pipe.Metrics().Rejected[systems.RejectOtherPredictor]; got != 1 {
+	r.Frame(1.0 / 60)
+	if got := r.Pipe.Metrics().Rejected[systems.RejectOtherPredictor]; got != 1 {
 		t.Fatalf("refused as another predictor's: %d, want 1", got)
 	}
 }
@@ -432,16 +432,16 @@ func TestZeroRotationFromSimulation(t *testing.T) {
 	r := newRig(t, nsecs.DefaultConfig().WithTickRate(60))
 	sim := playerSim
 	sim.Rotation = func(*player) mgl32.Quat { return mgl32.Quat{} }
-	pr, err := nsecs.AddPredictor(r.pipe, sim)
+	pr, err := nsecs.AddPredictor(r.Pipe, sim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pr.Spawn(&r.world, 1, player{}); err != nil {
+	if _, err := pr.Spawn(&r.World, 1, player{}); err != nil {
 		t.Fatal(err)
 	}
-	r.frame(1.0 / 60)
-	r.frame(1.0 / 60)
-	if rot := r.render(1).Rot; rot != mgl32.QuatIdent() {
+	r.Frame(1.0 / 60)
+	r.Frame(1.0 / 60)
+	if rot := r.Render(1).Rot; rot != mgl32.QuatIdent() {
 		t.Fatalf("drawn rotation %v, want the identity", rot)
 	}
 }
@@ -464,7 +464,7 @@ func TestFloodMemoryIsGivenBack(t *testing.T) {
 		flood[i] = snap(1, s.tick-1, 0) // duplicates of a buffered tick
 	}
 	for f := 0; f < 6; f++ {
-		r.pipe.Inbox().PushBatch(flood)
+		r.Pipe.Inbox().PushBatch(flood)
 		s.frame(r)
 	}
 	flood = nil
@@ -478,7 +478,7 @@ func TestFloodMemoryIsGivenBack(t *testing.T) {
 	if after > base+2<<20 {
 		t.Fatalf("%d KB still held 5 s after the flood (%d KB before it)", after>>10, base>>10)
 	}
-	if m := r.pipe.Metrics(); m.Rejected[systems.RejectInboxFull] < 6*1000 {
+	if m := r.Pipe.Metrics(); m.Rejected[systems.RejectInboxFull] < 6*1000 {
 		t.Fatalf("inbox-full rejections %d, want at least %d", m.Rejected[systems.RejectInboxFull], 6*1000)
 	}
 	s.recovers(t, r)
@@ -492,13 +492,13 @@ func TestNetIDFloodBounded(t *testing.T) {
 	s := newSane(5000, 1, 2)
 	s.run(r, 0.5)
 	for id := components.NetID(100); id < 20_000; id++ {
-		r.push(snap(id, s.tick-1, 0))
+		r.Push(snap(id, s.tick-1, 0))
 	}
 	s.frame(r)
-	if n := liveEntities(&r.world); n > 1000 {
+	if n := liveEntities(&r.World); n > 1000 {
 		t.Fatalf("%d entities alive, MaxEntities is 1000", n)
 	}
-	if got := r.pipe.Metrics().Rejected[systems.RejectEntityLimit]; got != 20_000-100-998 {
+	if got := r.Pipe.Metrics().Rejected[systems.RejectEntityLimit]; got != 20_000-100-998 {
 		t.Fatalf("entity-limit rejections %d, want %d", got, 20_000-100-998)
 	}
 }

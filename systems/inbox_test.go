@@ -88,16 +88,16 @@ func TestConcurrentPushesDuringFrames(t *testing.T) {
 			for i := 0; i < perWriter; i++ {
 				m := snap(components.NetID(wi+1), uint32(i), float32(i))
 				if i%2 == 0 {
-					r.pipe.Inbox().Push(m)
+					r.Pipe.Inbox().Push(m)
 				} else {
 					batch = append(batch, m)
 					if len(batch) == cap(batch) {
-						r.pipe.Inbox().PushBatch(batch)
+						r.Pipe.Inbox().PushBatch(batch)
 						batch = batch[:0]
 					}
 				}
 			}
-			r.pipe.Inbox().PushBatch(batch)
+			r.Pipe.Inbox().PushBatch(batch)
 		}(wi)
 	}
 	done := make(chan struct{})
@@ -108,11 +108,11 @@ func TestConcurrentPushesDuringFrames(t *testing.T) {
 			running = false
 		default:
 		}
-		r.frame(1.0 / 60)
+		r.Frame(1.0 / 60)
 	}
-	r.frame(0)
-	r.checkCounted(writers * perWriter)
-	if m := r.pipe.Metrics(); m.Entities != writers {
+	r.Frame(0)
+	r.CheckCounted(writers * perWriter)
+	if m := r.Pipe.Metrics(); m.Entities != writers {
 		t.Fatalf("entities = %d, want %d", m.Entities, writers)
 	}
 }

@@ -15,16 +15,16 @@ func TestLateSampleInsideSpanRefinesPathWithoutPop(t *testing.T) {
 	// Path: x = tick, except tick 12 which is at 20 (a bump). Tick 12 is
 	// late; until it arrives the span lerps 11 -> 13.
 	r := newRig(t, cfgAt(20, 13.5))
-	r.push(snap(1, 10, 10), snap(1, 11, 11))
+	r.Push(snap(1, 10, 10), snap(1, 11, 11))
 	for tick := uint32(13); tick <= 25; tick++ {
-		r.push(snap(1, tick, float32(tick)))
+		r.Push(snap(1, tick, float32(tick)))
 	}
-	r.frame(0) // render 11.5: 11.5 on the 11->13 lerp
-	before := r.render(1).Pos[0]
-	r.push(snap(1, 12, 20))
-	r.frame(0.25 / 20) // render 11.75: the refined path says 17.75
-	after := r.render(1).Pos[0]
-	m := r.pipe.Metrics()
+	r.Frame(0) // render 11.5: 11.5 on the 11->13 lerp
+	before := r.Render(1).Pos[0]
+	r.Push(snap(1, 12, 20))
+	r.Frame(0.25 / 20) // render 11.75: the refined path says 17.75
+	after := r.Render(1).Pos[0]
+	m := r.Pipe.Metrics()
 	if m.Corrections != 1 || m.Accepted != 16 {
 		t.Fatalf("corrections = %d, accepted = %d; want 1 and 16", m.Corrections, m.Accepted)
 	}
@@ -36,11 +36,11 @@ func TestLateSampleInsideSpanRefinesPathWithoutPop(t *testing.T) {
 	if after-before > 3.5 {
 		t.Fatalf("drawn jumped from %v to %v", before, after)
 	}
-	for r.renderTick() < 21.75-1e-9 {
-		r.frame(0.25 / 20)
+	for r.RenderTick() < 21.75-1e-9 {
+		r.Frame(0.25 / 20)
 	}
 	// Ten ticks later the correction has decayed to 6/2^10.
-	if x := r.render(1).Pos[0]; math.Abs(float64(x)-21.75) > 0.01 {
+	if x := r.Render(1).Pos[0]; math.Abs(float64(x)-21.75) > 0.01 {
 		t.Fatalf("x = %v, want 21.75 once the correction has decayed", x)
 	}
 }
@@ -55,12 +55,12 @@ func TestEpochChangeHoldsThenSwitches(t *testing.T) {
 			m.Epoch = 1
 			m.Pos[0] = 100 + float32(tick)
 		}
-		r.push(m)
+		r.Push(m)
 	}
-	r.frame(0) // render tick 3
-	for r.renderTick() < 6 {
-		rt := r.renderTick()
-		x := r.render(1).Pos[0]
+	r.Frame(0) // render tick 3
+	for r.RenderTick() < 6 {
+		rt := r.RenderTick()
+		x := r.Render(1).Pos[0]
 		switch {
 		case rt < 4:
 			if math.Abs(float64(x)-rt) > 1e-4 {
@@ -75,13 +75,13 @@ func TestEpochChangeHoldsThenSwitches(t *testing.T) {
 				t.Fatalf("render %v: x = %v, want %v (new epoch)", rt, x, 100+rt)
 			}
 		}
-		r.frame(0.2 / 20)
+		r.Frame(0.2 / 20)
 	}
-	m := r.pipe.Metrics()
+	m := r.Pipe.Metrics()
 	if m.Teleports != 1 || m.Snaps != 1 {
 		t.Fatalf("teleports = %d, snaps = %d; want 1 and 1", m.Teleports, m.Snaps)
 	}
-	if first := r.ring(1).At(0).Tick; first != 5 {
+	if first := r.Ring(1).At(0).Tick; first != 5 {
 		t.Fatalf("oldest sample after the teleport = %d, want 5 (older dropped)", first)
 	}
 }
@@ -91,16 +91,16 @@ func TestDiscreteStateSwitchesAtNewerTick(t *testing.T) {
 	for tick := uint32(0); tick < 6; tick++ {
 		m := snap(1, tick, float32(tick))
 		m.State = uint16(tick * 10)
-		r.push(m)
+		r.Push(m)
 	}
-	r.frame(0) // render 2
-	for r.renderTick() < 4 {
-		rt := r.renderTick()
+	r.Frame(0) // render 2
+	for r.RenderTick() < 4 {
+		rt := r.RenderTick()
 		want := uint16(math.Floor(rt+1e-9)) * 10
-		if got := r.render(1).State; got != want {
+		if got := r.Render(1).State; got != want {
 			t.Fatalf("render %v: state %d, want %d", rt, got, want)
 		}
-		r.frame(0.25 / 20)
+		r.Frame(0.25 / 20)
 	}
 }
 
@@ -113,9 +113,9 @@ func TestRotationTakesShortestPath(t *testing.T) {
 	b.Rot = blend.QuatFromAngle(-170 * deg)
 	c := snap(1, 2, 0)
 	c.Rot = b.Rot
-	r.push(a, b, c)
-	r.frame(0) // render 0.5
-	rot := r.render(1).Rot
+	r.Push(a, b, c)
+	r.Frame(0) // render 0.5
+	rot := r.Render(1).Rot
 	got := blend.AngleOf(&rot) / deg
 	if math.Abs(math.Abs(float64(got))-180) > 0.01 {
 		t.Fatalf("halfway from 170° to -170°: %v°, want ±180° (the short way)", got)
@@ -124,13 +124,13 @@ func TestRotationTakesShortestPath(t *testing.T) {
 
 func TestHiddenBeforeSpawnTick(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
-	r.push(snap(1, 10, 0), snap(1, 11, 1))
-	r.frame(0) // render 9: before the spawn sample
-	if f := r.render(1).Flags; f&components.Visible != 0 {
+	r.Push(snap(1, 10, 0), snap(1, 11, 1))
+	r.Frame(0) // render 9: before the spawn sample
+	if f := r.Render(1).Flags; f&components.Visible != 0 {
 		t.Fatalf("visible before its spawn tick (flags %b)", f)
 	}
-	r.frame(1.0 / 20)
-	if f := r.render(1).Flags; f&components.Visible == 0 {
+	r.Frame(1.0 / 20)
+	if f := r.Render(1).Flags; f&components.Visible == 0 {
 		t.Fatalf("not visible at its spawn tick (flags %b)", f)
 	}
 }
@@ -145,23 +145,23 @@ func TestNoCorrectionAcrossClockJump(t *testing.T) {
 		if tick > 1050 {
 			x = 1050 * 0.3 // stops at tick 1050
 		}
-		r.push(snap(1, tick, x))
+		r.Push(snap(1, tick, x))
 		for f := 0; f < 3; f++ {
-			r.frame(1.0 / 60)
+			r.Frame(1.0 / 60)
 		}
 	}
-	before := r.pipe.Metrics().Corrections
+	before := r.Pipe.Metrics().Corrections
 	// A suspend hidden by a clamped dt: the server moved on 40 ticks. Its
 	// snapshots look future-dated until the clock has seen enough of them
 	// to re-anchor (three frames), then flow again.
-	r.frame(0.1)
+	r.Frame(0.1)
 	for tick := uint32(1141); tick <= 1160; tick++ {
-		r.push(snap(1, tick, 1050*0.3))
+		r.Push(snap(1, tick, 1050*0.3))
 		for f := 0; f < 3; f++ {
-			r.frame(1.0 / 60)
+			r.Frame(1.0 / 60)
 		}
 	}
-	m := r.pipe.Metrics()
+	m := r.Pipe.Metrics()
 	if m.ClockResets == 0 {
 		t.Fatal("the scenario did not jump the clock")
 	}
@@ -189,10 +189,10 @@ func TestVelocityFromLastTwoSamples(t *testing.T) {
 		r := newRig(t, cfg)
 		second := snap(1, 1, 2)
 		second.Kind = tc.kind
-		r.push(snap(1, 0, 0), second)
-		r.frame(0)
-		r.frame(0.5 / 20) // half a tick past the newest sample
-		got := r.render(1)
+		r.Push(snap(1, 0, 0), second)
+		r.Frame(0)
+		r.Frame(0.5 / 20) // half a tick past the newest sample
+		got := r.Render(1)
 		if got.Pos[0] != tc.want || got.Flags&tc.flag == 0 {
 			t.Fatalf("%s: x = %v (flags %b), want %v (flag %b)", tc.name, got.Pos[0], got.Flags, tc.want, tc.flag)
 		}
@@ -205,15 +205,15 @@ func TestHoldPolicyCountsUnderruns(t *testing.T) {
 	cfg := cfgAt(20, 0)
 	cfg.Interpolate.Extrapolation = blend.Hold
 	r := newRig(t, cfg)
-	r.push(snapVel(1, 0, 0, 100), snapVel(1, 1, 5, 100))
-	r.frame(0) // render 1: on the newest sample, already holding
+	r.Push(snapVel(1, 0, 0, 100), snapVel(1, 1, 5, 100))
+	r.Frame(0) // render 1: on the newest sample, already holding
 	for i := 0; i < 4; i++ {
-		r.frame(1.0 / 60)
-		if got := r.render(1); got.Pos[0] != 5 || got.Flags&components.Held == 0 || got.Flags&components.Extrapolated != 0 {
+		r.Frame(1.0 / 60)
+		if got := r.Render(1); got.Pos[0] != 5 || got.Flags&components.Held == 0 || got.Flags&components.Extrapolated != 0 {
 			t.Fatalf("frame %d: x = %v, flags %b; want 5 held", i, got.Pos[0], got.Flags)
 		}
 	}
-	m := r.pipe.Metrics()
+	m := r.Pipe.Metrics()
 	if m.Held != 5 || m.Extrapolated != 0 || m.UnderrunFrames != 5 || m.FrameHeld != 1 {
 		t.Fatalf("held %d, extrapolated %d, underrun frames %d, held last frame %d; want 5, 0, 5, 1", m.Held, m.Extrapolated, m.UnderrunFrames, m.FrameHeld)
 	}
@@ -227,13 +227,13 @@ func TestHoldPolicyCountsUnderruns(t *testing.T) {
 func TestSamplesAheadMetrics(t *testing.T) {
 	r := newRig(t, cfgAt(20, 3))
 	for tick := uint32(0); tick <= 10; tick++ {
-		r.push(snap(1, tick, 0))
+		r.Push(snap(1, tick, 0))
 	}
 	for tick := uint32(6); tick <= 8; tick++ {
-		r.push(snap(2, tick, 0))
+		r.Push(snap(2, tick, 0))
 	}
-	r.frame(0) // render 7.5: entity 1 has 8, 9, 10 ahead, entity 2 has 8
-	m := r.pipe.Metrics()
+	r.Frame(0) // render 7.5: entity 1 has 8, 9, 10 ahead, entity 2 has 8
+	m := r.Pipe.Metrics()
 	if m.AheadMin != 1 || m.AheadMax != 3 || m.AheadMean != 2 {
 		t.Fatalf("ahead min %d mean %v max %d; want 1, 2, 3", m.AheadMin, m.AheadMean, m.AheadMax)
 	}
@@ -268,36 +268,36 @@ func TestNewInterpolateRejectsBadConfig(t *testing.T) {
 // stood still.
 func TestCompleteMarkerDrawsStill(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
-	r.push(snapVel(1, 10, 1, 20), snapVel(1, 11, 2, 20)) // moving at 20 units/s (1 per tick)
+	r.Push(snapVel(1, 10, 1, 20), snapVel(1, 11, 2, 20)) // moving at 20 units/s (1 per tick)
 	for tick := uint32(12); tick <= 20; tick++ {
-		r.push(systems.Message{Kind: systems.Complete, Tick: tick})
+		r.Push(systems.Message{Kind: systems.Complete, Tick: tick})
 	}
-	r.frame(0) // clock at 20, render at 18: past the newest sample (11)
-	if d := r.render(1); d.Pos[0] != 2 || d.Flags != components.Visible {
-		t.Fatalf("at render tick %.1f: x=%v flags %b; want still at 2, visible only", r.renderTick(), d.Pos[0], d.Flags)
+	r.Frame(0) // clock at 20, render at 18: past the newest sample (11)
+	if d := r.Render(1); d.Pos[0] != 2 || d.Flags != components.Visible {
+		t.Fatalf("at render tick %.1f: x=%v flags %b; want still at 2, visible only", r.RenderTick(), d.Pos[0], d.Flags)
 	}
-	if m := r.pipe.Metrics(); m.FrameExtrapolated+m.FrameHeld != 0 {
+	if m := r.Pipe.Metrics(); m.FrameExtrapolated+m.FrameHeld != 0 {
 		t.Fatalf("%d extrapolated, %d held: an unchanged entity is no underrun", m.FrameExtrapolated, m.FrameHeld)
 	}
-	r.frame(4.0 / 20) // render at 22: past the marker, nothing known
-	if d := r.render(1); d.Pos[0] != 2 || d.Flags&components.Held == 0 {
+	r.Frame(4.0 / 20) // render at 22: past the marker, nothing known
+	if d := r.Render(1); d.Pos[0] != 2 || d.Flags&components.Held == 0 {
 		t.Fatalf("past the marker: x=%v flags %b; want held at 2", d.Pos[0], d.Flags)
 	}
 	// It moves again: 3 units by tick 23.
 	r2 := newRig(t, cfgAt(20, 2))
-	r2.push(snapVel(1, 10, 1, 20), snapVel(1, 11, 2, 20))
+	r2.Push(snapVel(1, 10, 1, 20), snapVel(1, 11, 2, 20))
 	for tick := uint32(12); tick <= 20; tick++ {
-		r2.push(systems.Message{Kind: systems.Complete, Tick: tick})
+		r2.Push(systems.Message{Kind: systems.Complete, Tick: tick})
 	}
-	r2.push(snap(1, 23, 5))
-	r2.frame(0) // render at 21: a third of the way from the still copy at 20 to 23
-	if got := ringTicks(r2.ring(1)); len(got) != 4 || got[2] != 20 || got[3] != 23 {
+	r2.Push(snap(1, 23, 5))
+	r2.Frame(0) // render at 21: a third of the way from the still copy at 20 to 23
+	if got := ringTicks(r2.Ring(1)); len(got) != 4 || got[2] != 20 || got[3] != 23 {
 		t.Fatalf("ring ticks %v, want a still copy at 20 before 23", got)
 	}
-	if x := r2.render(1).Pos[0]; math.Abs(float64(x)-3) > 1e-5 {
+	if x := r2.Render(1).Pos[0]; math.Abs(float64(x)-3) > 1e-5 {
 		t.Fatalf("x = %v at render tick 21, want 3 (still at 2 until 20, then 1 unit per tick)", x)
 	}
-	r2.checkCounted(12)
+	r2.CheckCounted(12)
 }
 
 // TestEntitySentLessOftenIsDrawnLater: an entity sent every 4 ticks among
@@ -305,21 +305,21 @@ func TestCompleteMarkerDrawsStill(t *testing.T) {
 // on both sides, while the others keep no lag.
 func TestEntitySentLessOftenIsDrawnLater(t *testing.T) {
 	r := newRig(t, cfgAt(20, 1.5))
-	spans := generic.NewMap1[components.Span](&r.world)
+	spans := generic.NewMap1[components.Span](&r.World)
 	under := 0
 	for tick := uint32(100); tick < 200; tick++ {
-		r.push(snap(1, tick, float32(tick)))
+		r.Push(snap(1, tick, float32(tick)))
 		if tick%4 == 0 {
-			r.push(snap(2, tick, float32(tick)))
+			r.Push(snap(2, tick, float32(tick)))
 		}
 		for f := 0; f < 3; f++ {
-			r.frame(1.0 / 60)
-			if tick > 150 && r.render(2).Flags&(components.Extrapolated|components.Held) != 0 {
+			r.Frame(1.0 / 60)
+			if tick > 150 && r.Render(2).Flags&(components.Extrapolated|components.Held) != 0 {
 				under++
 			}
 		}
 	}
-	fast, slow := spans.Get(r.entity(1)), spans.Get(r.entity(2))
+	fast, slow := spans.Get(r.Entity(1)), spans.Get(r.Entity(2))
 	if fast.Lag != 0 || math.Abs(float64(slow.Lag)-3) > 0.1 || math.Abs(float64(slow.Interval)-4) > 0.1 {
 		t.Fatalf("lags %v and %v (interval %v); want 0 and 3 (interval 4)", fast.Lag, slow.Lag, slow.Interval)
 	}
@@ -327,7 +327,7 @@ func TestEntitySentLessOftenIsDrawnLater(t *testing.T) {
 		t.Fatalf("the entity sent every 4 ticks ran out of samples in %d frames", under)
 	}
 	// It is drawn where it was 3 ticks before the others.
-	if d := r.render(1).Pos[0] - r.render(2).Pos[0]; math.Abs(float64(d)-3) > 0.1 {
+	if d := r.Render(1).Pos[0] - r.Render(2).Pos[0]; math.Abs(float64(d)-3) > 0.1 {
 		t.Fatalf("drawn %v units behind the entity sent every tick, want 3", d)
 	}
 }

@@ -29,9 +29,9 @@ func TestZeroMessageIsASnapshot(t *testing.T) {
 		t.Fatalf("the zero Kind is %v, want snapshot", m.Kind)
 	}
 	r := newRig(t, cfgAt(20, 0))
-	r.push(snap(1, 5, 3))
-	r.frame(0)
-	if got := r.render(1); got.Pos[0] != 3 || got.Rot != mgl32.QuatIdent() {
+	r.Push(snap(1, 5, 3))
+	r.Frame(0)
+	if got := r.Render(1); got.Pos[0] != 3 || got.Rot != mgl32.QuatIdent() {
 		t.Fatalf("drawn %+v, want x = 3 with the identity rotation", got)
 	}
 }

@@ -31,15 +31,15 @@ func TestRejectReasonNames(t *testing.T) {
 // entities leave.
 func TestOccupancyStats(t *testing.T) {
 	r := newRig(t, cfgAt(20, 100)) // render far behind: nothing is consumed
-	if lo, mean, hi := r.pipe.Metrics().OccupancyStats(); lo != 0 || mean != 0 || hi != 0 {
+	if lo, mean, hi := r.Pipe.Metrics().OccupancyStats(); lo != 0 || mean != 0 || hi != 0 {
 		t.Fatalf("no entities: %d, %v, %d; want zeros", lo, mean, hi)
 	}
 	for tick := uint32(200); tick < 203; tick++ {
-		r.push(snap(1, tick, 0))
+		r.Push(snap(1, tick, 0))
 	}
-	r.push(snap(2, 200, 0), snap(3, 200, 0), snap(3, 201, 0))
-	r.frame(0)
-	m := r.pipe.Metrics()
+	r.Push(snap(2, 200, 0), snap(3, 200, 0), snap(3, 201, 0))
+	r.Frame(0)
+	m := r.Pipe.Metrics()
 	if lo, mean, hi := m.OccupancyStats(); lo != 1 || mean != 2 || hi != 3 {
 		t.Fatalf("occupancy %d, %v, %d; want 1, 2, 3", lo, mean, hi)
 	}
@@ -48,9 +48,9 @@ func TestOccupancyStats(t *testing.T) {
 	}
 	// The game removes entity 1 itself; the pipeline notices when the
 	// NetID is named again, and recounts.
-	r.world.RemoveEntity(r.entity(1))
-	r.push(snap(2, 201, 0), snap(1, 203, 0))
-	r.frame(0)
+	r.World.RemoveEntity(r.Entity(1))
+	r.Push(snap(2, 201, 0), snap(1, 203, 0))
+	r.Frame(0)
 	if lo, mean, hi := m.OccupancyStats(); lo != 1 || mean != 5.0/3 || hi != 2 || m.Entities != 3 {
 		t.Fatalf("after a removal: %d, %v, %d over %d entities; want 1, 5/3, 2 over 3", lo, mean, hi, m.Entities)
 	}
@@ -63,10 +63,10 @@ func TestOccupancyStats(t *testing.T) {
 // and the prediction lines only when prediction runs.
 func TestWriteTo(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
-	r.push(snap(1, 10, 0), snap(1, 11, 1), snap(1, 11, 1))
-	r.frame(0)
+	r.Push(snap(1, 10, 0), snap(1, 11, 1), snap(1, 11, 1))
+	r.Frame(0)
 	var buf bytes.Buffer
-	n, err := r.pipe.Metrics().WriteTo(&buf)
+	n, err := r.Pipe.Metrics().WriteTo(&buf)
 	if err != nil || n != int64(buf.Len()) {
 		t.Fatalf("WriteTo = %d, %v; wrote %d bytes", n, err, buf.Len())
 	}
@@ -83,9 +83,9 @@ func TestWriteTo(t *testing.T) {
 	}
 
 	p := newPredRig(t, cfgAt(20, 2))
-	p.frame(1.0 / 20)
+	p.Frame(1.0 / 20)
 	buf.Reset()
-	if _, err := p.pipe.Metrics().WriteTo(&buf); err != nil {
+	if _, err := p.Pipe.Metrics().WriteTo(&buf); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), "prediction          1 ticks") {

@@ -16,9 +16,9 @@ func TestInputHistoryOverflowPausesPrediction(t *testing.T) {
 	p := newPredRig(t, cfg)
 	p.setInput(move{X: 1})
 	for i := 0; i < 10; i++ {
-		p.frame(1.0 / 60)
+		p.Frame(1.0 / 60)
 	}
-	m := p.pipe.Metrics()
+	m := p.Pipe.Metrics()
 	if m.InputOverflows != 6 {
 		t.Fatalf("input overflows = %d, want 6", m.InputOverflows)
 	}
@@ -28,7 +28,7 @@ func TestInputHistoryOverflowPausesPrediction(t *testing.T) {
 	}
 	// The server catches up: everything acknowledged, prediction resumes.
 	p.pr.Inbox().Push(systems.Authoritative[player]{NetID: 1, Tick: 4, Ack: 4, State: p.predicted()})
-	p.frame(1.0 / 60)
+	p.Frame(1.0 / 60)
 	if m.InputOverflows != 6 || p.predicted().X <= want {
 		t.Fatalf("after the ack: overflows %d, x %v", m.InputOverflows, p.predicted().X)
 	}
@@ -54,11 +54,11 @@ func TestFrameInterpolationMonotonic(t *testing.T) {
 	p.setInput(move{X: 1})
 	const fps = 144.0
 	for p.pr.Ticks() == 0 { // drawing trails the simulation by up to a tick
-		p.frame(1 / fps)
+		p.Frame(1 / fps)
 	}
 	prev := p.drawnX()
 	for f := 0; f < 3*fps; f++ {
-		p.frame(1 / fps)
+		p.Frame(1 / fps)
 		x := p.drawnX()
 		if !(x > prev) {
 			t.Fatalf("frame %d: drawn x %v after %v: not strictly increasing", f, x, prev)
@@ -76,8 +76,8 @@ func TestFrameInterpolationMonotonic(t *testing.T) {
 func TestSpiralOfDeathGuard(t *testing.T) {
 	p := newPredRig(t, nsecs.DefaultConfig().WithTickRate(60))
 	p.setInput(move{X: 1})
-	p.frame(1.0) // a one-second hitch: 60 ticks due, at most 8 run
-	m := p.pipe.Metrics()
+	p.Frame(1.0) // a one-second hitch: 60 ticks due, at most 8 run
+	m := p.Pipe.Metrics()
 	if p.pr.Ticks() != 8 || m.SkippedTicks != 52 {
 		t.Fatalf("ticks %d, skipped %d; want 8 and 52", p.pr.Ticks(), m.SkippedTicks)
 	}
@@ -114,11 +114,11 @@ func TestPredictionConcurrentTransport(t *testing.T) {
 			acks <- in.Seq // the server goroutine pushes states while frames run
 			sent++
 		}
-		p.frame(1.0 / 60)
+		p.Frame(1.0 / 60)
 	}
 	close(acks)
 	<-done
-	p.frame(0)
+	p.Frame(0)
 	if sent == 0 {
 		t.Fatal("no inputs sent")
 	}
@@ -127,18 +127,18 @@ func TestPredictionConcurrentTransport(t *testing.T) {
 			t.Fatalf("input %d has seq %d: lost or reordered", i, in.Seq)
 		}
 	}
-	if m := p.pipe.Metrics(); m.Reconciles == 0 || m.HardCuts != 0 {
+	if m := p.Pipe.Metrics(); m.Reconciles == 0 || m.HardCuts != 0 {
 		t.Fatalf("reconciles %d, hard cuts %d", m.Reconciles, m.HardCuts)
 	}
 }
 
 func TestPredictedNetIDReusableAfterRemoval(t *testing.T) {
 	p := newPredRig(t, nsecs.DefaultConfig())
-	p.world.RemoveEntity(p.e)
-	if _, ok := p.pipe.Lookup(1); ok {
+	p.World.RemoveEntity(p.e)
+	if _, ok := p.Pipe.Lookup(1); ok {
 		t.Fatal("Lookup found the removed player")
 	}
-	if _, err := p.pr.Spawn(&p.world, 1, player{X: 3}); err != nil {
+	if _, err := p.pr.Spawn(&p.World, 1, player{X: 3}); err != nil {
 		t.Fatalf("respawning the local player: %v", err)
 	}
 }
@@ -152,9 +152,9 @@ func TestOutboxAndInboxBounded(t *testing.T) {
 	p := newPredRig(t, cfg)
 	p.setInput(move{X: 1})
 	for i := 0; i < 10; i++ {
-		p.frame(1.0 / 60)
+		p.Frame(1.0 / 60)
 	}
-	m := p.pipe.Metrics()
+	m := p.Pipe.Metrics()
 	if p.pr.Ticks() != 10 || m.OutboxDropped != 2 {
 		t.Fatalf("ticks %d, outbox dropped %d; want 10 and 2", p.pr.Ticks(), m.OutboxDropped)
 	}
@@ -170,11 +170,11 @@ func TestOutboxAndInboxBounded(t *testing.T) {
 			t.Fatalf("push of ack %d returned %v", ack, ok)
 		}
 	}
-	p.frame(0)
+	p.Frame(0)
 	if m.Rejected[systems.RejectInboxFull] != 1 || m.Reconciles != 2 {
 		t.Fatalf("inbox-full %d, reconciles %d; want 1 and 2", m.Rejected[systems.RejectInboxFull], m.Reconciles)
 	}
-	p.checkCounted(3)
+	p.CheckCounted(3)
 }
 
 // TestPredictionSteadyStateDoesNotAllocate: once buffers have grown, a
@@ -186,7 +186,7 @@ func TestPredictionSteadyStateDoesNotAllocate(t *testing.T) {
 	var server player
 	var sent []systems.SentInput[move]
 	step := func() {
-		p.frame(1.0 / 60)
+		p.Frame(1.0 / 60)
 		sent = p.pr.Outbox().Drain(sent)
 		for _, in := range sent {
 			server = stepPlayer(server, in.Input, 1.0/60)
@@ -199,7 +199,7 @@ func TestPredictionSteadyStateDoesNotAllocate(t *testing.T) {
 	if allocs := testing.AllocsPerRun(100, step); allocs != 0 {
 		t.Fatalf("a steady-state prediction frame allocates %v times", allocs)
 	}
-	if m := p.pipe.Metrics(); m.Reconciles == 0 || m.RejectedTotal() != 0 {
+	if m := p.Pipe.Metrics(); m.Reconciles == 0 || m.RejectedTotal() != 0 {
 		t.Fatalf("reconciles %d, rejected %v", m.Reconciles, m.Rejected)
 	}
 }

@@ -43,7 +43,7 @@ func FuzzReceive(f *testing.F) {
 					dt *= 30 // long frames: suspends
 				}
 				base += uint32(dt * 20)
-				r.frame(dt)
+				r.Frame(dt)
 				checkFrame(t, r, renders, pushed, &prevRT, &anchors)
 				continue
 			}
@@ -62,19 +62,19 @@ func FuzzReceive(f *testing.F) {
 			if op&0x80 != 0 {
 				m.Rot = mgl32.Quat{W: rd.float(), V: mgl32.Vec3{rd.float(), rd.float(), rd.float()}}
 			}
-			r.pipe.Inbox().Push(m)
+			r.Pipe.Inbox().Push(m)
 			pushed++
 		}
-		r.frame(1.0 / 60)
+		r.Frame(1.0 / 60)
 		checkFrame(t, r, renders, pushed, &prevRT, &anchors)
 	})
 }
 
 func checkFrame(t *testing.T, r *rig, renders *generic.Filter1[components.Render], pushed int, prevRT *float64, anchors *uint64) {
 	t.Helper()
-	r.checkCounted(pushed)
-	if clock := r.pipe.Clock(); clock.Synced() {
-		rt := r.renderTick()
+	r.CheckCounted(pushed)
+	if clock := r.Pipe.Clock(); clock.Synced() {
+		rt := r.RenderTick()
 		// The one documented exception: re-anchoring away from an absurd
 		// newest tick (the fuzzer sends ticks seconds apart).
 		if math.IsNaN(rt) || rt < *prevRT && clock.Reanchors() == *anchors {
@@ -82,7 +82,7 @@ func checkFrame(t *testing.T, r *rig, renders *generic.Filter1[components.Render
 		}
 		*prevRT, *anchors = rt, clock.Reanchors()
 	}
-	q := renders.Query(&r.world)
+	q := renders.Query(&r.World)
 	n := q.Count()
 	for q.Next() {
 		rd := q.Get()
@@ -93,7 +93,7 @@ func checkFrame(t *testing.T, r *rig, renders *generic.Filter1[components.Render
 			}
 		}
 	}
-	m := r.pipe.Metrics()
+	m := r.Pipe.Metrics()
 	total := 0
 	for _, c := range m.Occupancy {
 		if c < 0 {

@@ -13,16 +13,16 @@ import (
 
 func TestOutOfOrderSamplesAreKeptInTickOrder(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
-	r.push(snap(1, 10, 10), snap(1, 13, 13), snap(1, 11, 11), snap(1, 12, 12))
-	r.frame(0)
-	if got := ringTicks(r.ring(1)); len(got) != 4 || got[0] != 10 || got[1] != 11 || got[2] != 12 || got[3] != 13 {
+	r.Push(snap(1, 10, 10), snap(1, 13, 13), snap(1, 11, 11), snap(1, 12, 12))
+	r.Frame(0)
+	if got := ringTicks(r.Ring(1)); len(got) != 4 || got[0] != 10 || got[1] != 11 || got[2] != 12 || got[3] != 13 {
 		t.Fatalf("ring ticks = %v, want [10 11 12 13]", got)
 	}
 	// Render tick 11 (13 - 2): exactly the out-of-order sample.
-	if x := r.render(1).Pos[0]; x != 11 {
+	if x := r.Render(1).Pos[0]; x != 11 {
 		t.Fatalf("x = %v, want 11", x)
 	}
-	r.checkCounted(4)
+	r.CheckCounted(4)
 }
 
 // TestDuplicatesRejectedChangesReplace: an identical copy of a buffered
@@ -30,32 +30,32 @@ func TestOutOfOrderSamplesAreKeptInTickOrder(t *testing.T) {
 // server's latest word on it and replaces it.
 func TestDuplicatesRejectedChangesReplace(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
-	r.push(snap(1, 10, 1), snap(1, 11, 2), snap(1, 11, 2), snap(1, 10, 1), snap(1, 11, 99), snap(1, 10, 5))
-	r.frame(0)
-	m := r.pipe.Metrics()
+	r.Push(snap(1, 10, 1), snap(1, 11, 2), snap(1, 11, 2), snap(1, 10, 1), snap(1, 11, 99), snap(1, 10, 5))
+	r.Frame(0)
+	m := r.Pipe.Metrics()
 	if m.Rejected[systems.RejectDuplicate] != 2 || m.Accepted != 4 || m.Replaced != 2 {
 		t.Fatalf("duplicates = %d, accepted = %d, replaced = %d; want 2, 4 and 2", m.Rejected[systems.RejectDuplicate], m.Accepted, m.Replaced)
 	}
-	if a, b := r.ring(1).At(0), r.ring(1).At(1); a.Pos[0] != 5 || b.Pos[0] != 99 {
+	if a, b := r.Ring(1).At(0), r.Ring(1).At(1); a.Pos[0] != 5 || b.Pos[0] != 99 {
 		t.Fatalf("samples at x = %v and %v, want the replacements 5 and 99", a.Pos[0], b.Pos[0])
 	}
-	r.checkCounted(6)
+	r.CheckCounted(6)
 }
 
 func TestStaleRejected(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
 	for tick := uint32(10); tick <= 20; tick++ {
-		r.push(snap(1, tick, float32(tick)))
+		r.Push(snap(1, tick, float32(tick)))
 	}
-	r.frame(0)             // render tick 18
-	r.push(snap(1, 17, 0)) // before the span the render time is in (18..19)
-	r.push(snap(1, 16, 0)) // long gone
-	r.frame(0)
-	m := r.pipe.Metrics()
+	r.Frame(0)             // render tick 18
+	r.Push(snap(1, 17, 0)) // before the span the render time is in (18..19)
+	r.Push(snap(1, 16, 0)) // long gone
+	r.Frame(0)
+	m := r.Pipe.Metrics()
 	if m.Rejected[systems.RejectStale] != 2 {
 		t.Fatalf("stale = %d, want 2 (rejected: %v)", m.Rejected[systems.RejectStale], m.Rejected)
 	}
-	r.checkCounted(13)
+	r.CheckCounted(13)
 }
 
 func TestNonFiniteAndInvalidRejected(t *testing.T) {
@@ -75,35 +75,35 @@ func TestNonFiniteAndInvalidRejected(t *testing.T) {
 		{Kind: systems.Kind(200), NetID: 1, Tick: 8},    // unknown kind
 		{NetID: 1, Tick: 9, Vel: mgl32.Vec3{0, -3e9, 0}, HasVelocity: true},
 	}
-	r.push(bad...)
-	r.push(invalid...)
-	r.frame(0)
-	m := r.pipe.Metrics()
+	r.Push(bad...)
+	r.Push(invalid...)
+	r.Frame(0)
+	m := r.Pipe.Metrics()
 	if m.Rejected[systems.RejectNonFinite] != uint64(len(bad)) {
 		t.Fatalf("non-finite = %d, want %d", m.Rejected[systems.RejectNonFinite], len(bad))
 	}
 	if m.Rejected[systems.RejectInvalid] != uint64(len(invalid)) {
 		t.Fatalf("invalid = %d, want %d", m.Rejected[systems.RejectInvalid], len(invalid))
 	}
-	if _, ok := r.pipe.Lookup(1); ok {
+	if _, ok := r.Pipe.Lookup(1); ok {
 		t.Fatal("a rejected message spawned the entity")
 	}
-	r.checkCounted(len(bad) + len(invalid))
+	r.CheckCounted(len(bad) + len(invalid))
 }
 
 func TestUnknownEntities(t *testing.T) {
 	cfg := cfgAt(20, 2)
 	cfg.Receive.SpawnOnFirstSnapshot = false
 	r := newRig(t, cfg)
-	r.push(
+	r.Push(
 		systems.Message{Kind: systems.Despawn, NetID: 9, Tick: 3}, // despawn of an unknown entity
 		snap(1, 1, 0), // snapshot without a spawn
 		systems.Message{Kind: systems.Teleport, NetID: 2, Tick: 1},
 		systems.Message{Kind: systems.Spawn, NetID: 3, Tick: 1},
 		snap(3, 2, 1),
 	)
-	r.frame(0)
-	m := r.pipe.Metrics()
+	r.Frame(0)
+	m := r.Pipe.Metrics()
 	// The despawn of unknown 9 is remembered (it may have overtaken its
 	// spawn); the snapshot and teleport of unknown entities are refused.
 	if m.Rejected[systems.RejectUnknown] != 2 || m.Accepted != 3 || m.Entities != 1 {
@@ -111,50 +111,50 @@ func TestUnknownEntities(t *testing.T) {
 	}
 	// Its spawn arriving late is refused: no zombie entity; a newer life is
 	// welcome.
-	r.push(systems.Message{Kind: systems.Spawn, NetID: 9, Tick: 2}, snap(9, 3, 0), systems.Message{Kind: systems.Spawn, NetID: 9, Tick: 4})
-	r.frame(0)
+	r.Push(systems.Message{Kind: systems.Spawn, NetID: 9, Tick: 2}, snap(9, 3, 0), systems.Message{Kind: systems.Spawn, NetID: 9, Tick: 4})
+	r.Frame(0)
 	if m.Rejected[systems.RejectDespawned] != 2 || m.Entities != 2 {
 		t.Fatalf("despawned = %d, entities = %d; want 2 and 2", m.Rejected[systems.RejectDespawned], m.Entities)
 	}
-	r.checkCounted(8)
+	r.CheckCounted(8)
 }
 
 func TestRingOverflowKeepsNewest(t *testing.T) {
 	r := newRig(t, cfgAt(20, 100)) // render far behind: everything is future
 	for tick := uint32(100); tick < 140; tick++ {
-		r.push(snap(1, tick, float32(tick)))
+		r.Push(snap(1, tick, float32(tick)))
 	}
-	r.frame(0)
-	ring := r.ring(1)
+	r.Frame(0)
+	ring := r.Ring(1)
 	if ring.Len() != components.RingCapacity || ring.At(0).Tick != 140-components.RingCapacity || ring.Newest().Tick != 139 {
 		t.Fatalf("ring = %v", ringTicks(ring))
 	}
-	m := r.pipe.Metrics()
+	m := r.Pipe.Metrics()
 	if m.Evicted != 40-components.RingCapacity {
 		t.Fatalf("evicted = %d, want %d", m.Evicted, 40-components.RingCapacity)
 	}
 	if lo, _, hi := m.OccupancyStats(); lo != components.RingCapacity || hi != components.RingCapacity {
 		t.Fatalf("occupancy min %d max %d", lo, hi)
 	}
-	r.push(snap(1, 101, 0)) // older than everything in a full ring
-	r.frame(0)
+	r.Push(snap(1, 101, 0)) // older than everything in a full ring
+	r.Frame(0)
 	if m.Rejected[systems.RejectStale] != 1 {
 		t.Fatalf("stale = %d, want 1", m.Rejected[systems.RejectStale])
 	}
-	r.checkCounted(41)
+	r.CheckCounted(41)
 }
 
 func TestFutureTicksRejected(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
-	r.push(snap(1, 100, 0))
-	r.frame(0)
-	r.push(snap(1, 100+20*2+1, 0), snap(2, 1<<31, 0), snap(1, 101, 1))
-	r.frame(0)
-	m := r.pipe.Metrics()
+	r.Push(snap(1, 100, 0))
+	r.Frame(0)
+	r.Push(snap(1, 100+20*2+1, 0), snap(2, 1<<31, 0), snap(1, 101, 1))
+	r.Frame(0)
+	m := r.Pipe.Metrics()
 	if m.Rejected[systems.RejectFuture] != 2 || m.Accepted != 2 {
 		t.Fatalf("future = %d, accepted = %d", m.Rejected[systems.RejectFuture], m.Accepted)
 	}
-	r.checkCounted(4)
+	r.CheckCounted(4)
 }
 
 func TestEntityLimitAndInboxCapacity(t *testing.T) {
@@ -164,11 +164,11 @@ func TestEntityLimitAndInboxCapacity(t *testing.T) {
 	r := newRig(t, cfg)
 	pushed := 0
 	for id := components.NetID(1); id <= 10; id++ {
-		r.pipe.Inbox().Push(snap(id, 1, 0))
+		r.Pipe.Inbox().Push(snap(id, 1, 0))
 		pushed++
 	}
-	r.frame(0)
-	m := r.pipe.Metrics()
+	r.Frame(0)
+	m := r.Pipe.Metrics()
 	if m.Rejected[systems.RejectInboxFull] != 2 || m.Rejected[systems.RejectEntityLimit] != 5 || m.Entities != 3 {
 		t.Fatalf("inbox-full = %d, limit = %d, entities = %d", m.Rejected[systems.RejectInboxFull], m.Rejected[systems.RejectEntityLimit], m.Entities)
 	}
@@ -176,12 +176,12 @@ func TestEntityLimitAndInboxCapacity(t *testing.T) {
 	for i := range batch {
 		batch[i] = snap(1, uint32(2+i), 0)
 	}
-	if n := r.pipe.Inbox().PushBatch(batch); n != 8 {
+	if n := r.Pipe.Inbox().PushBatch(batch); n != 8 {
 		t.Fatalf("PushBatch queued %d, want 8", n)
 	}
 	pushed += len(batch)
-	r.frame(0)
-	r.checkCounted(pushed)
+	r.Frame(0)
+	r.CheckCounted(pushed)
 }
 
 // TestRespawnDuringDespawnWindow: a new life that starts while the old one
@@ -191,32 +191,32 @@ func TestRespawnDuringDespawnWindow(t *testing.T) {
 	cfg := cfgAt(20, 4)
 	cfg.Receive.SpawnOnFirstSnapshot = false
 	r := newRig(t, cfg)
-	r.push(systems.Message{Kind: systems.Spawn, NetID: 1, Tick: 100})
+	r.Push(systems.Message{Kind: systems.Spawn, NetID: 1, Tick: 100})
 	for tick := uint32(101); tick <= 110; tick++ {
-		r.push(snap(1, tick, float32(tick)))
+		r.Push(snap(1, tick, float32(tick)))
 	}
-	r.push(systems.Message{Kind: systems.Despawn, NetID: 1, Tick: 110})
-	r.push(systems.Message{Kind: systems.Spawn, NetID: 1, Tick: 111, Pos: mgl32.Vec3{500, 0, 0}})
+	r.Push(systems.Message{Kind: systems.Despawn, NetID: 1, Tick: 110})
+	r.Push(systems.Message{Kind: systems.Spawn, NetID: 1, Tick: 111, Pos: mgl32.Vec3{500, 0, 0}})
 	for tick := uint32(112); tick <= 120; tick++ {
-		r.push(snap(1, tick, 500+float32(tick)))
+		r.Push(snap(1, tick, 500+float32(tick)))
 	}
-	r.frame(0) // render tick 116 - 4... the newest is 120: render 116
-	m := r.pipe.Metrics()
+	r.Frame(0) // render tick 116 - 4... the newest is 120: render 116
+	m := r.Pipe.Metrics()
 	if m.Spawned != 2 || m.RejectedTotal() != 0 {
 		t.Fatalf("spawned %d, rejected %v", m.Spawned, m.Rejected)
 	}
 	for i := 0; i < 10; i++ {
-		r.frame(1.0 / 60)
+		r.Frame(1.0 / 60)
 	}
-	if m.Despawned != 1 || r.world.Stats().Entities.Used != 1 {
-		t.Fatalf("despawned %d, entities in the world %d; want the old life gone, the new one there", m.Despawned, r.world.Stats().Entities.Used)
+	if m.Despawned != 1 || r.World.Stats().Entities.Used != 1 {
+		t.Fatalf("despawned %d, entities in the world %d; want the old life gone, the new one there", m.Despawned, r.World.Stats().Entities.Used)
 	}
-	if x := r.render(1).Pos[0]; x < 600 {
+	if x := r.Render(1).Pos[0]; x < 600 {
 		t.Fatalf("NetID 1 drawn at %v: not the new life", x)
 	}
 	// A late sample of the old life must not reach the new one.
-	r.push(snap(1, 105, 0))
-	r.frame(0)
+	r.Push(snap(1, 105, 0))
+	r.Frame(0)
 	if m.Rejected[systems.RejectDespawned] != 1 {
 		t.Fatalf("late sample of the old life: rejected %v", m.Rejected)
 	}
@@ -227,31 +227,31 @@ func TestRespawnDuringDespawnWindow(t *testing.T) {
 // its NetID spawns it again.
 func TestGameRemovedEntity(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
-	r.push(snap(1, 10, 0), snap(1, 11, 1))
-	r.frame(0)
-	e, _ := r.pipe.Lookup(1)
-	r.world.RemoveEntity(e)
-	if _, ok := r.pipe.Lookup(1); ok {
+	r.Push(snap(1, 10, 0), snap(1, 11, 1))
+	r.Frame(0)
+	e, _ := r.Pipe.Lookup(1)
+	r.World.RemoveEntity(e)
+	if _, ok := r.Pipe.Lookup(1); ok {
 		t.Fatal("Lookup found an entity the game removed")
 	}
-	r.push(snap(1, 12, 2))
-	r.frame(0)
-	if _, ok := r.pipe.Lookup(1); !ok {
+	r.Push(snap(1, 12, 2))
+	r.Frame(0)
+	if _, ok := r.Pipe.Lookup(1); !ok {
 		t.Fatal("the next snapshot did not bring the entity back")
 	}
-	if m := r.pipe.Metrics(); m.Entities != 1 {
+	if m := r.Pipe.Metrics(); m.Entities != 1 {
 		t.Fatalf("entities %d", m.Entities)
 	}
 }
 
 func TestRemoteMessagesForPredictedEntityRejected(t *testing.T) {
 	p := newPredRig(t, nsecs.DefaultConfig())
-	p.push(snap(1, 5, 3), systems.Message{Kind: systems.Despawn, NetID: 1, Tick: 6})
-	p.frame(0)
-	if m := p.pipe.Metrics(); m.Rejected[systems.RejectPredicted] != 2 || m.Entities != 0 {
+	p.Push(snap(1, 5, 3), systems.Message{Kind: systems.Despawn, NetID: 1, Tick: 6})
+	p.Frame(0)
+	if m := p.Pipe.Metrics(); m.Rejected[systems.RejectPredicted] != 2 || m.Entities != 0 {
 		t.Fatalf("rejected %v, remote entities %d", m.Rejected, m.Entities)
 	}
-	if _, err := p.pr.Spawn(&p.world, 1, player{}); err == nil {
+	if _, err := p.pr.Spawn(&p.World, 1, player{}); err == nil {
 		t.Fatal("spawned a second entity with NetID 1")
 	}
 }
@@ -272,25 +272,25 @@ func TestOnSpawnHook(t *testing.T) {
 		w.Add(e, ecs.ComponentID[sprite](w))
 	}
 	r := newRig(t, cfg)
-	r.push(snap(1, 10, 0), snap(1, 11, 1), snap(2, 10, 0))
-	r.frame(0)
+	r.Push(snap(1, 10, 0), snap(1, 11, 1), snap(2, 10, 0))
+	r.Frame(0)
 	if len(spawned) != 2 {
 		t.Fatalf("OnSpawn called for %v, want 1 and 2", spawned)
 	}
-	if !r.world.Has(r.entity(1), ecs.ComponentID[sprite](&r.world)) {
+	if !r.World.Has(r.Entity(1), ecs.ComponentID[sprite](&r.World)) {
 		t.Fatal("the component added by OnSpawn is missing")
 	}
-	if _, ok := r.pipe.Lookup(2); ok {
+	if _, ok := r.Pipe.Lookup(2); ok {
 		t.Fatal("the entity OnSpawn removed is still indexed")
 	}
-	m := r.pipe.Metrics()
+	m := r.Pipe.Metrics()
 	if m.Entities != 1 || m.Accepted != 3 {
 		t.Fatalf("entities %d, accepted %d; want 1 and 3", m.Entities, m.Accepted)
 	}
 	if lo, _, hi := m.OccupancyStats(); lo != 2 || hi != 2 {
 		t.Fatalf("occupancy %d..%d, want the one entity with 2 samples", lo, hi)
 	}
-	r.checkCounted(3)
+	r.CheckCounted(3)
 }
 
 // TestRotationNormalised: a rotation within float32 rounding of unit length
@@ -302,9 +302,9 @@ func TestRotationNormalised(t *testing.T) {
 	long.Rot = mgl32.Quat{W: 0, V: mgl32.Vec3{0, 0, 2}}
 	unit := snap(1, 3, 0)
 	unit.Rot = mgl32.Quat{W: 0.6, V: mgl32.Vec3{0, 0.8, 0}}
-	r.push(snap(1, 1, 0), long, unit)
-	r.frame(0)
-	ring := r.ring(1)
+	r.Push(snap(1, 1, 0), long, unit)
+	r.Frame(0)
+	ring := r.Ring(1)
 	for i, want := range []mgl32.Quat{mgl32.QuatIdent(), {W: 0, V: mgl32.Vec3{0, 0, 1}}, unit.Rot} {
 		if got := ring.At(i).Rot; got != want {
 			t.Errorf("sample %d: rotation %v, want %v", i, got, want)

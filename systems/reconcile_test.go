@@ -42,7 +42,7 @@ func TestReconcileConvergesUnderLossAndReordering(t *testing.T) {
 			in.X = 1
 		}
 		p.setInput(in)
-		p.frame(1 / rate) // reconcile what arrived, then one prediction tick
+		p.Frame(1 / rate) // reconcile what arrived, then one prediction tick
 		inputs = p.pr.Outbox().Drain(inputs)
 		for _, sent := range inputs {
 			server = stepPlayer(server, sent.Input, 1/rate)
@@ -56,13 +56,13 @@ func TestReconcileConvergesUnderLossAndReordering(t *testing.T) {
 	}
 	now += 300 * time.Millisecond
 	deliver()
-	p.frame(0) // reconcile only
+	p.Frame(0) // reconcile only
 
 	got := p.predicted()
 	if d := math.Abs(float64(got.X - server.X)); d > 2 {
 		t.Fatalf("predicted x = %v, server x = %v: off by %v > 2", got.X, server.X, d)
 	}
-	m := p.pipe.Metrics()
+	m := p.Pipe.Metrics()
 	if m.Corrections < 2 || m.HardCuts != 0 {
 		t.Fatalf("corrections %d, hard cuts %d: want the two +6 corrections smoothed, no hard cut", m.Corrections, m.HardCuts)
 	}
@@ -72,7 +72,7 @@ func TestReconcileConvergesUnderLossAndReordering(t *testing.T) {
 	// The drawn position converges too once the correction has decayed.
 	p.setInput(move{})
 	for i := 0; i < 30; i++ {
-		p.frame(1 / rate)
+		p.Frame(1 / rate)
 	}
 	if d := math.Abs(float64(p.drawnX() - server.X)); d > 2 {
 		t.Fatalf("drawn x = %v, server x = %v", p.drawnX(), server.X)
@@ -88,13 +88,13 @@ func TestHardCutBeyondThreshold(t *testing.T) {
 	const rate = 60
 	p := newPredRig(t, nsecs.DefaultConfig().WithTickRate(rate))
 	p.setInput(move{X: 1})
-	p.frame(2 / float64(rate)) // two prediction ticks
+	p.Frame(2 / float64(rate)) // two prediction ticks
 	if n := p.pr.Ticks(); n != 2 {
 		t.Fatalf("ticks = %d, want 2", n)
 	}
 	p.pr.Inbox().Push(systems.Authoritative[player]{NetID: 1, Ack: 0, State: player{X: 500}})
 	p.setInput(move{})
-	p.frame(0)
+	p.Frame(0)
 	rep := p.report()
 	if !rep.HardCut || rep.Replayed != 2 {
 		t.Fatalf("report %+v: want a hard cut with 2 inputs replayed", rep)
@@ -111,7 +111,7 @@ func TestHardCutBeyondThreshold(t *testing.T) {
 	if got, want := p.drawnX(), float32(500+playerSpeed/rate); math.Abs(float64(got-want)) > 1e-3 {
 		t.Fatalf("drawn x = %v, want %v at once (no smoothing on a hard cut)", got, want)
 	}
-	if m := p.pipe.Metrics(); m.HardCuts != 1 || m.InputsReplayed != 2 {
+	if m := p.Pipe.Metrics(); m.HardCuts != 1 || m.InputsReplayed != 2 {
 		t.Fatalf("hard cuts %d, inputs replayed %d", m.HardCuts, m.InputsReplayed)
 	}
 }
@@ -119,13 +119,13 @@ func TestHardCutBeyondThreshold(t *testing.T) {
 func TestDeadZoneChangesNothing(t *testing.T) {
 	p := newPredRig(t, nsecs.DefaultConfig().WithTickRate(60))
 	p.setInput(move{X: 1})
-	p.frame(3.0 / 60)
+	p.Frame(3.0 / 60)
 	before := p.predicted()
 	// The server agrees within 0.3 units after input 2; one input pending.
 	auth := stepPlayer(stepPlayer(player{}, move{1}, 1.0/60), move{1}, 1.0/60)
 	auth.X += 0.3
 	p.pr.Inbox().Push(systems.Authoritative[player]{NetID: 1, Tick: 2, Ack: 2, State: auth})
-	p.frame(0)
+	p.Frame(0)
 	if got := p.predicted(); got != before {
 		t.Fatalf("state changed from %+v to %+v inside the dead zone", before, got)
 	}
@@ -137,7 +137,7 @@ func TestDeadZoneChangesNothing(t *testing.T) {
 func TestStaleAndDuplicateAcksIgnored(t *testing.T) {
 	p := newPredRig(t, nsecs.DefaultConfig().WithTickRate(60))
 	p.setInput(move{X: 1})
-	p.frame(6.0 / 60)
+	p.Frame(6.0 / 60)
 	s := player{}
 	var states []player
 	for i := 0; i < 6; i++ {
@@ -150,8 +150,8 @@ func TestStaleAndDuplicateAcksIgnored(t *testing.T) {
 	in.Push(systems.Authoritative[player]{NetID: 1, Tick: 5, Ack: 5, State: states[4]})      // duplicate
 	in.Push(systems.Authoritative[player]{NetID: 1, Tick: 9, Ack: 50, State: states[4]})     // acks an input never sent
 	in.Push(systems.Authoritative[player]{NetID: 2, Tick: 9, Ack: 1, State: states[0]})      // unknown entity
-	p.frame(0)
-	m := p.pipe.Metrics()
+	p.Frame(0)
+	m := p.Pipe.Metrics()
 	if m.Rejected[systems.RejectStale] != 1 || m.Rejected[systems.RejectDuplicate] != 1 ||
 		m.Rejected[systems.RejectFuture] != 1 || m.Rejected[systems.RejectUnknown] != 1 || m.Accepted != 1 {
 		t.Fatalf("accepted %d, rejected %v", m.Accepted, m.Rejected)
@@ -159,7 +159,7 @@ func TestStaleAndDuplicateAcksIgnored(t *testing.T) {
 	if got := p.predicted(); got != states[5] {
 		t.Fatalf("predicted %+v, want %+v: the stale state must not apply", got, states[5])
 	}
-	p.checkCounted(5)
+	p.CheckCounted(5)
 }
 
 func TestNonFiniteAuthoritativeStateRejected(t *testing.T) {
@@ -170,22 +170,22 @@ func TestNonFiniteAuthoritativeStateRejected(t *testing.T) {
 		Rotation: func(s *st) mgl32.Quat { return mgl32.Quat{W: s.A, V: mgl32.Vec3{0, 0, 0}} },
 	}
 	r := newRig(t, nsecs.DefaultConfig())
-	pr, err := nsecs.AddPredictor(r.pipe, sim)
+	pr, err := nsecs.AddPredictor(r.Pipe, sim)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := pr.Spawn(&r.world, 1, st{A: 1}); err != nil {
+	if _, err := pr.Spawn(&r.World, 1, st{A: 1}); err != nil {
 		t.Fatal(err)
 	}
 	pr.Inbox().Push(systems.Authoritative[st]{NetID: 1, State: st{A: float32(math.NaN())}})
-	r.frame(1.0 / 60)
-	if m := r.pipe.Metrics(); m.Rejected[systems.RejectNonFinite] != 1 {
+	r.Frame(1.0 / 60)
+	if m := r.Pipe.Metrics(); m.Rejected[systems.RejectNonFinite] != 1 {
 		t.Fatalf("rejected %v", m.Rejected)
 	}
-	if rot := r.render(1).Rot; math.IsNaN(float64(rot.W)) {
+	if rot := r.Render(1).Rot; math.IsNaN(float64(rot.W)) {
 		t.Fatal("NaN rotation drawn")
 	}
-	if _, err := pr.Spawn(&r.world, 2, st{A: float32(math.Inf(1))}); err == nil {
+	if _, err := pr.Spawn(&r.World, 2, st{A: float32(math.Inf(1))}); err == nil {
 		t.Fatal("spawned with an infinite rotation")
 	}
 }
@@ -200,7 +200,7 @@ func scriptedRun(t *testing.T) ([]components.ReconcileReport, player) {
 	var queue []systems.Authoritative[player]
 	for f := 0; f < 240; f++ {
 		p.setInput(move{X: int8(f/30%3) - 1})
-		p.frame(1.0 / 60)
+		p.Frame(1.0 / 60)
 		reports = append(reports, p.report())
 		inputs = p.pr.Outbox().Drain(inputs)
 		for _, in := range inputs {
@@ -254,7 +254,7 @@ func TestDrawnMotionBoundedBelowSnap(t *testing.T) {
 	prev := p.drawnX()
 	for f := 0; f < int(6*fps); f++ {
 		p.setInput(move{X: 1})
-		p.frame(1 / fps)
+		p.Frame(1 / fps)
 		x := p.drawnX()
 		if step := math.Abs(float64(x - prev)); step > bound {
 			t.Fatalf("frame %d: drawn moved %.3f, bound %.3f (true motion %.3f)", f, step, bound, playerSpeed/fps)
@@ -273,7 +273,7 @@ func TestDrawnMotionBoundedBelowSnap(t *testing.T) {
 			queue = queue[1:]
 		}
 	}
-	if m := p.pipe.Metrics(); m.Corrections < 5 || m.HardCuts != 0 || m.Snaps != 0 {
+	if m := p.Pipe.Metrics(); m.Corrections < 5 || m.HardCuts != 0 || m.Snaps != 0 {
 		t.Fatalf("corrections %d, hard cuts %d, snaps %d", m.Corrections, m.HardCuts, m.Snaps)
 	}
 }

@@ -19,18 +19,18 @@ func heldRig(t *testing.T, cfg nsecs.Config) *rig {
 	t.Helper()
 	cfg.Interpolate.Extrapolation = blend.Hold
 	r := newRig(t, cfg)
-	r.push(snap(1, 100, 10))
-	r.frame(0)
-	if x := r.render(1).Pos[0]; x != 10 {
+	r.Push(snap(1, 100, 10))
+	r.Frame(0)
+	if x := r.Render(1).Pos[0]; x != 10 {
 		t.Fatalf("held at %v, want 10", x)
 	}
 	return r
 }
 
 // setCorrection writes entity 1's Correction as game code would.
-func (r *rig) setCorrection(c components.Correction) {
-	m := generic.NewMap1[components.Correction](&r.world)
-	*m.Get(r.entity(1)) = c
+func setCorrection(r *rig, c components.Correction) {
+	m := generic.NewMap1[components.Correction](&r.World)
+	*m.Get(r.Entity(1)) = c
 }
 
 // TestCorrectionDecayIsFrameRateIndependent: a correction closes the same
@@ -39,14 +39,14 @@ func (r *rig) setCorrection(c components.Correction) {
 func TestCorrectionDecayIsFrameRateIndependent(t *testing.T) {
 	for _, frames := range []int{1, 3, 7} {
 		r := heldRig(t, cfgAt(20, 0))
-		r.setCorrection(components.Correction{Pos: mgl32.Vec3{-8, 0, 0}})
+		setCorrection(r, components.Correction{Pos: mgl32.Vec3{-8, 0, 0}})
 		for i := 0; i < frames; i++ {
-			r.frame(1.0 / 20 / float64(frames))
+			r.Frame(1.0 / 20 / float64(frames))
 		}
-		if x := r.render(1).Pos[0]; math.Abs(float64(x)-6) > 1e-4 {
+		if x := r.Render(1).Pos[0]; math.Abs(float64(x)-6) > 1e-4 {
 			t.Fatalf("%d frames per tick: drawn at %v after one tick, want 10 - 8/2 = 6", frames, x)
 		}
-		if c := r.correction(1); math.Abs(float64(c.Pos[0])+4) > 1e-4 {
+		if c := r.Correction(1); math.Abs(float64(c.Pos[0])+4) > 1e-4 {
 			t.Fatalf("%d frames per tick: correction %v after one tick, want -4", frames, c.Pos)
 		}
 	}
@@ -59,10 +59,10 @@ func TestCorrectionPerTickFraction(t *testing.T) {
 		cfg := cfgAt(20, 0)
 		cfg.Smooth.PerTick = perTick
 		r := heldRig(t, cfg)
-		r.setCorrection(components.Correction{Pos: mgl32.Vec3{0, 10, 0}})
-		r.frame(1.0 / 20)
+		setCorrection(r, components.Correction{Pos: mgl32.Vec3{0, 10, 0}})
+		r.Frame(1.0 / 20)
 		want := 10 * (1 - perTick)
-		if y := r.render(1).Pos[1]; math.Abs(float64(y)-want) > 1e-4 {
+		if y := r.Render(1).Pos[1]; math.Abs(float64(y)-want) > 1e-4 {
 			t.Fatalf("PerTick %v: y = %v after one tick, want %v", perTick, y, want)
 		}
 	}
@@ -74,12 +74,12 @@ func TestCorrectionOfOneTickDrawsTarget(t *testing.T) {
 	cfg := cfgAt(20, 0)
 	cfg.Smooth.PerTick = 1
 	r := heldRig(t, cfg)
-	r.setCorrection(components.Correction{Pos: mgl32.Vec3{5, 5, 5}})
-	r.frame(1.0 / 60)
-	if got := r.render(1).Pos; got != (mgl32.Vec3{10, 0, 0}) {
+	setCorrection(r, components.Correction{Pos: mgl32.Vec3{5, 5, 5}})
+	r.Frame(1.0 / 60)
+	if got := r.Render(1).Pos; got != (mgl32.Vec3{10, 0, 0}) {
 		t.Fatalf("drawn at %v, want the target (10, 0, 0)", got)
 	}
-	if c := r.correction(1); !c.IsZero() {
+	if c := r.Correction(1); !c.IsZero() {
 		t.Fatalf("correction %+v left", c)
 	}
 }
@@ -90,11 +90,11 @@ func TestRotationCorrectionDecays(t *testing.T) {
 	r := heldRig(t, cfgAt(20, 0))
 	quarter := blend.QuatFromAngle(math.Pi / 2)
 	ident := mgl32.QuatIdent()
-	r.setCorrection(components.Correction{Rot: blend.Offset(&quarter, &ident)})
+	setCorrection(r, components.Correction{Rot: blend.Offset(&quarter, &ident)})
 	for i := 0; i < 3; i++ {
-		r.frame(1.0 / 60)
+		r.Frame(1.0 / 60)
 	}
-	rot := r.render(1).Rot
+	rot := r.Render(1).Rot
 	if deg := float64(blend.AngleOf(&rot)) * 180 / math.Pi; math.Abs(deg-45) > 1e-3 {
 		t.Fatalf("drawn at %v° one tick after a 90° offset, want 45°", deg)
 	}
@@ -107,20 +107,20 @@ func TestCorrectionClearedBelowEpsilon(t *testing.T) {
 	r := heldRig(t, cfgAt(20, 0))
 	quarter := blend.QuatFromAngle(math.Pi / 2)
 	ident := mgl32.QuatIdent()
-	r.setCorrection(components.Correction{Pos: mgl32.Vec3{3, -4, 0}, Rot: blend.Offset(&quarter, &ident)})
+	setCorrection(r, components.Correction{Pos: mgl32.Vec3{3, -4, 0}, Rot: blend.Offset(&quarter, &ident)})
 	prev := float32(5)
 	for i := 0; i < 60; i++ {
-		r.frame(1.0 / 60)
-		d := r.render(1).Pos.Sub(mgl32.Vec3{10, 0, 0}).Len()
+		r.Frame(1.0 / 60)
+		d := r.Render(1).Pos.Sub(mgl32.Vec3{10, 0, 0}).Len()
 		if d > prev {
 			t.Fatalf("frame %d: %v from the target after %v: the correction grew", i, d, prev)
 		}
 		prev = d
 	}
-	if c := r.correction(1); !c.IsZero() {
+	if c := r.Correction(1); !c.IsZero() {
 		t.Fatalf("correction %+v left after 20 ticks", c)
 	}
-	if got := r.render(1); got.Pos != (mgl32.Vec3{10, 0, 0}) || got.Rot != mgl32.QuatIdent() {
+	if got := r.Render(1); got.Pos != (mgl32.Vec3{10, 0, 0}) || got.Rot != mgl32.QuatIdent() {
 		t.Fatalf("drawn at %v %v, want exactly the target", got.Pos, got.Rot)
 	}
 }
@@ -129,9 +129,9 @@ func TestCorrectionClearedBelowEpsilon(t *testing.T) {
 // in the pipeline's tick rate.
 func TestSmoothDecay(t *testing.T) {
 	r := newRig(t, cfgAt(20, 0))
-	r.pipe.Initialize()
+	r.Pipe.Initialize()
 	var smooth *systems.Smooth
-	for _, s := range r.pipe.Systems() {
+	for _, s := range r.Pipe.Systems() {
 		if sm, ok := s.(*systems.Smooth); ok {
 			smooth = sm
 		}
@@ -189,25 +189,25 @@ func TestExtrapolationRecoveryIsSmoothed(t *testing.T) {
 	const fps = 60.0
 	x := func(tick int) float32 { return float32(tick) * 5 } // 100 units/s
 	for tick := 0; tick <= 10; tick++ {
-		r.push(snap(1, uint32(tick), x(tick)))
+		r.Push(snap(1, uint32(tick), x(tick)))
 	}
-	r.frame(0) // render 9
+	r.Frame(0) // render 9
 	var prev float32
 	maxStep := float32(0)
 	for f := 0; f < 60; f++ {
 		if f == 12 { // ticks 11..13 arrive late, at once
 			for tick := 11; tick <= 13; tick++ {
-				r.push(snap(1, uint32(tick), x(tick)))
+				r.Push(snap(1, uint32(tick), x(tick)))
 			}
 		}
-		r.frame(1 / fps)
-		cur := r.render(1).Pos[0]
+		r.Frame(1 / fps)
+		cur := r.Render(1).Pos[0]
 		if f > 0 {
 			maxStep = max(maxStep, abs(cur-prev))
 		}
 		prev = cur
 	}
-	m := r.pipe.Metrics()
+	m := r.Pipe.Metrics()
 	if m.Extrapolated == 0 || m.Corrections == 0 {
 		t.Fatalf("extrapolated %d, corrections %d: the scenario did not happen", m.Extrapolated, m.Corrections)
 	}

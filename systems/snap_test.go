@@ -14,14 +14,14 @@ import (
 // time is inside the span it refines: the drawn target jumps by
 // 0.75 × (bump+1) - 0.75 at once. It returns the target after the jump.
 func lateBump(r *rig, bump float32) float32 {
-	r.t.Helper()
-	r.push(snap(1, 10, 10), snap(1, 11, 11))
+	r.T.Helper()
+	r.Push(snap(1, 10, 10), snap(1, 11, 11))
 	for tick := uint32(13); tick <= 25; tick++ {
-		r.push(snap(1, tick, float32(tick)))
+		r.Push(snap(1, tick, float32(tick)))
 	}
-	r.frame(0) // render 11.5, on the 11 -> 13 lerp
-	r.push(snap(1, 12, 12+bump))
-	r.frame(0.25 / 20) // render 11.75: the target is now 11 + 0.75 × (1 + bump)
+	r.Frame(0) // render 11.5, on the 11 -> 13 lerp
+	r.Push(snap(1, 12, 12+bump))
+	r.Frame(0.25 / 20) // render 11.75: the target is now 11 + 0.75 × (1 + bump)
 	return 11 + 0.75*(1+bump)
 }
 
@@ -40,8 +40,8 @@ func TestCorrectionBeyondSnapDistanceDrawsTarget(t *testing.T) {
 	} {
 		r := newRig(t, cfgAt(20, 13.5)) // snap distance 20
 		target := lateBump(r, tc.bump)
-		got := r.render(1)
-		m := r.pipe.Metrics()
+		got := r.Render(1)
+		m := r.Pipe.Metrics()
 		if m.Corrections != 1 {
 			t.Fatalf("%s: %d corrections, want 1", tc.name, m.Corrections)
 		}
@@ -49,7 +49,7 @@ func TestCorrectionBeyondSnapDistanceDrawsTarget(t *testing.T) {
 			if got.Pos[0] != target || got.Flags&components.Snapped == 0 || m.Snaps != 1 {
 				t.Fatalf("%s: drawn at %v (flags %b, snaps %d), want snapped to %v", tc.name, got.Pos[0], got.Flags, m.Snaps, target)
 			}
-			if c := r.correction(1); !c.IsZero() {
+			if c := r.Correction(1); !c.IsZero() {
 				t.Fatalf("%s: correction %+v kept after the snap", tc.name, c)
 			}
 			continue
@@ -70,8 +70,8 @@ func TestSnapDistanceZeroNeverSnaps(t *testing.T) {
 	cfg.Snap.Distance = 0
 	r := newRig(t, cfg)
 	target := lateBump(r, 300) // below the teleport distance of 400
-	got := r.render(1)
-	if got.Flags&components.Snapped != 0 || r.pipe.Metrics().Snaps != 0 {
+	got := r.Render(1)
+	if got.Flags&components.Snapped != 0 || r.Pipe.Metrics().Snaps != 0 {
 		t.Fatalf("snapped with snapping off (flags %b)", got.Flags)
 	}
 	if !(got.Pos[0] < target-100) {
@@ -83,14 +83,14 @@ func TestSnapDistanceZeroNeverSnaps(t *testing.T) {
 // game code is snapped like the pipeline's own.
 func TestGameCorrectionBeyondSnapDistanceSnapped(t *testing.T) {
 	r := heldRig(t, cfgAt(20, 0))
-	r.setCorrection(components.Correction{Pos: mgl32.Vec3{0, 0, 25}})
-	r.frame(1.0 / 60)
-	got := r.render(1)
+	setCorrection(r, components.Correction{Pos: mgl32.Vec3{0, 0, 25}})
+	r.Frame(1.0 / 60)
+	got := r.Render(1)
 	if got.Pos != (mgl32.Vec3{10, 0, 0}) || got.Flags&components.Snapped == 0 {
 		t.Fatalf("drawn at %v (flags %b), want snapped to the target (10, 0, 0)", got.Pos, got.Flags)
 	}
-	if c := r.correction(1); !c.IsZero() || r.pipe.Metrics().Snaps != 1 {
-		t.Fatalf("correction %+v, snaps %d", c, r.pipe.Metrics().Snaps)
+	if c := r.Correction(1); !c.IsZero() || r.Pipe.Metrics().Snaps != 1 {
+		t.Fatalf("correction %+v, snaps %d", c, r.Pipe.Metrics().Snaps)
 	}
 }
 
@@ -103,26 +103,26 @@ func TestTeleportDrawnAtTargetDroppingOldSamples(t *testing.T) {
 	// ahead and goes on from there. Tick 12 arrives late and off the path,
 	// so a correction is being smoothed when the teleport comes.
 	r := newRig(t, cfgAt(20, 13.5))
-	r.push(snap(1, 10, 10), snap(1, 11, 11))
-	r.push(systems.Message{Kind: systems.Teleport, NetID: 1, Tick: 13, Pos: mgl32.Vec3{63, 0, 0}})
+	r.Push(snap(1, 10, 10), snap(1, 11, 11))
+	r.Push(systems.Message{Kind: systems.Teleport, NetID: 1, Tick: 13, Pos: mgl32.Vec3{63, 0, 0}})
 	for tick := uint32(14); tick <= 25; tick++ {
-		r.push(snap(1, tick, 50+float32(tick)))
+		r.Push(snap(1, tick, 50+float32(tick)))
 	}
-	r.frame(0) // render 11.5: held at 11 until the teleport's tick
-	if x := r.render(1).Pos[0]; x != 11 {
+	r.Frame(0) // render 11.5: held at 11 until the teleport's tick
+	if x := r.Render(1).Pos[0]; x != 11 {
 		t.Fatalf("drawn at %v before the teleport, want 11 held", x)
 	}
-	r.push(snap(1, 12, 20))
-	r.frame(0.25 / 20) // render 11.75: the target moves to 17.75
-	if m := r.pipe.Metrics(); m.Corrections != 1 || m.Snaps != 0 {
+	r.Push(snap(1, 12, 20))
+	r.Frame(0.25 / 20) // render 11.75: the target moves to 17.75
+	if m := r.Pipe.Metrics(); m.Corrections != 1 || m.Snaps != 0 {
 		t.Fatalf("corrections %d, snaps %d; want a correction being smoothed", m.Corrections, m.Snaps)
 	}
 	crossed := false
-	for r.renderTick() < 14 {
-		before := r.renderTick()
-		corr := r.correction(1)
-		r.frame(0.25 / 20)
-		got, rt := r.render(1), r.renderTick()
+	for r.RenderTick() < 14 {
+		before := r.RenderTick()
+		corr := r.Correction(1)
+		r.Frame(0.25 / 20)
+		got, rt := r.Render(1), r.RenderTick()
 		switch {
 		case rt < 13 && got.Flags&(components.Snapped|components.Teleported) != 0:
 			t.Fatalf("render %v: flags %b before the teleport", rt, got.Flags)
@@ -138,10 +138,10 @@ func TestTeleportDrawnAtTargetDroppingOldSamples(t *testing.T) {
 			if math.Abs(float64(got.Pos[0]-want)) > 1e-4 {
 				t.Fatalf("render %v: drawn at %v, want the target %v exactly", rt, got.Pos[0], want)
 			}
-			if c := r.correction(1); !c.IsZero() {
+			if c := r.Correction(1); !c.IsZero() {
 				t.Fatalf("correction %+v survived the teleport", c)
 			}
-			if first := r.ring(1).At(0).Tick; first != 13 {
+			if first := r.Ring(1).At(0).Tick; first != 13 {
 				t.Fatalf("oldest sample after the teleport: tick %d, want 13", first)
 			}
 		}
@@ -149,7 +149,7 @@ func TestTeleportDrawnAtTargetDroppingOldSamples(t *testing.T) {
 	if !crossed {
 		t.Fatal("the render time never crossed the teleport")
 	}
-	if m := r.pipe.Metrics(); m.Teleports != 1 || m.Snaps != 1 {
+	if m := r.Pipe.Metrics(); m.Teleports != 1 || m.Snaps != 1 {
 		t.Fatalf("teleports %d, snaps %d; want 1 and 1", m.Teleports, m.Snaps)
 	}
 }

@@ -6,13 +6,13 @@ import "testing"
 // the render time the systems use is the clock's.
 func TestTimelineCountsFramesAndPublishesTheClock(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
-	r.push(snap(1, 100, 0))
+	r.Push(snap(1, 100, 0))
 	for i := 0; i < 4; i++ {
-		r.frame(1.0 / 20)
+		r.Frame(1.0 / 20)
 	}
-	m := r.pipe.Metrics()
-	if m.Frames != 4 || m.RenderTick != r.renderTick() || m.RenderTick != 101 {
-		t.Fatalf("frames %d, render tick %v (clock %v); want 4 and 101", m.Frames, m.RenderTick, r.renderTick())
+	m := r.Pipe.Metrics()
+	if m.Frames != 4 || m.RenderTick != r.RenderTick() || m.RenderTick != 101 {
+		t.Fatalf("frames %d, render tick %v (clock %v); want 4 and 101", m.Frames, m.RenderTick, r.RenderTick())
 	}
 	if m.Delay != 0.1 {
 		t.Fatalf("delay %v s, want two ticks at 20 Hz", m.Delay)
