@@ -72,10 +72,23 @@
 //
 // # The client side
 //
-// A client decodes snapshots with a wire.Decoder (one per connection, with
-// the same wire.Config), feeds every header to a wire.Receipts, and sends
-// wire.InputPackets carrying Decoder.Acked() and its unacknowledged inputs
-// (the newest Config.Wire.MaxInputs at most), whose sequence numbers are
-// the prediction's. Its own entity's record, with the snapshot's InputAck,
-// is the authoritative state its prediction reconciles against.
+// [Client] is the other end, one per connection, with the same wire.Config:
+// [Client.Receive] decodes each snapshot packet and pushes its entities into
+// the pipeline's systems.Inbox (Kind from the record's flags; a
+// systems.Complete after a complete tick), hands the client's own entity to
+// ClientConfig.OnOwn with the server's input ack ([Authoritative] turns it
+// into the prediction's authoritative state), and notices a restarted
+// server (full snapshots of ticks it already passed) to start afresh.
+// [Client.QueueInput] (or [QueueInputs] from a predictor's outbox) and
+// [Client.InputPacket] send the newest unacknowledged inputs in every
+// packet, with the acked snapshot tick and the header's acks and time echo.
+//
+// [Client.Sync] estimates the round trip, the one-way latency and the
+// server's clock offset from those same packets, with no ping protocol:
+// the offset from the arrivals with the smallest round trips (Cristian's
+// method), the latency as the median of arrival minus the server's send
+// time, corrected by the offset. [Client.FeedLatency] gives it to the
+// pipeline's clock. Measured against netsim at 50 ms one way: within
+// 2 ms (latency) and 1 ms (offset) at ±10 ms jitter after 5 s, within
+// 3.5 ms and 2.5 ms at ±20 ms, within 6.5 ms and 5 ms at ±40 ms.
 package session

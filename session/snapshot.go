@@ -46,30 +46,61 @@ func (s *Server) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, erro
 	}
 	c.last, c.hasSent = t, true
 
+	table, base, err := s.begin(c, now)
+	if err != nil {
+		return dst, err
+	}
+	complete := s.merge(c, table, base)
+	if s.addErr != nil {
+		err := s.addErr
+		s.addErr = nil
+		return dst, err
+	}
+	parts, err := s.enc.Finish(complete)
+	if err != nil {
+		return dst, err
+	}
+	c.packets = parts
+	c.seq += uint16(len(parts))
+	c.count(parts, s.enc.Records(), base != nil, complete)
+	return append(dst, parts...), nil
+}
+
+// begin starts encoding the current tick for c. It returns the emptied
+// table of what c will hold after the tick and the table of the baseline,
+// or nil for a full snapshot.
+func (s *Server) begin(c *client, now uint32) (table, base *sentTick, err error) {
 	// The table for this tick first (it may evict the oldest), then the
 	// baseline: a baseline among the History-1 ticks sent before this one
 	// is one the client's decoder still holds.
-	table := c.put(t)
-	var base *sentTick
+	table = c.put(s.tick)
 	if c.hasAcked {
 		base = c.table(c.acked)
 	}
-	info := wire.SnapshotInfo{Tick: t, InputAck: c.inputs.applied, HasInputAck: c.inputs.hasApplied}
-	var brecs []sentRec
+	info := wire.SnapshotInfo{Tick: s.tick, InputAck: c.inputs.applied, HasInputAck: c.inputs.hasApplied}
 	if base != nil {
 		info.Delta, info.Baseline = true, base.tick
-		brecs = base.recs
 	}
 	h := wire.Header{Seq: c.seq, Sent: now}
 	c.receipts.Stamp(&h, now)
-	enc := s.enc
-	if err := enc.Begin(h, info, c.packets); err != nil {
-		return dst, err
+	if err := s.enc.Begin(h, info, c.packets); err != nil {
+		return nil, nil, err
 	}
+	return table, base, nil
+}
 
+// merge walks the world, the baseline (nil for a full snapshot) and the
+// graves together in NetID order, adds to the snapshot being encoded what
+// the client needs, and records in table what the client will hold. It
+// reports whether nothing changed was left out.
+func (s *Server) merge(c *client, table, base *sentTick) bool {
+	var b []sentRec
+	if base != nil {
+		b = base.recs
+	}
 	complete := true
-	held := len(brecs) // entities the client will hold, bounded by MaxEntities
-	w, b, g := s.world, brecs, s.graves
+	held := len(b) // entities the client will hold, bounded by MaxEntities
+	w, g := s.world, s.graves
 	i, j, k := 0, 0, 0
 	for i < len(w) || j < len(b) || k < len(g) {
 		// The smallest NetID at the head of the world, the baseline and
@@ -84,105 +115,110 @@ func (s *Server) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, erro
 		if k < len(g) {
 			id = min(id, g[k].netID)
 		}
-		inW := i < len(w) && w[i].rec.NetID == id
-		inB := j < len(b) && b[j].rec.NetID == id
-		inG := k < len(g) && g[k].netID == id
 		var we *worldEntry
 		var br *sentRec
-		if inW {
+		var gr *grave
+		if i < len(w) && w[i].rec.NetID == id {
 			we = &w[i]
 			i++
 		}
-		if inB {
+		if j < len(b) && b[j].rec.NetID == id {
 			br = &b[j]
 			j++
 		}
-		var gr grave
-		if inG {
-			gr = g[k]
+		if k < len(g) && g[k].netID == id {
+			gr = &g[k]
 			k++
 		}
+		var ok bool
 		switch {
-		case inW && inB:
-			var ev wire.Flags
-			if we.hasSpawn && tickBefore(br.at, we.spawn) {
-				ev |= wire.Spawn
-			}
-			if we.hasTeleport && tickBefore(br.at, we.teleport) {
-				ev |= wire.Teleport
-			}
-			controlled := id == c.netID
-			if we.rec == br.rec && ev == 0 && !controlled {
-				table.recs = append(table.recs, *br)
-				continue
-			}
-			if (!controlled && !s.send(c, id, t)) || !s.add(&we.rec, &br.rec, ev) {
-				complete = false
-				c.stats.Deferred++
-				table.recs = append(table.recs, *br)
-				continue
-			}
-			table.recs = append(table.recs, sentRec{rec: we.rec, at: t})
-		case inW:
-			// New to the client.
-			var ev wire.Flags
-			if we.hasSpawn && !tickBefore(we.spawn, c.first) {
-				ev = wire.Spawn
-			}
-			if held >= s.cfg.Wire.MaxEntities || !s.send(c, id, t) || !s.add(&we.rec, nil, ev) {
-				complete = false
-				c.stats.Deferred++
-				continue
-			}
-			held++
-			table.recs = append(table.recs, sentRec{rec: we.rec, at: t})
-		case inB:
-			// Gone from the world: a despawn, unless there is no room.
-			if s.despawn(id) {
-				held--
-				continue
-			}
-			complete = false
-			c.stats.Deferred++
-			table.recs = append(table.recs, *br)
+		case we != nil && br != nil:
+			ok = s.update(c, table, we, br)
+		case we != nil:
+			ok = s.introduce(c, table, we, &held)
+		case br != nil:
+			ok = s.remove(table, br, &held)
 		default:
 			// Died after the client's acknowledged tick, which does not
 			// hold it: the client may still know it from a tick it
 			// received in part. Tell it too.
-			if !c.mayKnow(gr.tick) {
-				continue
-			}
-			if !s.despawn(id) {
-				complete = false
-				c.stats.Deferred++
-			}
+			ok = !c.mayKnow(gr.tick) || s.despawn(id)
+		}
+		if !ok {
+			complete = false
+			c.stats.Deferred++
 		}
 	}
-	if s.addErr != nil {
-		err := s.addErr
-		s.addErr = nil
-		return dst, err
+	return complete
+}
+
+// update sends an entity the client holds (br) if it changed, carries an
+// event the client has not received, or is the client's own, and records
+// what the client will hold. It reports false if a change was left out.
+func (s *Server) update(c *client, table *sentTick, we *worldEntry, br *sentRec) bool {
+	var ev wire.Flags
+	if we.hasSpawn && tickBefore(br.at, we.spawn) {
+		ev |= wire.Spawn
 	}
-	parts, err := enc.Finish(complete)
-	if err != nil {
-		return dst, err
+	if we.hasTeleport && tickBefore(br.at, we.teleport) {
+		ev |= wire.Teleport
 	}
-	c.packets = parts
-	c.seq += uint16(len(parts))
+	id := we.rec.NetID
+	controlled := id == c.netID
+	if we.rec == br.rec && ev == 0 && !controlled {
+		table.recs = append(table.recs, *br)
+		return true
+	}
+	if (!controlled && !s.send(c, id, s.tick)) || !s.add(&we.rec, &br.rec, ev) {
+		table.recs = append(table.recs, *br)
+		return false
+	}
+	table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick})
+	return true
+}
+
+// introduce sends an entity new to the client, if there is room for it
+// and the Filter agrees, and reports false if it was left out.
+func (s *Server) introduce(c *client, table *sentTick, we *worldEntry, held *int) bool {
+	var ev wire.Flags
+	if we.hasSpawn && !tickBefore(we.spawn, c.first) {
+		ev = wire.Spawn
+	}
+	if *held >= s.cfg.Wire.MaxEntities || !s.send(c, we.rec.NetID, s.tick) || !s.add(&we.rec, nil, ev) {
+		return false
+	}
+	*held++
+	table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick})
+	return true
+}
+
+// remove sends a despawn for an entity the client holds that is gone from
+// the world, unless there is no room: then the client keeps it, and
+// remove reports false.
+func (s *Server) remove(table *sentTick, br *sentRec, held *int) bool {
+	if s.despawn(br.rec.NetID) {
+		*held--
+		return true
+	}
+	table.recs = append(table.recs, *br)
+	return false
+}
+
+// count adds a snapshot of parts and records to c's statistics.
+func (c *client) count(parts [][]byte, records int, delta, complete bool) {
 	st := &c.stats
 	st.Snapshots++
-	if !info.Delta {
+	if !delta {
 		st.FullSnapshots++
 	}
 	if !complete {
 		st.Incomplete++
 	}
-	st.RecordsSent += uint64(enc.Records())
+	st.RecordsSent += uint64(records)
 	st.PacketsSent += uint64(len(parts))
 	for _, p := range parts {
 		st.BytesSent += uint64(len(p))
 	}
-	return append(dst, parts...), nil
 }
 
 // despawn adds a despawn record and reports whether it went in.

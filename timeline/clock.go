@@ -549,7 +549,8 @@ func slew(e, slewTime float64) float64 {
 // Re-anchoring needs evidence: the stream the estimate cannot explain must
 // be the majority of what arrives in at least minEvidenceFrames frames with
 // arrivals in a row, spread over at least minEvidenceTime seconds, with its
-// ticks moving on (a live stream, not stale copies).
+// ticks never going back and moving on at least once (a live stream, not
+// stale copies; late parts of one tick may arrive a frame later).
 const (
 	minEvidenceFrames = 3
 	minEvidenceTime   = 0.2
@@ -558,23 +559,23 @@ const (
 // streak follows consecutive frames whose majority of arrivals disagree
 // with the estimate in one direction.
 type streak struct {
-	frames int
-	since  float64 // local time of the first frame
-	last   uint32  // newest tick of the latest frame
+	frames      int
+	since       float64 // local time of the first frame
+	first, last uint32  // newest tick of the first and the latest frame
 }
 
 // note adds a frame whose disagreeing arrivals reach up to tick, and
 // reports whether the evidence is now enough to re-anchor.
 func (s *streak) note(now float64, tick uint32) bool {
-	if s.frames > 0 && tick <= s.last {
-		s.frames = 0 // not moving on: start again from this frame
+	if s.frames > 0 && tick < s.last {
+		s.frames = 0 // going back: start again from this frame
 	}
 	if s.frames == 0 {
-		s.since = now
+		s.since, s.first = now, tick
 	}
 	s.frames++
 	s.last = tick
-	return s.frames >= minEvidenceFrames && now-s.since >= minEvidenceTime
+	return s.frames >= minEvidenceFrames && now-s.since >= minEvidenceTime && s.last > s.first
 }
 
 // checkStreams weighs this frame's evidence: when arrivals far behind the

@@ -128,56 +128,98 @@ func (d *Decoder) Reset() {
 // packet) or [ErrDuplicate] (a duplicated packet: drop it).
 func (d *Decoder) Decode(packet []byte, dst []Entity) (Snapshot, []Entity, error) {
 	var s Snapshot
+	count, r, err := d.parse(packet, &s)
+	if err != nil {
+		return s, dst, err
+	}
+	info := &s.SnapshotInfo
+	p, ref, err := d.reference(info)
+	if err != nil {
+		return s, dst, err
+	}
 	n0 := len(dst)
+	dst, grow, err := d.decodeRecords(info, count, &r, ref, dst)
+	if err != nil {
+		return s, dst[:n0], err
+	}
+	if n := ref.Len() + grow; n > d.cfg.MaxEntities {
+		return s, dst[:n0], fmt.Errorf("%w: tick %d would hold %d entities > MaxEntities %d", ErrLimit, info.Tick, n, d.cfg.MaxEntities)
+	}
+	if err := d.updateLive(info.Tick); err != nil {
+		return s, dst[:n0], err
+	}
+	s.Records = count
+	s.Done, dst = d.assemble(p, ref, info, dst)
+	return s, dst, nil
+}
+
+// parse reads packet's header and snapshot fields into s, and returns the
+// record count and a reader on the first record. It refuses oversized
+// packets, other packet types and parts of ticks already completely
+// received.
+func (d *Decoder) parse(packet []byte, s *Snapshot) (int, reader, error) {
 	if len(packet) > d.cfg.MaxPacket {
-		return s, dst, fmt.Errorf("%w: snapshot packet of %d bytes > MaxPacket %d", ErrLimit, len(packet), d.cfg.MaxPacket)
+		return 0, reader{}, fmt.Errorf("%w: snapshot packet of %d bytes > MaxPacket %d", ErrLimit, len(packet), d.cfg.MaxPacket)
 	}
 	h, body, err := ParseHeader(packet)
 	s.Header = h
 	if err != nil {
-		return s, dst, err
+		return 0, reader{}, err
 	}
 	if h.Type != TypeSnapshot {
-		return s, dst, fmt.Errorf("%w: %v packet, want snapshot", ErrType, h.Type)
+		return 0, reader{}, fmt.Errorf("%w: %v packet, want snapshot", ErrType, h.Type)
 	}
 	info, count, r, err := parseSnapshot(body, &d.cfg)
 	s.SnapshotInfo = info
 	if err != nil {
-		return s, dst, err
+		return 0, r, err
 	}
 	if d.history.Get(info.Tick) != nil {
-		return s, dst, fmt.Errorf("%w: part %d of tick %d, a tick already completely received", ErrDuplicate, info.Part, info.Tick)
+		return 0, r, fmt.Errorf("%w: part %d of tick %d, a tick already completely received", ErrDuplicate, info.Part, info.Tick)
 	}
+	return count, r, nil
+}
+
+// reference returns the tick under assembly the part belongs to (nil for
+// the first part seen of its tick) and the table its records are relative
+// to: the tick under assembly, the delta's baseline, or the empty table of
+// a full snapshot.
+func (d *Decoder) reference(info *SnapshotInfo) (*pending, *Table, error) {
 	p := d.findPending(info.Tick)
-	var ref *Table
 	switch {
 	case p != nil:
-		if err := p.agrees(&info); err != nil {
-			return s, dst, err
+		if err := p.agrees(info); err != nil {
+			return nil, nil, err
 		}
 		if p.has(info.Part) {
-			return s, dst, fmt.Errorf("%w: part %d of tick %d already received", ErrDuplicate, info.Part, info.Tick)
+			return nil, nil, fmt.Errorf("%w: part %d of tick %d already received", ErrDuplicate, info.Part, info.Tick)
 		}
-		ref = &p.table
+		return p, &p.table, nil
 	case info.Delta:
-		if ref = d.history.Get(info.Baseline); ref == nil {
+		ref := d.history.Get(info.Baseline)
+		if ref == nil {
 			newest, ok := d.history.Newest()
-			return s, dst, fmt.Errorf("%w: tick %d part %d is a delta against tick %d (newest held: %d, any: %v)",
+			return nil, nil, fmt.Errorf("%w: tick %d part %d is a delta against tick %d (newest held: %d, any: %v)",
 				ErrNoBaseline, info.Tick, info.Part, info.Baseline, newest, ok)
 		}
-	default:
-		ref = &d.empty
+		return nil, ref, nil
 	}
+	return nil, &d.empty, nil
+}
 
-	// Decode every record against the reference table, into scratch.
+// decodeRecords decodes the packet's count records against ref into
+// d.scratch and appends their entities to dst. It returns how many
+// entities the tick gains (negative when it loses some). On error, the
+// caller truncates dst back.
+func (d *Decoder) decodeRecords(info *SnapshotInfo, count int, r *reader, ref *Table, dst []Entity) ([]Entity, int, error) {
 	d.scratch = d.scratch[:0]
 	grow := 0
 	next := uint64(0)
 	cursor := 0
 	for range count {
-		id, mask, err := readRecordHead(&r, next)
+		id, mask, err := readRecordHead(r, next)
 		if err != nil {
-			return s, dst[:n0], fmt.Errorf("tick %d part %d: %w", info.Tick, info.Part, err)
+			return dst, 0, fmt.Errorf("tick %d part %d: %w", info.Tick, info.Part, err)
 		}
 		next = uint64(id) + 1
 		idx, ok := seekRecord(ref.recs, cursor, id)
@@ -185,7 +227,7 @@ func (d *Decoder) Decode(packet []byte, dst []Entity) (Snapshot, []Entity, error
 		sr := scratchRec{idx: -1}
 		if ok {
 			if ref.recs[idx].Flags&touched != 0 {
-				return s, dst[:n0], fmt.Errorf("%w: NetID %d named in two parts of tick %d", ErrMalformed, id, info.Tick)
+				return dst, 0, fmt.Errorf("%w: NetID %d named in two parts of tick %d", ErrMalformed, id, info.Tick)
 			}
 			sr.idx = int32(idx)
 		}
@@ -207,9 +249,9 @@ func (d *Decoder) Decode(packet []byte, dst []Entity) (Snapshot, []Entity, error
 				sr.rec.NetID = id
 				grow++
 			}
-			ev, err := readRecordBody(&r, mask, &sr.rec, &d.q, d.rotBytes)
+			ev, err := readRecordBody(r, mask, &sr.rec, &d.q, d.rotBytes)
 			if err != nil {
-				return s, dst[:n0], fmt.Errorf("tick %d part %d NetID %d: %w", info.Tick, info.Part, id, err)
+				return dst, 0, fmt.Errorf("tick %d part %d NetID %d: %w", info.Tick, info.Part, id, err)
 			}
 			sr.ev = ev
 			dst = append(dst, Entity{})
@@ -218,22 +260,21 @@ func (d *Decoder) Decode(packet []byte, dst []Entity) (Snapshot, []Entity, error
 		d.scratch = append(d.scratch, sr)
 	}
 	if r.remaining() != 0 {
-		return s, dst[:n0], fmt.Errorf("%w: tick %d part %d: %d trailing bytes after %d records", ErrMalformed, info.Tick, info.Part, r.remaining(), count)
+		return dst, 0, fmt.Errorf("%w: tick %d part %d: %d trailing bytes after %d records", ErrMalformed, info.Tick, info.Part, r.remaining(), count)
 	}
-	if n := ref.Len() + grow; n > d.cfg.MaxEntities {
-		return s, dst[:n0], fmt.Errorf("%w: tick %d would hold %d entities > MaxEntities %d", ErrLimit, info.Tick, n, d.cfg.MaxEntities)
-	}
-	if err := d.updateLive(info.Tick); err != nil {
-		return s, dst[:n0], err
-	}
-	s.Records = count
+	return dst, grow, nil
+}
 
-	// Apply the records to the tick under assembly.
+// assemble applies the decoded records to their tick under assembly p
+// (starting one from ref when p is nil) and reports whether this part was
+// the tick's last: then the tick becomes a baseline and, if it is
+// complete, the Despawns of its sweep are appended to dst.
+func (d *Decoder) assemble(p *pending, ref *Table, info *SnapshotInfo, dst []Entity) (bool, []Entity) {
 	if p == nil {
 		if p = d.allocPending(info.Tick); p == nil {
-			return s, dst, nil // older than every tick being assembled: not tracked
+			return false, dst // older than every tick being assembled: not tracked
 		}
-		p.used, p.tick, p.info, p.n = true, info.Tick, info, 0
+		p.used, p.tick, p.info, p.n = true, info.Tick, *info, 0
 		p.info.Part = 0
 		p.table.CopyFrom(ref)
 		words := (info.Parts + 63) / 64
@@ -243,11 +284,10 @@ func (d *Decoder) Decode(packet []byte, dst []Entity) (Snapshot, []Entity, error
 	p.got[info.Part/64] |= 1 << (info.Part % 64)
 	p.n++
 	if p.n < p.info.Parts {
-		return s, dst, nil
+		return false, dst
 	}
 
 	// Every part has arrived: the tick becomes a baseline.
-	s.Done = true
 	recs := p.table.recs
 	for i := range recs {
 		recs[i].Flags &^= touched
@@ -259,7 +299,7 @@ func (d *Decoder) Decode(packet []byte, dst []Entity) (Snapshot, []Entity, error
 		slot.recs, p.table.recs = p.table.recs, slot.recs[:0]
 	}
 	p.used = false
-	return s, dst, nil
+	return true, dst
 }
 
 // agrees checks that a part's tick-wide fields match the earlier parts'.

@@ -1,0 +1,208 @@
+package session
+
+import (
+	"fmt"
+
+	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// QueueInput queues the game's encoded input with sequence number seq (the
+// predictor's systems.SentInput.Seq) for the next input packets, which
+// repeat it until the server acknowledges it or Redundancy newer inputs
+// have been queued. Sequence numbers must increase; inputs travel in runs
+// of consecutive ones, so a gap drops the older ones not yet
+// acknowledged. The payload is copied.
+//
+// It fails, queueing nothing, for a payload beyond Wire.MaxInputSize
+// (wire.ErrLimit) or a sequence number not after the previous one
+// ([ErrInputSeq]).
+func (c *Client) QueueInput(seq uint32, payload []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.queue(seq, payload)
+}
+
+func (c *Client) queue(seq uint32, payload []byte) error {
+	if len(payload) > c.cfg.Wire.MaxInputSize {
+		return fmt.Errorf("%w: input %d is %d bytes > MaxInputSize %d", wire.ErrLimit, seq, len(payload), c.cfg.Wire.MaxInputSize)
+	}
+	if c.out.started && !tickBefore(c.out.last, seq) {
+		return fmt.Errorf("%w: %d after %d", ErrInputSeq, seq, c.out.last)
+	}
+	c.stats.InputsExpired += c.out.push(seq, payload)
+	c.stats.InputsQueued++
+	return nil
+}
+
+// QueueInputs queues inputs drained from a predictor's outbox, each
+// encoded by encode (which appends the encoding of in to dst and returns
+// it), as [Client.QueueInput] does. It stops at the first error. encode
+// runs under the client's lock: it must not call the Client.
+func QueueInputs[I any](c *Client, inputs []systems.SentInput[I], encode func(dst []byte, in I) []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := range inputs {
+		c.scratch = encode(c.scratch[:0], inputs[i].Input)
+		if err := c.queue(inputs[i].Seq, c.scratch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// InputPacket appends to dst an input packet, sent at the client's time
+// now (ms): the newest tick completely received (unless NoDelta), the
+// controlled NetID, the queued inputs not yet acknowledged (at most
+// Redundancy, the newest, consecutive), the acknowledgements of the
+// server's packets and the time echo. Without inputs it is an
+// acknowledgement only; send one at least every tick or so, so that the
+// server's baseline keeps up. It does not allocate given room in dst.
+func (c *Client) InputPacket(now uint32, dst []byte) ([]byte, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := wire.InputPacket{NetID: c.cfg.NetID}
+	if !c.cfg.NoDelta {
+		p.AckedTick, p.HasAckedTick = c.dec.Acked()
+	}
+	p.FirstSeq, p.Inputs = c.out.pending(c.views[:0])
+	c.views = p.Inputs[:0]
+	h := wire.Header{Seq: c.seq, Sent: now}
+	c.receipts.Stamp(&h, now)
+	n := len(dst)
+	dst, err := wire.AppendInput(dst, &h, &p, &c.cfg.Wire)
+	clear(p.Inputs)
+	if err != nil {
+		return dst, err
+	}
+	c.acks.sent(c.seq, &c.stats)
+	c.seq++
+	c.stats.PacketsSent++
+	c.stats.BytesSent += uint64(len(dst) - n)
+	return dst, nil
+}
+
+// outbox holds the newest unacknowledged inputs, a run of consecutive
+// sequence numbers, in a ring of Redundancy slots with their own memory.
+type outbox struct {
+	slots   [][]byte
+	first   uint32 // sequence number of the oldest held
+	n       int
+	last    uint32 // the newest queued
+	started bool
+}
+
+func newOutbox(n, size int) outbox {
+	o := outbox{slots: make([][]byte, n)}
+	mem := make([]byte, n*size)
+	for i := range o.slots {
+		o.slots[i] = mem[i*size : i*size : (i+1)*size]
+	}
+	return o
+}
+
+func (o *outbox) slot(seq uint32) *[]byte { return &o.slots[seq%uint32(len(o.slots))] }
+
+// push adds input seq (after o.last) and returns how many unacknowledged
+// inputs it dropped, to make room or for a gap.
+func (o *outbox) push(seq uint32, payload []byte) uint64 {
+	var dropped uint64
+	if o.n > 0 && seq != o.last+1 {
+		dropped, o.n = uint64(o.n), 0 // a gap: the run starts again
+	}
+	if o.n == 0 {
+		o.first = seq
+	}
+	if o.n == len(o.slots) {
+		o.first++
+		o.n--
+		dropped++
+	}
+	s := o.slot(seq)
+	*s = append((*s)[:0], payload...)
+	o.n++
+	o.last, o.started = seq, true
+	return dropped
+}
+
+// acked drops the inputs up to ack.
+func (o *outbox) acked(ack uint32) {
+	for o.n > 0 && !tickBefore(ack, o.first) {
+		o.first++
+		o.n--
+	}
+}
+
+// pending appends the held inputs, oldest first, to dst and returns the
+// first one's sequence number (the next one's, when none is held).
+func (o *outbox) pending(dst [][]byte) (uint32, [][]byte) {
+	if o.n == 0 {
+		return o.last + 1, dst
+	}
+	for k := range o.n {
+		dst = append(dst, *o.slot(o.first + uint32(k)))
+	}
+	return o.first, dst
+}
+
+// ackWindow follows which of the client's packets the server
+// acknowledged: a header acknowledges its Ack and the 32 before it, so a
+// packet is judged once the acknowledgements have moved 33 past it.
+type ackWindow struct {
+	sentSeq [ackRing]uint16
+	state   [ackRing]uint8 // 0 free, 1 sent, 2 acknowledged
+	judged  uint16         // the oldest packet not judged yet
+	started bool
+}
+
+const ackRing = 256
+
+// sent records packet seq as sent, judging a packet still unjudged in its
+// slot (the server has acknowledged nothing for ackRing packets) as
+// unacknowledged.
+func (a *ackWindow) sent(seq uint16, st *ClientStats) {
+	if !a.started {
+		a.judged, a.started = seq, true
+	}
+	i := seq % ackRing
+	if a.state[i] != 0 {
+		a.judge(i, st)
+	}
+	if seq-a.judged >= ackRing {
+		a.judged = seq - ackRing + 1
+	}
+	a.sentSeq[i], a.state[i] = seq, 1
+}
+
+// heard marks the packets h acknowledges and judges those it no longer
+// can, up to next, the next packet to send.
+func (a *ackWindow) heard(h *wire.Header, next uint16, st *ClientStats) {
+	if !h.HasAck || !a.started {
+		return
+	}
+	for k := range uint16(33) {
+		seq := h.Ack - k
+		if k > 0 && h.AckBits&(1<<(k-1)) == 0 {
+			continue
+		}
+		if i := seq % ackRing; a.state[i] == 1 && a.sentSeq[i] == seq {
+			a.state[i] = 2
+		}
+	}
+	horizon := h.Ack - 32 // the oldest packet h could still acknowledge
+	for seqAfter(horizon, a.judged) && a.judged != next {
+		if i := a.judged % ackRing; a.state[i] != 0 && a.sentSeq[i] == a.judged {
+			a.judge(i, st)
+		}
+		a.judged++
+	}
+}
+
+func (a *ackWindow) judge(i uint16, st *ClientStats) {
+	if a.state[i] == 2 {
+		st.PacketsAcked++
+	} else {
+		st.PacketsUnacked++
+	}
+	a.state[i] = 0
+}

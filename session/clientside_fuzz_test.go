@@ -1,0 +1,99 @@
+package session
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// fuzzServer returns the packets of a few ticks of a small world for
+// client 1 controlling NetID 3: a full snapshot, then deltas.
+func fuzzServer() [][]byte {
+	s, _ := NewServer(Config{})
+	s.Connect(1)
+	c, _ := NewClient(ClientConfig{Inbox: systems.NewInbox(0), NetID: 3})
+	var out [][]byte
+	for tick := uint32(1); tick <= 3; tick++ {
+		s.BeginTick(tick)
+		s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{float32(tick), 0, 0}, Flags: wire.Spawn})
+		s.SetEntity(wire.Entity{NetID: 3, State: uint16(tick)})
+		if tick == 2 {
+			s.Despawn(1)
+		}
+		packets, _ := s.Snapshot(1, tick*50, nil)
+		for _, p := range packets {
+			out = append(out, append([]byte(nil), p...))
+			c.Receive(p, tick*50)
+		}
+		c.QueueInput(tick, []byte{byte(tick)})
+		in, _ := c.InputPacket(tick*50+10, nil)
+		s.Receive(1, in, tick*50+20)
+		s.NextInput(1, nil)
+	}
+	return out
+}
+
+// FuzzClientReceive: any bytes given to a client's Receive never panic,
+// are refused with an error wrapping the codec's or taken (decoded,
+// dropped as duplicates or for a missing baseline), keep the counters
+// adding up and every message pushed counted, and leave the client able
+// to take a good snapshot and build input packets.
+func FuzzClientReceive(f *testing.F) {
+	packets := fuzzServer()
+	for _, p := range packets {
+		f.Add(p, packets[len(packets)-1])
+	}
+	f.Add([]byte("NS"), []byte{})
+	codecErrs := []error{wire.ErrTruncated, wire.ErrMagic, wire.ErrVersion, wire.ErrType, wire.ErrLimit, wire.ErrMalformed}
+	// A good full snapshot of a tick far ahead, for after the fuzzed ones.
+	s, _ := NewServer(Config{})
+	s.Connect(1)
+	s.BeginTick(1 << 30)
+	s.SetEntity(wire.Entity{NetID: 5})
+	good, _ := s.Snapshot(1, 0, nil)
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		inbox := systems.NewInbox(0)
+		owns := 0
+		c, err := NewClient(ClientConfig{Inbox: inbox, NetID: 3, OnOwn: func(Own) { owns++ }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Receive(packets[0], 0); err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		for i, p := range [][]byte{a, b} {
+			if err := c.Receive(p, uint32(10+i)); err != nil {
+				bad++
+				known := false
+				for _, e := range codecErrs {
+					known = known || errors.Is(err, e)
+				}
+				if !known {
+					t.Fatalf("error wraps no codec error: %v", err)
+				}
+			}
+		}
+		st := c.Stats()
+		if st.BadPackets != uint64(bad) || st.PacketsReceived != 3 ||
+			st.Snapshots+st.DuplicatePackets+st.NoBaseline+st.BadPackets != st.PacketsReceived {
+			t.Fatalf("counters do not add up (%d refused): %+v", bad, st)
+		}
+		msgs, dropped := inbox.Drain(nil)
+		if uint64(len(msgs))+dropped != st.Pushed || uint64(owns) != st.Own {
+			t.Fatalf("%d messages in the inbox, %d own records; stats %+v", len(msgs), owns, st)
+		}
+		// Still usable: a good full snapshot of a new tick, an input packet.
+		if err := c.Receive(good[0], 20); err != nil {
+			t.Fatalf("a good snapshot after fuzzed ones: %v", err)
+		}
+		if _, err := c.InputPacket(30, nil); err != nil {
+			t.Fatal(err)
+		}
+		c.Sync()
+		c.ServerTick(40)
+	})
+}

@@ -1,0 +1,161 @@
+package session
+
+import (
+	"testing"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/netsim"
+	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// ownID is the controlled entity of the pair's client.
+const ownID = 1000
+
+// pair is a Server and a Client over two netsim links on a virtual clock
+// with 1 ms steps: the server ticks at 20 Hz (entities on circles and the
+// client's own entity, which moves by its inputs' payloads), the client
+// queues an input and sends a packet every inputEvery. The two ends have
+// clocks of their own: server ms = true ms + srvBase, client ms = true ms +
+// cliBase.
+type pair struct {
+	t          testing.TB
+	srv        *Server
+	cli        *Client
+	inbox      *systems.Inbox
+	down, up   *netsim.Link[[]byte]
+	entities   int
+	inputEvery time.Duration
+	srvBase    uint32
+	cliBase    uint32
+
+	now      time.Duration
+	tick     uint32
+	ownX     float32 // the server's own entity: x advances by each input's byte
+	nextSeq  uint32
+	owns     []Own
+	drained  []systems.Message
+	messages uint64 // drained from the inbox
+	packets  [][]byte
+	timed    []netsim.Timed[[]byte]
+	inBuf    []byte
+	errs     []error
+
+	// onTick, if set, runs after every server tick.
+	onTick func(p *pair)
+}
+
+func newPair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg ClientConfig) *pair {
+	t.Helper()
+	p := &pair{t: t, entities: entities, inputEvery: 16 * time.Millisecond,
+		srvBase: 0xfff00000, cliBase: 1000, nextSeq: 1}
+	p.srv = newServer(t, Config{Wire: ccfg.Wire})
+	if err := p.srv.Connect(1); err != nil {
+		t.Fatal(err)
+	}
+	p.inbox = systems.NewInbox(0)
+	ccfg.Inbox = p.inbox
+	ccfg.NetID = ownID
+	user := ccfg.OnOwn
+	ccfg.OnOwn = func(o Own) {
+		p.owns = append(p.owns, o)
+		if user != nil {
+			user(o)
+		}
+	}
+	var err error
+	if p.cli, err = NewClient(ccfg); err != nil {
+		t.Fatal(err)
+	}
+	if p.down, err = netsim.NewLink[[]byte](link, seed); err != nil {
+		t.Fatal(err)
+	}
+	p.up, _ = netsim.NewLink[[]byte](link, seed+1)
+	return p
+}
+
+func (p *pair) srvMs(at time.Duration) uint32 { return uint32(at.Milliseconds()) + p.srvBase }
+func (p *pair) cliMs(at time.Duration) uint32 { return uint32(at.Milliseconds()) + p.cliBase }
+
+// run advances the virtual clock by d.
+func (p *pair) run(d time.Duration) {
+	p.t.Helper()
+	for end := p.now + d; p.now < end; p.now += time.Millisecond {
+		p.deliver()
+		if p.now%(50*time.Millisecond) == 0 {
+			p.serverTick()
+		}
+		if p.now%p.inputEvery == 0 {
+			p.sendInput()
+		}
+		if p.now%(16*time.Millisecond) == 0 {
+			p.drained, _ = p.inbox.Drain(p.drained)
+			p.messages += uint64(len(p.drained))
+		}
+	}
+}
+
+func (p *pair) deliver() {
+	p.timed = p.down.DeliverTimed(p.now, p.timed[:0])
+	for _, d := range p.timed {
+		if err := p.cli.Receive(d.Msg, p.cliMs(d.At)); err != nil {
+			p.errs = append(p.errs, err)
+		}
+	}
+	p.timed = p.up.DeliverTimed(p.now, p.timed[:0])
+	for _, d := range p.timed {
+		if err := p.srv.Receive(1, d.Msg, p.srvMs(d.At)); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+}
+
+func (p *pair) serverTick() {
+	for {
+		in, err := p.srv.NextInput(1, nil)
+		if err != nil {
+			p.t.Fatal(err)
+		}
+		if in.Status == InputEmpty {
+			break
+		}
+		if in.Status == InputReady && len(in.Payload) > 0 {
+			p.ownX += float32(in.Payload[0])
+		}
+	}
+	p.tick++
+	if err := p.srv.BeginTick(p.tick); err != nil {
+		p.t.Fatal(err)
+	}
+	for k := range p.entities {
+		if err := p.srv.SetEntity(circle(k, p.tick, false)); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+	if err := p.srv.SetEntity(wire.Entity{NetID: ownID, Pos: mgl32.Vec3{p.ownX, 0, 0}}); err != nil {
+		p.t.Fatal(err)
+	}
+	var err error
+	if p.packets, err = p.srv.Snapshot(1, p.srvMs(p.now), p.packets[:0]); err != nil {
+		p.t.Fatal(err)
+	}
+	for _, b := range p.packets {
+		p.down.Send(p.now, append([]byte(nil), b...))
+	}
+	if p.onTick != nil {
+		p.onTick(p)
+	}
+}
+
+func (p *pair) sendInput() {
+	if err := p.cli.QueueInput(p.nextSeq, []byte{1}); err != nil {
+		p.t.Fatal(err)
+	}
+	p.nextSeq++
+	var err error
+	if p.inBuf, err = p.cli.InputPacket(p.cliMs(p.now), p.inBuf[:0]); err != nil {
+		p.t.Fatal(err)
+	}
+	p.up.Send(p.now, append([]byte(nil), p.inBuf...))
+}

@@ -1,0 +1,213 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/netsmooth/netsmooth/netsim"
+	"github.com/netsmooth/netsmooth/session"
+)
+
+// ClientConfig configures a [Client].
+type ClientConfig struct {
+	// Addr is the server's UDP address, "127.0.0.1:7777" say. Required.
+	Addr string
+	// Session configures the session.Client: the pipeline's inbox, the
+	// controlled NetID and where its authoritative states go (OnOwn,
+	// called on the receiving goroutine), the codec configuration (the
+	// server's).
+	Session session.ClientConfig
+	// Impair, if set, sends every packet the client sends through a
+	// netsim.Link with this configuration and Seed, on the wall clock
+	// (see the package documentation).
+	Impair *netsim.Config
+	// Seed seeds Impair's random decisions.
+	Seed uint64
+}
+
+// ClientStats are a [Client]'s counters at the socket; the session's are
+// in Session().Stats().
+type ClientStats struct {
+	// PacketsSent and BytesSent count the datagrams handed to the network
+	// (after Impair's losses, with its duplicates).
+	PacketsSent, BytesSent uint64
+	// BadPackets counts the packets the session refused.
+	BadPackets uint64
+	// ReadErrors and WriteErrors count socket errors (a connected UDP
+	// socket reports "connection refused" while no server listens).
+	ReadErrors, WriteErrors uint64
+	// Link is what Impair did (zero without it).
+	Link netsim.Stats
+}
+
+// Client is a game client's UDP endpoint: a socket connected to the
+// server, a session.Client, and a goroutine that reads the socket and
+// hands every packet to the session, which pushes the entities into the
+// pipeline's inbox. The game sends its inputs with SendInputs. Close stops
+// everything.
+type Client struct {
+	conn  *net.UDPConn
+	sess  *session.Client
+	start time.Time
+	shape *shaper
+
+	sendMu sync.Mutex
+	buf    []byte
+
+	mu    sync.Mutex
+	stats ClientStats
+
+	wg        sync.WaitGroup
+	closeOnce sync.Once
+	closeErr  error
+	stopCtx   func() bool // guarded by mu
+}
+
+// Dial connects a UDP socket to cfg.Addr and starts reading. Nothing is
+// sent until SendInputs: the server learns of the client from its first
+// input packet. Cancelling ctx closes the client, as Close does.
+func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
+	sess, err := session.NewClient(cfg.Session)
+	if err != nil {
+		return nil, err
+	}
+	addr, err := net.ResolveUDPAddr("udp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: %w", err)
+	}
+	conn, err := net.DialUDP("udp", nil, addr)
+	if err != nil {
+		return nil, fmt.Errorf("transport: %w", err)
+	}
+	_ = conn.SetReadBuffer(1 << 20) // best effort: room for a few ticks of snapshots
+	c := &Client{conn: conn, sess: sess, start: time.Now()}
+	if cfg.Impair != nil {
+		if c.shape, err = newShaper(*cfg.Impair, cfg.Seed, func(b []byte, _ netip.AddrPort) { c.write(b) }); err != nil {
+			conn.Close()
+			return nil, err
+		}
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.shape.run()
+		}()
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.read()
+	}()
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	c.mu.Lock()
+	c.stopCtx = stop
+	c.mu.Unlock()
+	return c, nil
+}
+
+// Session returns the session: its estimates (Sync, ServerTick), its
+// counters, and QueueInput for the inputs SendInputs sends.
+func (c *Client) Session() *session.Client { return c.sess }
+
+// Now returns the client's clock in ms, the time since Dial: the clock
+// of the packets' timing fields, and of ServerTick's argument.
+func (c *Client) Now() uint32 { return uint32(time.Since(c.start).Milliseconds()) }
+
+// LocalAddr returns the client's address.
+func (c *Client) LocalAddr() netip.AddrPort { return c.conn.LocalAddr().(*net.UDPAddr).AddrPort() }
+
+// ServerTick estimates the server's tick now (see
+// session.Client.ServerTick).
+func (c *Client) ServerTick() (float64, bool) { return c.sess.ServerTick(c.Now()) }
+
+// SendInputs sends an input packet: the queued inputs not yet
+// acknowledged, and the acknowledgement of the newest tick received
+// (session.Client.InputPacket). Send one per tick at least, with or
+// without new inputs. Safe for concurrent use.
+func (c *Client) SendInputs() error {
+	c.sendMu.Lock()
+	defer c.sendMu.Unlock()
+	b, err := c.sess.InputPacket(c.Now(), c.buf[:0])
+	c.buf = b
+	if err != nil {
+		return err
+	}
+	if c.shape != nil {
+		c.shape.send(b, netip.AddrPort{})
+	} else {
+		c.write(b)
+	}
+	return nil
+}
+
+// write sends one datagram and counts it.
+func (c *Client) write(b []byte) {
+	_, err := c.conn.Write(b)
+	c.mu.Lock()
+	if err != nil {
+		c.stats.WriteErrors++
+	} else {
+		c.stats.PacketsSent++
+		c.stats.BytesSent += uint64(len(b))
+	}
+	c.mu.Unlock()
+}
+
+// read is the receiving goroutine: it ends when the socket is closed.
+func (c *Client) read() {
+	buf := make([]byte, c.sess.Config().Wire.MaxPacket+1) // one more: oversized packets are refused, not cut
+	for {
+		n, err := c.conn.Read(buf)
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			c.count(func(st *ClientStats) { st.ReadErrors++ })
+			time.Sleep(time.Millisecond) // no busy loop on a persistent error
+			continue
+		}
+		if err := c.sess.Receive(buf[:n], c.Now()); err != nil {
+			c.count(func(st *ClientStats) { st.BadPackets++ })
+		}
+	}
+}
+
+func (c *Client) count(f func(*ClientStats)) {
+	c.mu.Lock()
+	f(&c.stats)
+	c.mu.Unlock()
+}
+
+// Stats returns the client's counters.
+func (c *Client) Stats() ClientStats {
+	c.mu.Lock()
+	st := c.stats
+	c.mu.Unlock()
+	if c.shape != nil {
+		st.Link = c.shape.stats()
+	}
+	return st
+}
+
+// Close closes the socket and stops the client's goroutines, waiting for
+// them. Packets held by Impair are dropped. Only the first call does
+// anything.
+func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		c.mu.Lock()
+		if c.stopCtx != nil {
+			c.stopCtx()
+		}
+		c.mu.Unlock()
+		if c.shape != nil {
+			c.shape.stop()
+		}
+		c.closeErr = c.conn.Close()
+		c.wg.Wait()
+	})
+	return c.closeErr
+}

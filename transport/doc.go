@@ -1,0 +1,71 @@
+// Package transport carries netsmooth's protocol over UDP: a [Server]
+// that owns a session.Server and one UDP socket, and a [Client] that owns
+// a session.Client and a socket connected to the server. It uses the
+// standard library only, besides netsmooth's packages.
+//
+// # Server
+//
+// [Listen] opens the socket (127.0.0.1 on a port the system picks, by
+// default) and starts a goroutine that reads it. The first valid input
+// packet from an address connects it: a new session.ClientID, up to the
+// session's MaxClients (further addresses are refused and counted). A
+// client silent for ServerConfig.Idle is disconnected. The game runs its
+// own tick loop:
+//
+//	srv, err := transport.Listen(ctx, transport.ServerConfig{Addr: "127.0.0.1:7777"})
+//	for range ticker.C {
+//		for _, id := range srv.Clients(ids[:0]) {
+//			in, _ := srv.Session().NextInput(id, buf) // the client's next input
+//			...
+//		}
+//		srv.Session().BeginTick(tick)
+//		srv.Session().SetEntity(e) // every entity that changed
+//		srv.SendSnapshots()        // every client's snapshot of the tick
+//	}
+//
+// # Client
+//
+// [Dial] connects a socket to the server and starts a goroutine that reads
+// it: every snapshot packet goes to the session.Client, which pushes the
+// entities into the pipeline's inbox (ClientConfig.Session.Inbox) and the
+// controlled entity's records to OnOwn, both safe from that goroutine.
+// The game's frame loop, on the world's goroutine:
+//
+//	cli, err := transport.Dial(ctx, transport.ClientConfig{Addr: addr, Session: session.ClientConfig{
+//		Inbox: pipe.Inbox(), NetID: me, OnOwn: func(o session.Own) {
+//			pred.Inbox().Push(session.Authoritative(o, stateOf(o.Entity)))
+//		},
+//	}})
+//	for running {
+//		cli.Session().FeedLatency(pipe.Clock())
+//		pipe.Update(dt)
+//		sent = pred.Outbox().Drain(sent)
+//		session.QueueInputs(cli.Session(), sent, encode)
+//		cli.SendInputs()
+//	}
+//
+// The client learns the round trip, the one-way latency and the server's
+// clock from the headers of the packets both ways (session.Client.Sync,
+// ServerTick), and notices a restarted server by itself
+// (session.Client.Receive): nothing to do but keep sending.
+//
+// # Impairment
+//
+// ServerConfig.Impair and ClientConfig.Impair put a netsim.Link, with a
+// seed, in front of everything the end sends, on the wall clock: a packet
+// sent at time t since the endpoint started enters the link at t; a
+// goroutine sleeps until the link's next delivery time and writes every
+// packet due then. Latency, jitter, loss, duplication, reordering,
+// bandwidth and outages apply as netsim describes, to within the timer's
+// resolution (about a millisecond). The impairment is of the sending
+// side, so a test impairs both directions by setting both; its decisions
+// follow the seed, but on the wall clock the run is not reproducible
+// exactly (packets are sent at slightly different times every run).
+//
+// # Shutdown
+//
+// Close (or cancelling the context given to Listen or Dial) closes the
+// socket, stops the reading goroutine and the impairment's, and waits for
+// them: nothing is left running. Packets still held by an impairment are
+// dropped.
+package transport
