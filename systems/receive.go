@@ -491,6 +491,7 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 			known := r.unchangedUntil(newest, msg.Tick)
 			if known > newest {
 				r.appendStill(w, e, head, known)
+				before = head.Len() // appendStill counted its own sample
 			}
 			r.sampleWait(span, known)
 			r.measureInterval(span, known, msg.Tick)

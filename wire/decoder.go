@@ -181,16 +181,20 @@ func (d *Decoder) parse(packet []byte, s *Snapshot) (int, reader, error) {
 }
 
 // reference returns the tick under assembly the part belongs to (nil for
-// the first part seen of its tick) and the table its records are relative
-// to: the tick under assembly, the delta's baseline, or the empty table of
-// a full snapshot.
+// the first part seen of its tick, or for a part that contradicts the
+// earlier ones, which starts the tick afresh) and the table its records are
+// relative to: the tick under assembly, the delta's baseline, or the empty
+// table of a full snapshot.
 func (d *Decoder) reference(info *SnapshotInfo) (*pending, *Table, error) {
 	p := d.findPending(info.Tick)
+	if p != nil && !p.agrees(info) {
+		// The part contradicts the earlier parts of its tick (a restarted
+		// or confused server, or garbage that got there first): the latest
+		// word wins, and the tick is assembled afresh from this part.
+		p.used, p = false, nil
+	}
 	switch {
 	case p != nil:
-		if err := p.agrees(info); err != nil {
-			return nil, nil, err
-		}
 		if p.has(info.Part) {
 			return nil, nil, fmt.Errorf("%w: part %d of tick %d already received", ErrDuplicate, info.Part, info.Tick)
 		}
@@ -302,16 +306,12 @@ func (d *Decoder) assemble(p *pending, ref *Table, info *SnapshotInfo, dst []Ent
 	return true, dst
 }
 
-// agrees checks that a part's tick-wide fields match the earlier parts'.
-func (p *pending) agrees(s *SnapshotInfo) error {
+// agrees reports whether a part's tick-wide fields match the earlier
+// parts'.
+func (p *pending) agrees(s *SnapshotInfo) bool {
 	a := p.info
-	if a.Delta != s.Delta || (a.Delta && a.Baseline != s.Baseline) || a.Parts != s.Parts ||
-		a.Complete != s.Complete || a.HasInputAck != s.HasInputAck || a.InputAck != s.InputAck {
-		return fmt.Errorf("%w: part %d of tick %d disagrees with earlier parts (delta %v/%v, baseline %d/%d, parts %d/%d, complete %v/%v, input ack %v %d/%v %d)",
-			ErrMalformed, s.Part, s.Tick, s.Delta, a.Delta, s.Baseline, a.Baseline, s.Parts, a.Parts,
-			s.Complete, a.Complete, s.HasInputAck, s.InputAck, a.HasInputAck, a.InputAck)
-	}
-	return nil
+	return a.Delta == s.Delta && (!a.Delta || a.Baseline == s.Baseline) && a.Parts == s.Parts &&
+		a.Complete == s.Complete && a.HasInputAck == s.HasInputAck && a.InputAck == s.InputAck
 }
 
 func (p *pending) has(part int) bool { return p.got[part/64]&(1<<(part%64)) != 0 }

@@ -19,8 +19,8 @@ var (
 	// ErrLimit: a count, a length or a size exceeds its configured limit.
 	ErrLimit = errors.New("wire: limit exceeded")
 	// ErrMalformed: the bytes break a rule of the format (unknown flag bits,
-	// a non-minimal varint, NetIDs out of order, trailing bytes, parts of
-	// one tick that disagree).
+	// a non-minimal varint, NetIDs out of order, trailing bytes, a NetID in
+	// two parts of one tick).
 	ErrMalformed = errors.New("wire: malformed packet")
 	// ErrRange: a value cannot be quantised (not finite, or beyond ±2^31
 	// steps) or is otherwise outside what the format can carry.

@@ -345,7 +345,11 @@ func twoParts(t *testing.T, enc *Encoder, info SnapshotInfo, r *Record, i int) [
 	return p
 }
 
-func TestDecodePartsMustAgree(t *testing.T) {
+// TestDecodeContradictingPartRestartsTick: a part whose tick-wide fields
+// contradict the earlier parts of its tick (a restarted or confused
+// server, or garbage that got there first) starts the tick afresh: the
+// latest word wins. Parts that agree must not name an entity twice.
+func TestDecodeContradictingPartRestartsTick(t *testing.T) {
 	q := DefaultQuantizer()
 	enc, _ := NewEncoder(Config{})
 	dec, _ := NewDecoder(Config{})
@@ -354,19 +358,23 @@ func TestDecodePartsMustAgree(t *testing.T) {
 	if _, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Complete: true}, &r1, 0), nil); err != nil {
 		t.Fatal(err)
 	}
-	_, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3}, &r2, 1), nil)
-	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "disagrees") {
-		t.Fatalf("parts disagreeing on Complete: %v", err)
+	s, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3}, &r2, 1), nil)
+	if err != nil || s.Done {
+		t.Fatalf("a part disagreeing on Complete: %+v %v; want it taken as the start of the tick afresh", s, err)
 	}
-	_, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Complete: true}, &r1, 1), nil)
+	_, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3}, &r2, 0), nil)
 	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "two parts") {
 		t.Fatalf("NetID in two parts: %v", err)
 	}
-	s, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Complete: true}, &r2, 1), nil)
-	if err != nil || !s.Done {
-		t.Fatalf("the right part 1: %+v %v", s, err)
+	s, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3}, &r1, 0), nil)
+	if err != nil || !s.Done || s.Complete {
+		t.Fatalf("the new tick's part 0: %+v %v", s, err)
 	}
-	for _, r := range dec.State(3).Records() {
+	recs := dec.State(3).Records()
+	if len(recs) != 2 {
+		t.Fatalf("tick 3 holds %d records, want the new assembly's 2", len(recs))
+	}
+	for _, r := range recs {
 		if r.Flags != 0 {
 			t.Fatalf("committed record keeps flags %v", r.Flags)
 		}
