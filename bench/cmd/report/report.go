@@ -279,8 +279,8 @@ func (r *report) writeSystems(b *strings.Builder) {
 	b.WriteString(`## Per system
 
 The whole frame, each of netsmooth's systems alone (the others run untimed),
-and ingest (handing a snapshot of every entity over and running Receive and
-Timeline, without interpolation; ns/snapshot). The lower bound is the flat
+and ingest (handing a snapshot of every entity over and running Receive,
+Timeline and Retire, without interpolation; ns/snapshot). The lower bound is the flat
 baseline (its interpolation step alone for Interpolate); naive runs up to
 100k entities only. Allocations are per frame (per batch of snapshots for
 ingest).
