@@ -226,7 +226,7 @@ func (d *Decoder) decodeRecords(info *SnapshotInfo, count int, r *reader, ref *T
 			return dst, 0, fmt.Errorf("tick %d part %d: %w", info.Tick, info.Part, err)
 		}
 		next = uint64(id) + 1
-		idx, ok := seekRecord(ref.recs, cursor, id)
+		idx, ok := seek(ref.recs, cursor, id)
 		cursor = idx
 		sr := scratchRec{idx: -1}
 		if ok {
@@ -370,7 +370,7 @@ func (d *Decoder) apply(t *Table) {
 	// it stay where they are, those after it are moved aside first. A part
 	// that only appends (the parts of a full snapshot, in order) copies
 	// nothing.
-	first, _ := seekRecord(t.recs, 0, d.scratch[0].rec.NetID)
+	first, _ := seek(t.recs, 0, d.scratch[0].rec.NetID)
 	tail := append(d.spare[:0], t.recs[first:]...)
 	out := t.recs[:first]
 	j := 0
@@ -401,7 +401,7 @@ func (d *Decoder) updateLive(tick uint32) error {
 	cursor := 0
 	for i := range d.scratch {
 		sr := &d.scratch[i]
-		j, ok := seekLive(d.live, cursor, sr.rec.NetID)
+		j, ok := seek(d.live, cursor, sr.rec.NetID)
 		cursor = j
 		sr.live = -1
 		if ok {
@@ -454,47 +454,41 @@ func (d *Decoder) updateLive(tick uint32) error {
 	return nil
 }
 
-// seekRecord finds id in recs (sorted by NetID) at or after position from,
+// netIDed is a record kept sorted by NetID.
+type netIDed interface{ Record | liveEntry }
+
+// netIDOf returns x's NetID.
+func netIDOf[T netIDed](x *T) uint32 {
+	switch v := any(x).(type) {
+	case *Record:
+		return v.NetID
+	case *liveEntry:
+		return v.netID
+	}
+	return 0
+}
+
+// seek finds id in xs (sorted by NetID) at or after position from,
 // galloping forward and then bisecting: cheap for the ascending NetIDs of
 // a packet, dense or sparse. It returns the position of id, or where it
 // would be inserted.
-func seekRecord(recs []Record, from int, id uint32) (int, bool) {
+func seek[T netIDed](xs []T, from int, id uint32) (int, bool) {
 	lo, hi, step := from, from, 1
-	for hi < len(recs) && recs[hi].NetID < id {
+	for hi < len(xs) && netIDOf(&xs[hi]) < id {
 		lo = hi + 1
 		hi += step
 		step <<= 1
 	}
-	hi = min(hi, len(recs))
+	hi = min(hi, len(xs))
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if recs[m].NetID < id {
+		if netIDOf(&xs[m]) < id {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < len(recs) && recs[lo].NetID == id
-}
-
-// seekLive is seekRecord for the live set.
-func seekLive(live []liveEntry, from int, id uint32) (int, bool) {
-	lo, hi, step := from, from, 1
-	for hi < len(live) && live[hi].netID < id {
-		lo = hi + 1
-		hi += step
-		step <<= 1
-	}
-	hi = min(hi, len(live))
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if live[m].netID < id {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(live) && live[lo].netID == id
+	return lo, lo < len(xs) && netIDOf(&xs[lo]) == id
 }
 
 // sweep appends a Despawn for every live entity that the complete table of
