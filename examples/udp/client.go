@@ -65,7 +65,7 @@ func startClient(ctx context.Context, o *options, addr string) (*gameClient, err
 	if c.pred, err = nsecs.AddPredictor(c.pipe, scenario.MoverSim); err != nil {
 		return nil, err
 	}
-	if c.me, err = c.pred.Spawn(&c.world, playerID, scenario.Mover{}); err != nil {
+	if c.me, err = c.pred.Spawn(&c.world, components.NetID(o.player), scenario.Mover{}); err != nil {
 		return nil, err
 	}
 	c.cmds = generic.NewMap2[components.InputCommand[scenario.Stick], components.PredictedStatus](&c.world)
@@ -75,7 +75,7 @@ func startClient(ctx context.Context, o *options, addr string) (*gameClient, err
 		Addr: addr,
 		Session: session.ClientConfig{
 			Inbox:    c.pipe.Inbox(),
-			NetID:    playerID,
+			NetID:    uint32(o.player),
 			TickRate: tickRate,
 			NoDelta:  o.full,
 			OnOwn: func(own session.Own) {

@@ -13,7 +13,10 @@
 //	go run ./examples/udp -full          # no delta compression
 //	go run ./examples/udp -role server -addr 127.0.0.1:7777
 //	go run ./examples/udp -role client -addr 127.0.0.1:7777
+//	go run ./examples/udp -role client -addr 127.0.0.1:7777 -player 1000001
 //
+// Each client of one server plays its own NetID (-player); a client that
+// names a world entity's or another client's NetID is given no player.
 // Ctrl-C stops it cleanly, printing the metrics so far.
 package main
 
@@ -23,6 +26,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"syscall"
@@ -44,6 +48,7 @@ type options struct {
 	loss     float64
 	full     bool
 	seed     uint64
+	player   uint
 }
 
 // impairment is the simulated network each end puts in front of what it
@@ -65,6 +70,8 @@ func (o *options) validate() error {
 		return errors.New("-moving must be within 0..1")
 	case o.latency < 0 || o.jitter < 0 || !(o.loss >= 0 && o.loss < 1):
 		return errors.New("-latency and -jitter must not be negative, -loss within [0, 1)")
+	case o.player <= uint(o.entities) || o.player > math.MaxUint32:
+		return fmt.Errorf("-player %d: want a NetID above the entities' (%d) and below 2^32", o.player, o.entities)
 	}
 	if imp := o.impairment(); imp != nil {
 		return imp.Validate()
@@ -87,6 +94,7 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.Float64Var(&o.loss, "loss", 0.02, "simulated probability that a packet is lost, each direction")
 	fs.BoolVar(&o.full, "full", false, "disable delta compression: every snapshot is full")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the simulated network")
+	fs.UintVar(&o.player, "player", playerID, "NetID of this client's player; give each client of one server its own")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "udp: netsmooth over a real UDP socket, headless.\n\nUsage: go run ./examples/udp [flags]\n\nFlags:\n")
 		fs.PrintDefaults()

@@ -7,17 +7,20 @@ import (
 	"flag"
 	"io"
 	"math"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/netsmooth/netsmooth/components"
 	"go.uber.org/goleak"
 )
 
 // lossy is the end-to-end tests' network, each way: 50 ± 10 ms, 10% loss.
 func lossy(entities int) *options {
 	return &options{role: "both", addr: "127.0.0.1:0", entities: entities, moving: 1, fps: 60,
-		latency: 50 * time.Millisecond, jitter: 10 * time.Millisecond, loss: 0.1, seed: 1}
+		latency: 50 * time.Millisecond, jitter: 10 * time.Millisecond, loss: 0.1, seed: 1, player: playerID}
 }
 
 // server runs a game server on addr until stop is called.
@@ -205,6 +208,59 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// Clients of one server each play their own NetID and draw the others'
+// players interpolated. A client that names a world entity or another
+// client's player is given none: the server trusts no client.
+func TestPlayers(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	base := options{role: "both", addr: "127.0.0.1:0", entities: 10, moving: 1, fps: 60, seed: 1}
+	s := serve(t, &base, base.addr)
+	addr := s.srv.Addr().String()
+	players := []uint{playerID, playerID + 1, playerID, 5} // the last two claim taken NetIDs
+	clients := make([]*gameClient, len(players))
+	for i, p := range players {
+		o := base
+		o.player, o.seed = p, uint64(i+1)
+		clients[i] = connect(t, &o, addr)
+	}
+	var wg sync.WaitGroup
+	for _, c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.run(context.Background(), 1500*time.Millisecond)
+		}()
+	}
+	time.Sleep(1200 * time.Millisecond)
+	if err := s.stop(); err != nil { // the clients are still connected
+		t.Fatal(err)
+	}
+	wg.Wait()
+	var given []uint32
+	for _, p := range s.players {
+		if p.netID != 0 {
+			given = append(given, p.netID)
+		}
+	}
+	slices.Sort(given)
+	if len(s.players) != 4 || !slices.Equal(given, []uint32{playerID, playerID + 1}) {
+		t.Fatalf("%d clients, players given %v, want %d and %d", len(s.players), given, playerID, playerID+1)
+	}
+	for i, other := range []uint32{playerID + 1, playerID} {
+		var seen []uint32
+		q := clients[i].remote.Query(&clients[i].world)
+		for q.Next() {
+			id, r, _ := q.Get()
+			if uint32(*id) > 10 && r.Flags&components.Visible != 0 {
+				seen = append(seen, uint32(*id))
+			}
+		}
+		if !slices.Equal(seen, []uint32{other}) {
+			t.Errorf("client %d (player %d) draws the players %v, want [%d]", i, players[i], seen, other)
+		}
+	}
+}
+
 // A server and a client in separate roles find each other.
 func TestRoles(t *testing.T) {
 	defer goleak.VerifyNone(t)
@@ -247,6 +303,8 @@ func TestFlags(t *testing.T) {
 		{"-loss", "1"},
 		{"-jitter", "-1ms"},
 		{"-fps", "NaN"},
+		{"-player", "7"},
+		{"-player", "4294967296"},
 	} {
 		if _, err := parse(args, io.Discard); err == nil {
 			t.Errorf("%v: accepted", args)

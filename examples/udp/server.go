@@ -89,11 +89,16 @@ func (g *gameServer) step() error {
 	}
 	for _, id := range g.ids {
 		// Each client's player is the NetID its input packets name.
+		// A server trusts no client: a NetID of a world entity or of
+		// another client's player is not given to it.
 		st, ok := sess.Stats(id)
-		if !ok || st.NetID == 0 {
+		if !ok || st.NetID <= uint32(g.total) || g.claimed(id, st.NetID) {
 			continue
 		}
 		p := g.players[id]
+		if p.netID != 0 && p.netID != st.NetID {
+			sess.Despawn(p.netID) // the client switched players
+		}
 		p.netID = st.NetID
 		e := playerEntity(p.state)
 		e.NetID = st.NetID
@@ -112,6 +117,16 @@ func (g *gameServer) step() error {
 		g.mu.Unlock()
 	}
 	return nil
+}
+
+// claimed reports whether a client other than id already plays netID.
+func (g *gameServer) claimed(id session.ClientID, netID uint32) bool {
+	for other, p := range g.players {
+		if other != id && p.netID == netID {
+			return true
+		}
+	}
+	return false
 }
 
 // dropGone despawns the players of the clients disconnected.

@@ -13,8 +13,8 @@ import (
 const (
 	// tickRate is the server's simulation and snapshot rate, Hz.
 	tickRate = 20
-	// playerID is the NetID of the client's player; the entities are
-	// 1..entities.
+	// playerID is the default NetID of a client's player (flag -player);
+	// the entities are 1..entities.
 	playerID = 1_000_000
 	// radius and speed of the entities' circles: 10 units/s.
 	radius = 8
