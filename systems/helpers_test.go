@@ -185,15 +185,33 @@ func (st *steady) step(b *testing.B, timed int) {
 	}
 	st.frames++
 	st.frame.Dt = 1.0 / streamFPS
-	for k, s := range st.sys {
+	updateSystems(b, &st.world, st.sys, timed)
+}
+
+// updateSystems runs the systems once in order, timing only sys[timed] if
+// b is set.
+func updateSystems(b *testing.B, w *ecs.World, sys []nsecs.System, timed int) {
+	for k, s := range sys {
 		if b != nil && k == timed {
 			b.StartTimer()
-			s.Update(&st.world)
+			s.Update(w)
 			b.StopTimer()
 			continue
 		}
-		s.Update(&st.world)
+		s.Update(w)
 	}
+}
+
+// timeOps runs b.N operations, timed only where op starts the timer (see
+// updateSystems), and reports the time per entity of n.
+func timeOps(b *testing.B, n int, op func()) {
+	b.ReportAllocs()
+	b.ResetTimer()
+	b.StopTimer()
+	for i := 0; i < b.N; i++ {
+		op()
+	}
+	perEntity(b, n)
 }
 
 // perEntity reports the time per entity and operation.

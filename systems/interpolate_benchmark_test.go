@@ -15,13 +15,7 @@ func BenchmarkInterpolate(b *testing.B) {
 		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) {
 			st := newSteady(b, streamConfig(n), newStream(n))
 			k := systemIndex[*systems.Interpolate](b, st.sys)
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.StopTimer()
-			for i := 0; i < b.N; i++ {
-				st.step(b, k)
-			}
-			perEntity(b, n)
+			timeOps(b, n, func() { st.step(b, k) })
 		})
 	}
 }

@@ -90,15 +90,7 @@ func newPredSteady(tb testing.TB, n int) *predSteady {
 // set, then plays the transport and the server.
 func (ps *predSteady) step(b *testing.B, timed int) {
 	ps.frame.Set(1.0 / 60)
-	for k, s := range ps.sys {
-		if b != nil && k == timed {
-			b.StartTimer()
-			s.Update(&ps.world)
-			b.StopTimer()
-			continue
-		}
-		s.Update(&ps.world)
-	}
+	updateSystems(b, &ps.world, ps.sys, timed)
 	ps.sent = ps.pred.Outbox().Drain(ps.sent)
 	seq := ps.pred.Ticks()
 	for i, e := range ps.ents {
@@ -124,15 +116,11 @@ func BenchmarkReconcile(b *testing.B) {
 			for ps.pred.Ticks()%3 != 0 { // the next frame reconciles
 				ps.step(nil, -1)
 			}
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.StopTimer()
-			for i := 0; i < b.N; i++ {
+			timeOps(b, n, func() {
 				ps.step(b, k)
 				ps.step(nil, -1)
 				ps.step(nil, -1)
-			}
-			perEntity(b, n)
+			})
 		})
 	}
 }
@@ -145,13 +133,7 @@ func BenchmarkPredict(b *testing.B) {
 		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) {
 			ps := newPredSteady(b, n)
 			k := systemIndex[*systems.Predict[benchState, benchInput]](b, ps.sys)
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.StopTimer()
-			for i := 0; i < b.N; i++ {
-				ps.step(b, k)
-			}
-			perEntity(b, n)
+			timeOps(b, n, func() { ps.step(b, k) })
 		})
 	}
 }

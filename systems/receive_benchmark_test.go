@@ -18,16 +18,12 @@ func BenchmarkReceive(b *testing.B) {
 		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) {
 			st := newSteady(b, streamConfig(n), newStream(n))
 			k := systemIndex[*systems.Receive](b, st.sys)
-			b.ReportAllocs()
-			b.ResetTimer()
-			b.StopTimer()
-			for i := 0; i < b.N; i++ {
+			timeOps(b, n, func() {
 				st.step(b, k) // the snapshots arrive
 				for f := 1; f < framesPerTick; f++ {
 					st.step(nil, -1)
 				}
-			}
-			perEntity(b, n)
+			})
 		})
 	}
 }

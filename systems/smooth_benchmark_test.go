@@ -26,13 +26,7 @@ func BenchmarkSmooth(b *testing.B) {
 					b.Fatalf("%s: %d of %d entities are correcting", scenario, got, n)
 				}
 				k := systemIndex[*systems.Smooth](b, st.sys)
-				b.ReportAllocs()
-				b.ResetTimer()
-				b.StopTimer()
-				for i := 0; i < b.N; i++ {
-					st.step(b, k)
-				}
-				perEntity(b, n)
+				timeOps(b, n, func() { st.step(b, k) })
 			})
 		}
 	}

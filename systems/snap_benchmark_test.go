@@ -23,13 +23,7 @@ func BenchmarkSnap(b *testing.B) {
 					b.Fatalf("%s: %d snaps while warming up", scenario, snaps)
 				}
 				k := systemIndex[*systems.Snap](b, st.sys)
-				b.ReportAllocs()
-				b.ResetTimer()
-				b.StopTimer()
-				for i := 0; i < b.N; i++ {
-					st.step(b, k)
-				}
-				perEntity(b, n)
+				timeOps(b, n, func() { st.step(b, k) })
 			})
 		}
 	}
