@@ -3,26 +3,21 @@ package bench
 import (
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/generic"
 	c "github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/pipetest"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
-// predState and predInput are the predicted benchmark's game types.
-type predState struct{ Pos, Vel mgl32.Vec3 }
-type predInput struct{ X, Y int8 }
+// The predicted game is shared with the other predicted benchmarks.
+type (
+	predState = pipetest.PredState
+	predInput = pipetest.PredInput
+)
 
-var predSim = systems.Simulation[predState, predInput]{
-	Step: func(s predState, in predInput, dt float64) predState {
-		s.Vel = mgl32.Vec3{float32(in.X) * 5, float32(in.Y) * 5, 0}
-		s.Pos = mgl32.Vec3{s.Pos[0] + s.Vel[0]*float32(dt), s.Pos[1] + s.Vel[1]*float32(dt), s.Pos[2]}
-		return s
-	},
-	Position: func(s *predState) mgl32.Vec3 { return s.Pos },
-}
+var predSim = pipetest.PredSim
 
 // rtt is the predicted benchmark's round trip, in ticks.
 const rtt = 6

@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/pipetest"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
@@ -16,18 +16,13 @@ import (
 // history, about 2 KB.
 var predCounts = []int{1_000, 10_000}
 
-// benchState and benchInput are the predicted benchmarks' game types.
-type benchState struct{ Pos, Vel mgl32.Vec3 }
-type benchInput struct{ X, Y int8 }
+// The predicted game is shared with the other predicted benchmarks.
+type (
+	benchState = pipetest.PredState
+	benchInput = pipetest.PredInput
+)
 
-var benchSim = systems.Simulation[benchState, benchInput]{
-	Step: func(s benchState, in benchInput, dt float64) benchState {
-		s.Vel = mgl32.Vec3{float32(in.X) * 5, float32(in.Y) * 5, 0}
-		s.Pos = mgl32.Vec3{s.Pos[0] + s.Vel[0]*float32(dt), s.Pos[1] + s.Vel[1]*float32(dt), s.Pos[2]}
-		return s
-	},
-	Position: func(s *benchState) mgl32.Vec3 { return s.Pos },
-}
+var benchSim = pipetest.PredSim
 
 // ackRTT is the predicted scenario's round trip in ticks: acknowledgements
 // come back for the input sent that many ticks ago, so as many inputs are

@@ -1,6 +1,8 @@
 // Package pipetest is the test rig shared by the tests of packages systems
 // and ecs: a world with a netsmooth pipeline, driven frame by frame, with
-// helpers to push messages and read what was drawn. It is for tests only.
+// helpers to push messages and read what was drawn; and the predicted game
+// shared by the benchmarks of packages systems and bench. It is for tests
+// and benchmarks only.
 package pipetest
 
 import (
