@@ -23,6 +23,9 @@ const (
 // NetIDs 1..n moving along straight lines with slowly turning headings,
 // with position and rotation, one snapshot per entity per tick.
 type Stream struct {
+	// Kind is the kind of every message: Snapshot unless set, Teleport to
+	// make every entity snap each tick.
+	Kind systems.Kind
 	n    int
 	tick uint32
 	buf  []systems.Message
@@ -43,6 +46,7 @@ func (s *Stream) Tick() []systems.Message {
 	for i := range s.buf {
 		fi := float32(i)
 		s.buf[i] = systems.Message{
+			Kind:  s.Kind,
 			NetID: components.NetID(i + 1),
 			Tick:  s.tick,
 			Pos:   mgl32.Vec3{fi + 0.5*t, 0.25 * t, fi * 0.001},

@@ -1,12 +1,12 @@
 package systems_test
 
 import (
-	"math"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
+	"github.com/netsmooth/netsmooth/bench"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/internal/pipetest"
@@ -98,46 +98,16 @@ func (p *predRig) report() components.ReconcileReport {
 
 func (p *predRig) drawnX() float32 { return p.Render(1).Pos[0] }
 
-// Rates of the steady scenario the benchmarks run: a 20 Hz server sending
-// every entity every tick, a 60 Hz client.
+// The steady scenario the benchmarks run is the one of package bench: a
+// 20 Hz server sending every entity every tick, a 60 Hz client.
 const (
-	streamRate    = 20
-	streamFPS     = 60
-	framesPerTick = streamFPS / streamRate
+	streamFPS     = bench.FPS
+	framesPerTick = bench.FramesPerTick
 )
 
-// stream is the server side of the steady scenario: n entities with NetIDs
-// 1..n moving along straight lines with a slowly turning heading, one
-// snapshot per entity per tick.
-type stream struct {
-	tick uint32
-	kind systems.Kind // the kind of every message
-	buf  []systems.Message
-}
+type stream = bench.Stream
 
-func newStream(n int) *stream {
-	return &stream{tick: 1, buf: make([]systems.Message, n)}
-}
-
-// next returns the next tick's snapshots (the slice is reused by the next
-// call) and advances the tick.
-func (s *stream) next() []systems.Message {
-	t := float32(s.tick)
-	sin, cos := math.Sincos(float64(s.tick) * 0.05 / 2)
-	rot := mgl32.Quat{W: float32(cos), V: mgl32.Vec3{0, 0, float32(sin)}}
-	for i := range s.buf {
-		fi := float32(i)
-		s.buf[i] = systems.Message{
-			Kind:  s.kind,
-			NetID: components.NetID(i + 1),
-			Tick:  s.tick,
-			Pos:   mgl32.Vec3{fi + 0.5*t, 0.25 * t, fi * 0.001},
-			Rot:   rot,
-		}
-	}
-	s.tick++
-	return s.buf
-}
+var newStream = bench.NewStream
 
 // streamConfig is the default config sized for n streamed entities.
 func streamConfig(n int) nsecs.Config {
@@ -181,7 +151,7 @@ func newSteady(tb testing.TB, cfg nsecs.Config, s *stream) *steady {
 // timer runs only around system timed.
 func (st *steady) step(b *testing.B, timed int) {
 	if st.frames%framesPerTick == 0 {
-		st.pipe.Inbox().PushBatch(st.stream.next())
+		st.pipe.Inbox().PushBatch(st.stream.Tick())
 	}
 	st.frames++
 	st.frame.Dt = 1.0 / streamFPS

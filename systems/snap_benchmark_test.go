@@ -16,7 +16,7 @@ func BenchmarkSnap(b *testing.B) {
 			b.Run(fmt.Sprintf("scenario=%s/entities=%d", scenario, n), func(b *testing.B) {
 				s := newStream(n)
 				if scenario == "teleports" {
-					s.kind = systems.Teleport
+					s.Kind = systems.Teleport
 				}
 				st := newSteady(b, streamConfig(n), s)
 				if snaps := st.pipe.Metrics().Snaps; (scenario == "teleports") != (snaps > 0) {
