@@ -106,22 +106,18 @@ func (c *testClient) input(t testing.TB, now uint32, redundancy int, payload []b
 		first += uint32(len(ins) - redundancy)
 		ins = ins[len(ins)-redundancy:]
 	}
-	p := wire.InputPacket{NetID: c.netID, FirstSeq: first, Inputs: ins}
-	p.AckedTick, p.HasAckedTick = c.dec.Acked()
-	h := wire.Header{Seq: c.seq, Sent: now}
-	c.seq++
-	c.receipts.Stamp(&h, now)
-	b, err := wire.AppendInput(nil, &h, &p, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return c.send(t, now, wire.InputPacket{NetID: c.netID, FirstSeq: first, Inputs: ins})
 }
 
 // ack sends an input packet with no input: just the acknowledgement.
 func (c *testClient) ack(t testing.TB, now uint32) []byte {
 	t.Helper()
-	p := wire.InputPacket{NetID: c.netID, FirstSeq: c.firstUn}
+	return c.send(t, now, wire.InputPacket{NetID: c.netID, FirstSeq: c.firstUn})
+}
+
+// send encodes p with the snapshot acknowledgement and a new header.
+func (c *testClient) send(t testing.TB, now uint32, p wire.InputPacket) []byte {
+	t.Helper()
 	p.AckedTick, p.HasAckedTick = c.dec.Acked()
 	h := wire.Header{Seq: c.seq, Sent: now}
 	c.seq++
