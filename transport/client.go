@@ -51,21 +51,15 @@ type ClientStats struct {
 // pipeline's inbox. The game sends its inputs with SendInputs. Close stops
 // everything.
 type Client struct {
-	conn  *net.UDPConn
+	endpoint
 	sess  *session.Client
 	start time.Time
-	shape *shaper
 
 	sendMu sync.Mutex
 	buf    []byte
 
 	mu    sync.Mutex
 	stats ClientStats
-
-	wg        sync.WaitGroup
-	closeOnce sync.Once
-	closeErr  error
-	stopCtx   func() bool // guarded by mu
 }
 
 // Dial connects a UDP socket to cfg.Addr and starts reading. Nothing is
@@ -85,27 +79,10 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
 	_ = conn.SetReadBuffer(1 << 20) // best effort: room for a few ticks of snapshots
-	c := &Client{conn: conn, sess: sess, start: time.Now()}
-	if cfg.Impair != nil {
-		if c.shape, err = newShaper(*cfg.Impair, cfg.Seed, func(b []byte, _ netip.AddrPort) { c.write(b) }); err != nil {
-			conn.Close()
-			return nil, err
-		}
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			c.shape.run()
-		}()
+	c := &Client{endpoint: endpoint{conn: conn}, sess: sess, start: time.Now()}
+	if err := c.run(ctx, cfg.Impair, cfg.Seed, func(b []byte, _ netip.AddrPort) { c.write(b) }, c.read); err != nil {
+		return nil, err
 	}
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		c.read()
-	}()
-	stop := context.AfterFunc(ctx, func() { c.Close() })
-	c.mu.Lock()
-	c.stopCtx = stop
-	c.mu.Unlock()
 	return c, nil
 }
 
@@ -187,27 +164,11 @@ func (c *Client) Stats() ClientStats {
 	c.mu.Lock()
 	st := c.stats
 	c.mu.Unlock()
-	if c.shape != nil {
-		st.Link = c.shape.stats()
-	}
+	st.Link = c.link()
 	return st
 }
 
 // Close closes the socket and stops the client's goroutines, waiting for
 // them. Packets held by Impair are dropped. Only the first call does
 // anything.
-func (c *Client) Close() error {
-	c.closeOnce.Do(func() {
-		c.mu.Lock()
-		if c.stopCtx != nil {
-			c.stopCtx()
-		}
-		c.mu.Unlock()
-		if c.shape != nil {
-			c.shape.stop()
-		}
-		c.closeErr = c.conn.Close()
-		c.wg.Wait()
-	})
-	return c.closeErr
-}
+func (c *Client) Close() error { return c.close() }

@@ -70,12 +70,11 @@ type ServerStats struct {
 // each packet to the session; the game's tick goroutine calls
 // SendSnapshots after each tick. Close stops everything.
 type Server struct {
-	conn  *net.UDPConn
+	endpoint
 	sess  *session.Server
 	cfg   ServerConfig
 	wcfg  wire.Config
 	start time.Time
-	shape *shaper
 
 	mu      sync.Mutex
 	byAddr  map[netip.AddrPort]*peer
@@ -83,11 +82,6 @@ type Server struct {
 	stats   ServerStats
 	peers   []*peer  // SendSnapshots' scratch
 	packets [][]byte // SendSnapshots' scratch
-
-	wg        sync.WaitGroup
-	closeOnce sync.Once
-	closeErr  error
-	stopCtx   func() bool // guarded by mu
 }
 
 // peer is a connected client.
@@ -122,28 +116,11 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
 	_ = conn.SetReadBuffer(1 << 20) // best effort: room for a few ticks of snapshots
-	s := &Server{conn: conn, sess: sess, cfg: cfg, wcfg: sess.Config().Wire, start: time.Now(),
+	s := &Server{endpoint: endpoint{conn: conn}, sess: sess, cfg: cfg, wcfg: sess.Config().Wire, start: time.Now(),
 		byAddr: make(map[netip.AddrPort]*peer), nextID: 1}
-	if cfg.Impair != nil {
-		if s.shape, err = newShaper(*cfg.Impair, cfg.Seed, s.write); err != nil {
-			conn.Close()
-			return nil, err
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			s.shape.run()
-		}()
+	if err := s.run(ctx, cfg.Impair, cfg.Seed, s.write, s.read); err != nil {
+		return nil, err
 	}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		s.read()
-	}()
-	stop := context.AfterFunc(ctx, func() { s.Close() })
-	s.mu.Lock()
-	s.stopCtx = stop
-	s.mu.Unlock()
 	return s, nil
 }
 
@@ -177,9 +154,7 @@ func (s *Server) Stats() ServerStats {
 	st := s.stats
 	st.Clients = len(s.byAddr)
 	s.mu.Unlock()
-	if s.shape != nil {
-		st.Link = s.shape.stats()
-	}
+	st.Link = s.link()
 	return st
 }
 
@@ -299,18 +274,4 @@ func (s *Server) write(b []byte, to netip.AddrPort) {
 // Close closes the socket and stops the server's goroutines, waiting for
 // them. Packets held by Impair are dropped. Only the first call does
 // anything.
-func (s *Server) Close() error {
-	s.closeOnce.Do(func() {
-		s.mu.Lock()
-		if s.stopCtx != nil {
-			s.stopCtx()
-		}
-		s.mu.Unlock()
-		if s.shape != nil {
-			s.shape.stop()
-		}
-		s.closeErr = s.conn.Close()
-		s.wg.Wait()
-	})
-	return s.closeErr
-}
+func (s *Server) Close() error { return s.close() }
