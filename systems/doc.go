@@ -47,7 +47,8 @@
 // Per entity per frame, no system allocates, calls through an interface or
 // looks anything up in a map. Receive touches an entity only when a message
 // names it; Interpolate reads the small hot span component and goes back to
-// the ring only when the render time crosses a sample; Snap and Smooth
-// return at once on frames where the [Signals] say nothing drawn has a
-// correction or crossed a teleport.
+// the ring only when the render time crosses a sample; Smooth returns at
+// once on frames where the [Signals] say nothing drawn has a correction,
+// and Snap on frames where nothing drawn crossed a teleport or corrects
+// farther than its distance.
 package systems

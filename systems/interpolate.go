@@ -138,7 +138,8 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 // frameCounts are tallied in locals during the loop and stored once.
 type frameCounts struct {
 	extrapolated, held, corrections, teleports int
-	corrected                                  int // entities with a correction to smooth
+	corrected                                  int     // entities with a correction to smooth
+	maxCorrSq                                  float32 // bounds their squared lengths
 	aheadSum, aheadN, aheadMin, aheadMax       int
 	corrDist, corrMax                          float64
 }
@@ -168,6 +169,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 		render := (*c.Render)(q.Get(renderID))
 		if corr := (*c.Correction)(q.Get(corrID)); !corr.IsZero() {
 			fc.corrected++ // Smooth and Snap must look at it
+			fc.maxCorrSq = max(fc.maxCorrSq, blend.LenSq(&corr.Pos))
 		}
 		rt := base
 		if span.Lag != 0 || span.Interval > lagFrom {
@@ -212,6 +214,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 	}
 	fc.publish(s.metrics)
 	s.signals.Corrections += fc.corrected
+	s.signals.MaxCorrectionSq = max(s.signals.MaxCorrectionSq, fc.maxCorrSq)
 	s.signals.Teleports += fc.teleports
 }
 
@@ -484,6 +487,7 @@ func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc
 	}
 	corr.Pos = mgl32.Vec3{corr.Pos[0] + d[0], corr.Pos[1] + d[1], corr.Pos[2] + d[2]}
 	corr.Rot = blend.ComposeOffsets(&corr.Rot, &rot)
+	fc.maxCorrSq = max(fc.maxCorrSq, blend.LenSq(&corr.Pos))
 	dist := math.Sqrt(float64(d2))
 	fc.corrections++
 	fc.corrDist += dist

@@ -376,6 +376,7 @@ func (s *Predict[S, I]) Update(w *ecs.World) {
 		st, _, _, _, render, _, corr := q.Get()
 		if !corr.IsZero() {
 			s.signals.Corrections++ // Smooth and Snap must look at it
+			s.signals.MaxCorrectionSq = max(s.signals.MaxCorrectionSq, blend.LenSq(&corr.Pos))
 		}
 		render.Pos, render.Rot = s.p.drawn(st, t.alpha)
 		render.Flags = c.Visible

@@ -40,8 +40,8 @@ func (cfg *SnapConfig) Validate() error {
 // drops the correction, so the entity is drawn at its target, and flags the
 // drawing [c.Snapped]. A correction written by game code on a remote or
 // predicted entity is snapped like netsmooth's own; on frames where the
-// [Signals] say no entity drawn has a correction or crossed a teleport,
-// Snap returns at once.
+// [Signals] say no entity drawn crossed a teleport or has a correction
+// longer than Distance, Snap returns at once.
 type Snap struct {
 	cfg SnapConfig
 
@@ -73,12 +73,12 @@ func (s *Snap) Initialize(w *ecs.World) {
 
 // Update implements the arche-model System interface.
 func (s *Snap) Update(w *ecs.World) {
-	if s.signals.Corrections == 0 && s.signals.Teleports == 0 {
-		return // nothing drawn this frame has a correction or crossed a teleport
-	}
 	d2 := s.cfg.Distance * s.cfg.Distance
 	if s.cfg.Distance == 0 {
 		d2 = float32(math.Inf(1))
+	}
+	if s.signals.Teleports == 0 && s.signals.MaxCorrectionSq <= d2 {
+		return // nothing drawn this frame crossed a teleport or corrects that far
 	}
 	snaps := 0
 	q := s.filter.Query(w)
