@@ -238,15 +238,23 @@ func (c *Clock) SetDelayPolicy(p DelayPolicy) {
 // so local time stays finite whatever the game passes.
 const MaxFrameDt = 3600
 
-// BeginFrame advances local time by dt seconds. Negative or NaN dt counts
-// as zero, and dt beyond [MaxFrameDt] (infinity included) as MaxFrameDt.
-func (c *Clock) BeginFrame(dt float64) {
+// SanitizeDt returns dt as a frame duration the clock accepts: negative
+// or NaN dt counts as zero, and dt beyond [MaxFrameDt] (infinity
+// included) as MaxFrameDt.
+func SanitizeDt(dt float64) float64 {
 	switch {
 	case !(dt >= 0):
-		dt = 0
+		return 0
 	case dt > MaxFrameDt:
-		dt = MaxFrameDt
+		return MaxFrameDt
 	}
+	return dt
+}
+
+// BeginFrame advances local time by dt seconds, sanitised by
+// [SanitizeDt].
+func (c *Clock) BeginFrame(dt float64) {
+	dt = SanitizeDt(dt)
 	c.dt = dt
 	c.local += dt
 	c.env.advance(c.local)
