@@ -110,6 +110,7 @@ type Receive struct {
 	waitCount    uint32  // entity samples appended, for sampling waits
 	serverBefore float64 // the estimated server tick of the frame before
 	interval     float64 // the stream's send interval, ticks
+	synced       bool    // whether the clock has synced
 	ready        bool
 }
 
@@ -154,7 +155,7 @@ func (r *Receive) Update(w *ecs.World) {
 	// synced). The clock is still at the previous frame: add this one.
 	r.futureLimit = math.Inf(1)
 	r.serverBefore, r.interval = r.clock.ServerTick(), max(r.clock.Stats().Interval, 1)
-	if r.clock.Synced() {
+	if r.synced = r.clock.Synced(); r.synced {
 		r.futureLimit = r.serverBefore + r.frame.Dt*r.clock.TickRate() + r.maxFuture
 	}
 	msgs, dropped := r.inbox.Drain(r.buf)
@@ -210,7 +211,7 @@ const WaitSampling = 8
 // for being sent less often: what the delay must cover for this entity.
 // Unlike the stream as a whole, it sees the samples an entity lost.
 func (r *Receive) sampleWait(span *c.Span, known uint32) {
-	if r.waitCount++; r.waitCount%WaitSampling != 0 || !r.clock.Synced() {
+	if r.waitCount++; r.waitCount%WaitSampling != 0 || !r.synced {
 		return
 	}
 	wait := r.serverBefore - float64(known)
@@ -268,7 +269,7 @@ func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
 		// A first gap may be anything (an old sample, a loss): no more
 		// than a few of the stream's intervals to start with; a slower
 		// entity gets there within a few samples.
-		span.Interval = min(gap, 4*float32(max(r.clock.Stats().Interval, 1))+1)
+		span.Interval = min(gap, 4*float32(r.interval)+1)
 	case gap < span.Interval:
 		// Losses only ever lengthen gaps: a shorter one is the send
 		// interval showing through, followed quickly.
