@@ -2,6 +2,7 @@ package ecs
 
 import (
 	"errors"
+	"github.com/netsmooth/netsmooth/blend"
 
 	"github.com/mlange-42/arche/ecs"
 	"github.com/netsmooth/netsmooth/components"
@@ -138,6 +139,18 @@ func (p *Pipeline) Finalize() {
 // arche-model Model (after a [systems.FrameTimer], which sets the dt).
 func (p *Pipeline) Systems() []System {
 	return append([]System(nil), p.ordered...)
+}
+
+// SetExtrapolation changes the extrapolation policy of the remote
+// entities from the next frame on (Config.Interpolate.Extrapolation at
+// New); an unknown policy is refused. The delay changes the same way,
+// through Clock().SetDelayPolicy.
+func (p *Pipeline) SetExtrapolation(policy blend.Extrapolation) error {
+	if err := p.interpolate.SetExtrapolation(policy); err != nil {
+		return err
+	}
+	p.cfg.Interpolate.Extrapolation = policy
+	return nil
 }
 
 // Inbox is where transports push messages, from any goroutine.

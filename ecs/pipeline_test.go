@@ -8,8 +8,10 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
+	"github.com/netsmooth/netsmooth/blend"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/pipetest"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
@@ -114,5 +116,38 @@ func TestSystemsInFrameOrder(t *testing.T) {
 	pipe.Update(1.0 / 20)
 	if late.Ticks() != 1 {
 		t.Fatalf("the late predictor ran %d ticks, want 1", late.Ticks())
+	}
+}
+
+// SetExtrapolation switches the policy between frames: an entity whose
+// stream stopped coasts on under Coast and stands still once switched to
+// Hold, and an unknown policy is refused without a change.
+func TestSetExtrapolationSwitchesPolicyLive(t *testing.T) {
+	r := pipetest.NewRig(t, pipetest.ConfigAt(20, 1))
+	for tick := uint32(1); tick <= 4; tick++ {
+		r.Push(pipetest.SnapVel(1, tick, float32(tick), 20))
+		r.Frame(0.05)
+	}
+	// Past the newest sample (tick 4, x = 4): Coast moves on.
+	r.Frame(0.05)
+	r.Frame(0.05)
+	coast := r.Render(1).Pos[0]
+	if !(coast > 4) {
+		t.Fatalf("Coast: x = %v, want beyond the newest sample's 4", coast)
+	}
+	if err := r.Pipe.SetExtrapolation(blend.Hold); err != nil {
+		t.Fatal(err)
+	}
+	r.Frame(0.05)
+	held := r.Render(1).Pos[0]
+	r.Frame(0.05)
+	if again := r.Render(1).Pos[0]; again != held || r.Render(1).Flags&components.Held == 0 {
+		t.Fatalf("Hold: x went %v -> %v (flags %b), want it held still", held, again, r.Render(1).Flags)
+	}
+	if err := r.Pipe.SetExtrapolation(blend.DampedReturn + 1); err == nil {
+		t.Fatal("an unknown policy was accepted")
+	}
+	if got := r.Pipe.Config().Interpolate.Extrapolation; got != blend.Hold {
+		t.Fatalf("policy after a refused change = %v, want Hold", got)
 	}
 }

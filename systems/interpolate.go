@@ -116,6 +116,22 @@ func NewInterpolate(cfg InterpolateConfig) (*Interpolate, error) {
 	return &Interpolate{cfg: cfg}, nil
 }
 
+// SetExtrapolation changes the policy past the newest sample from the
+// next frame on, for a game that lets its players choose (or a demo that
+// compares them). An unknown policy is refused and changes nothing.
+func (s *Interpolate) SetExtrapolation(policy blend.Extrapolation) error {
+	cfg := s.cfg
+	cfg.Extrapolation = policy
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	s.cfg = cfg
+	return nil
+}
+
+// Extrapolation returns the policy in use.
+func (s *Interpolate) Extrapolation() blend.Extrapolation { return s.cfg.Extrapolation }
+
 // Initialize implements the arche-model System interface.
 func (s *Interpolate) Initialize(w *ecs.World) {
 	if s.ready {
