@@ -7,10 +7,20 @@ import (
 )
 
 // Steady state allocates nothing: a tick's Receive, NextInput, world
-// updates and Snapshot for a client acknowledging every tick.
+// updates and Snapshot for a client acknowledging every tick, whether the
+// client names its entity or the server assigns it another.
 func TestSteadyStateAllocs(t *testing.T) {
+	for _, assign := range []bool{false, true} {
+		steadyStateAllocs(t, assign)
+	}
+}
+
+func steadyStateAllocs(t *testing.T, assign bool) {
 	s := newServer(t, Config{})
 	s.Connect(1)
+	if assign {
+		s.Assign(1, 5) // the client claims 7: counted wrong, every packet
+	}
 	c := newTestClient(t, wire.Config{}, 7)
 	var dst [][]byte
 	var entities []wire.Entity
@@ -56,6 +66,13 @@ func TestSteadyStateAllocs(t *testing.T) {
 		step()
 	}
 	if n := testing.AllocsPerRun(50, step); n != 0 {
-		t.Fatalf("%v allocations per tick", n)
+		t.Fatalf("assign %v: %v allocations per tick", assign, n)
+	}
+	want := uint32(7)
+	if assign {
+		want = 5
+	}
+	if st, _ := s.Stats(1); st.NetID != want || (st.WrongNetID > 0) != assign {
+		t.Fatalf("assign %v: NetID %d, %d wrong", assign, st.NetID, st.WrongNetID)
 	}
 }

@@ -16,7 +16,10 @@ type client struct {
 	// first and last are the first and latest ticks sent.
 	first, last uint32
 	hasSent     bool
-	netID       uint32 // the entity the client controls
+	// netID is the entity the client controls: the one the server
+	// assigned (with assigned), else the one its input packets name.
+	netID    uint32
+	assigned bool // the server assigns netID (Server.Assign): the client's claims do not count
 
 	seq      uint16 // next packet sequence number
 	receipts wire.Receipts

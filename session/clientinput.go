@@ -53,7 +53,7 @@ func QueueInputs[I any](c *Client, inputs []systems.SentInput[I], encode func(ds
 
 // InputPacket appends to dst an input packet, sent at the client's time
 // now (ms): the newest tick completely received (unless NoDelta), the
-// controlled NetID, the queued inputs not yet acknowledged (at most
+// controlled NetID ([Client.NetID]), the queued inputs not yet acknowledged (at most
 // Redundancy, the newest, consecutive), the acknowledgements of the
 // server's packets and the time echo. Without inputs it is an
 // acknowledgement only; send one at least every tick or so, so that the
@@ -61,7 +61,7 @@ func QueueInputs[I any](c *Client, inputs []systems.SentInput[I], encode func(ds
 func (c *Client) InputPacket(now uint32, dst []byte) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := wire.InputPacket{NetID: c.cfg.NetID}
+	p := wire.InputPacket{NetID: c.netID}
 	if !c.cfg.NoDelta {
 		p.AckedTick, p.HasAckedTick = c.dec.Acked()
 	}

@@ -37,15 +37,19 @@ type ClientConfig struct {
 	// Inbox is the pipeline's inbox, where Receive pushes the entities
 	// (pipe.Inbox()). Required.
 	Inbox *systems.Inbox
-	// NetID is the entity the client controls and predicts (0 if none),
-	// sent in every input packet: the server then includes its
-	// authoritative state in every snapshot.
+	// NetID is the entity the client controls and predicts, sent in every
+	// input packet: a server that does not assign entities takes the
+	// client's word for it and includes the entity's authoritative state
+	// in every snapshot. 0 means the server assigns it ([Server.Assign]):
+	// the client adopts the NetID its snapshots name ([Client.NetID]). A
+	// server that assigns wins over a nonzero NetID too (counted in
+	// ClientStats.Reassigned).
 	NetID uint32
-	// OnOwn, if set, receives the record of entity NetID from every
-	// snapshot instead of the inbox, with the snapshot's input ack: the
-	// game turns it into the predictor's systems.Authoritative (see
-	// [Own]). It is called from Receive, on Receive's goroutine, and must
-	// not call the Client.
+	// OnOwn, if set, receives the record of the controlled entity
+	// ([Client.NetID]) from every snapshot instead of the inbox, with the
+	// snapshot's input ack: the game turns it into the predictor's
+	// systems.Authoritative (see [Own]). It is called from Receive, on
+	// Receive's goroutine, and must not call the Client.
 	OnOwn func(Own)
 	// TickRate is the server's tick rate, for [Client.ServerTick]
 	// (default 20, the pipeline's default).
@@ -112,10 +116,17 @@ type ClientStats struct {
 	InputsQueued, InputsExpired uint64
 	// Restarts counts server restarts detected (see [Client.Receive]).
 	Restarts uint64
+	// Reassigned counts the snapshots whose assignment changed a nonzero
+	// NetID the client controlled: the server assigned another entity than
+	// the configured one or the one it had assigned before, or took its
+	// assignment back. Learning an assignment with nothing controlled
+	// before (ClientConfig.NetID 0) is not counted.
+	Reassigned uint64
 }
 
 // Client is the client side of netsmooth's protocol for one connection: it
 // decodes the server's snapshot packets into the pipeline's messages,
+// follows the server's choice of the entity it controls ([Client.NetID]),
 // hands the controlled entity's authoritative records to the game,
 // builds the input packets, and measures the round trip and the server's
 // clock from the headers both ways. It does no I/O: package transport
@@ -144,6 +155,11 @@ type Client struct {
 	// Restart detection.
 	behind      int
 	behindSince uint32
+
+	// netID is the entity the client controls: ClientConfig.NetID until
+	// the server assigns one (assigned), then the server's choice.
+	netID    uint32
+	assigned bool
 
 	out     outbox
 	seq     uint16   // next input packet's sequence number
@@ -180,12 +196,25 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		dec:   dec,
 		inbox: cfg.Inbox,
 		onOwn: cfg.OnOwn,
+		netID: cfg.NetID,
 		out:   newOutbox(cfg.Redundancy, cfg.Wire.MaxInputSize),
 	}, nil
 }
 
 // Config returns the client's configuration with defaults filled in.
 func (c *Client) Config() ClientConfig { return c.cfg }
+
+// NetID returns the entity the client controls now, 0 if none: the one
+// the server assigned it (named by the newest snapshot received), else
+// ClientConfig.NetID. It is the NetID of the records OnOwn receives and of
+// the input packets. A game whose server assigns entities polls it to
+// spawn its predicted entity once it turns nonzero, and to move its
+// prediction to another entity when it changes.
+func (c *Client) NetID() uint32 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.netID
+}
 
 // Receive processes a snapshot packet received at the client's clock now
 // (ms, any origin, the clock InputPacket is given). It pushes the
@@ -196,6 +225,13 @@ func (c *Client) Config() ClientConfig { return c.cfg }
 // no longer holds and a Complete message for the tick. The controlled
 // entity's record goes to OnOwn instead, if set.
 //
+// A snapshot of the newest tick received that names a controlled NetID
+// (the server's assignment) makes it the client's [Client.NetID] before
+// its entities are pushed, so that the very first snapshot's record of the
+// assigned entity already goes to OnOwn. Once the server has assigned one,
+// a snapshot of the newest tick that names none means the server took the
+// assignment back: the client controls nothing.
+//
 // Duplicated packets and deltas against a tick the client does not hold
 // are dropped and counted, not errors: the stream heals by itself. A
 // packet that does not decode is counted and reported as an error wrapping
@@ -204,7 +240,8 @@ func (c *Client) Config() ClientConfig { return c.cfg }
 // A server that restarted (its ticks start again, below the ones the
 // client holds) sends full snapshots of ticks the client has passed: after
 // RestartAfterMs of nothing else, the client forgets the old server's
-// ticks and clock and takes the new one's stream.
+// ticks, clock and assignment (ClientConfig.NetID applies again until the
+// new server assigns one) and takes the new one's stream.
 func (c *Client) Receive(packet []byte, now uint32) error {
 	c.mu.Lock()
 	own, hasOwn, err := c.receive(packet, now)
@@ -241,6 +278,9 @@ func (c *Client) receive(packet []byte, now uint32) (Own, bool, error) {
 	}
 	st.Snapshots++
 	c.heard(&s, now)
+	if !c.hasTick || !tickBefore(s.Tick, c.tick) {
+		c.control(&s) // before push: this snapshot's own record is the new NetID's
+	}
 	if !c.hasTick || tickBefore(c.tick, s.Tick) {
 		c.tick, c.tickSent, c.hasTick = s.Tick, s.Header.Sent, true
 	}
@@ -276,14 +316,36 @@ func (c *Client) restarted(s *wire.Snapshot, err error, newest, now uint32) bool
 	return false
 }
 
+// control takes the server's assignment from a snapshot of the newest
+// tick: the NetID it names, or, once the server has assigned one, none
+// when it names none.
+func (c *Client) control(s *wire.Snapshot) {
+	var id uint32
+	switch {
+	case s.HasControlled:
+		id = s.Controlled
+	case !c.assigned:
+		return // the server assigns nothing: the configured NetID holds
+	}
+	c.assigned = true
+	if id == c.netID {
+		return
+	}
+	if c.netID != 0 {
+		c.stats.Reassigned++
+	}
+	c.netID = id
+}
+
 // restart forgets the old server: its ticks, its packets' sequence
-// numbers, its clock.
+// numbers, its clock, its assignment.
 func (c *Client) restart() {
 	c.dec.Reset()
 	c.receipts.Reset()
 	c.sync.resetOffset()
 	c.hasTick = false
 	c.behind = 0
+	c.netID, c.assigned = c.cfg.NetID, false
 	c.stats.Restarts++
 }
 
@@ -319,7 +381,7 @@ func (c *Client) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 	msgs := c.msgs[:0]
 	for i := range es {
 		e := &es[i]
-		if c.onOwn != nil && c.cfg.NetID != 0 && e.NetID == c.cfg.NetID {
+		if c.onOwn != nil && c.netID != 0 && e.NetID == c.netID {
 			own = Own{Entity: *e, Tick: s.Tick, Ack: s.InputAck, HasAck: s.HasInputAck} // Ack 0 without one
 			hasOwn = true
 			continue

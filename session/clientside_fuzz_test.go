@@ -10,10 +10,11 @@ import (
 )
 
 // fuzzServer returns the packets of a few ticks of a small world for
-// client 1 controlling NetID 3: a full snapshot, then deltas.
+// client 1, assigned NetID 3: a full snapshot, then deltas.
 func fuzzServer() [][]byte {
 	s, _ := NewServer(Config{})
 	s.Connect(1)
+	s.Assign(1, 3)
 	c, _ := NewClient(ClientConfig{Inbox: systems.NewInbox(0), NetID: 3})
 	var out [][]byte
 	for tick := uint32(1); tick <= 3; tick++ {
@@ -85,6 +86,9 @@ func FuzzClientReceive(f *testing.F) {
 		msgs, dropped := inbox.Drain(nil)
 		if uint64(len(msgs))+dropped != st.Pushed || uint64(owns) != st.Own {
 			t.Fatalf("%d messages in the inbox, %d own records; stats %+v", len(msgs), owns, st)
+		}
+		if id := c.NetID(); id == 0 && st.Reassigned == 0 {
+			t.Fatalf("NetID 0 without a reassignment: %+v", st)
 		}
 		// Still usable: a good full snapshot of a new tick, an input packet.
 		if err := c.Receive(good[0], 20); err != nil {

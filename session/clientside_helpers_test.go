@@ -37,6 +37,7 @@ type pair struct {
 	owns     []Own
 	drained  []systems.Message
 	messages uint64 // drained from the inbox
+	ownMsgs  uint64 // of them, messages about ownID
 	packets  [][]byte
 	timed    []netsim.Timed[[]byte]
 	inBuf    []byte
@@ -48,15 +49,33 @@ type pair struct {
 
 func newPair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg ClientConfig) *pair {
 	t.Helper()
+	ccfg.NetID = ownID
+	return makePair(t, link, seed, entities, ccfg, false)
+}
+
+// newAssignedPair is a pair whose server assigns the client ownID
+// (Server.Assign); the client's ClientConfig.NetID is ccfg's (0: it
+// learns ownID from the snapshots).
+func newAssignedPair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg ClientConfig) *pair {
+	t.Helper()
+	return makePair(t, link, seed, entities, ccfg, true)
+}
+
+func makePair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg ClientConfig, assign bool) *pair {
+	t.Helper()
 	p := &pair{t: t, entities: entities, inputEvery: 16 * time.Millisecond,
 		srvBase: 0xfff00000, cliBase: 1000, nextSeq: 1}
 	p.srv = newServer(t, Config{Wire: ccfg.Wire})
 	if err := p.srv.Connect(1); err != nil {
 		t.Fatal(err)
 	}
+	if assign {
+		if err := p.srv.Assign(1, ownID); err != nil {
+			t.Fatal(err)
+		}
+	}
 	p.inbox = systems.NewInbox(0)
 	ccfg.Inbox = p.inbox
-	ccfg.NetID = ownID
 	user := ccfg.OnOwn
 	ccfg.OnOwn = func(o Own) {
 		p.owns = append(p.owns, o)
@@ -90,8 +109,18 @@ func (p *pair) run(d time.Duration) {
 			p.sendInput()
 		}
 		if p.now%(16*time.Millisecond) == 0 {
-			p.drained, _ = p.inbox.Drain(p.drained)
-			p.messages += uint64(len(p.drained))
+			p.drain()
+		}
+	}
+}
+
+// drain empties the inbox into p.drained, counting its messages.
+func (p *pair) drain() {
+	p.drained, _ = p.inbox.Drain(p.drained)
+	p.messages += uint64(len(p.drained))
+	for _, m := range p.drained {
+		if m.NetID == ownID {
+			p.ownMsgs++
 		}
 	}
 }

@@ -270,8 +270,7 @@ func TestNewClientConfig(t *testing.T) {
 func TestClientOverABadNetwork(t *testing.T) {
 	p := newPair(t, badNetwork, 7, 200, ClientConfig{})
 	p.run(30 * time.Second)
-	p.drained, _ = p.inbox.Drain(p.drained)
-	p.messages += uint64(len(p.drained))
+	p.drain()
 	st := p.cli.Stats()
 	if len(p.errs) > 0 || st.BadPackets > 0 || st.Restarts > 0 {
 		t.Fatalf("errors %v, stats %+v", p.errs[:min(3, len(p.errs))], st)
@@ -383,6 +382,7 @@ func TestClientConcurrentUse(t *testing.T) {
 		c.Sync()
 		c.ServerTick(seq)
 		c.Stats()
+		c.NetID()
 	}
 	wg.Wait()
 	if st := c.Stats(); st.Snapshots == 0 {
@@ -391,10 +391,20 @@ func TestClientConcurrentUse(t *testing.T) {
 }
 
 // Steady state allocates nothing: receiving a tick's snapshot, queueing
-// an input and building the input packet.
+// an input and building the input packet, with a configured NetID or one
+// the server assigns.
 func TestClientSteadyStateAllocs(t *testing.T) {
+	for _, assign := range []bool{false, true} {
+		clientSteadyStateAllocs(t, assign)
+	}
+}
+
+func clientSteadyStateAllocs(t *testing.T, assign bool) {
 	// Record the snapshots of a lossless session, tick by tick.
 	p := newPair(t, netsim.Config{}, 1, 300, ClientConfig{})
+	if assign {
+		p = newAssignedPair(t, netsim.Config{}, 1, 300, ClientConfig{})
+	}
 	var ticks [][][]byte
 	p.onTick = func(p *pair) {
 		var packets [][]byte
@@ -405,8 +415,12 @@ func TestClientSteadyStateAllocs(t *testing.T) {
 	}
 	p.run(5 * time.Second)
 
-	// Replay them to a client of the same NetID.
-	c := newTestSide(t, ClientConfig{NetID: ownID, OnOwn: func(Own) {}})
+	// Replay them to a client of the same NetID (or of none, to learn it).
+	cfg := ClientConfig{NetID: ownID, OnOwn: func(Own) {}}
+	if assign {
+		cfg.NetID = 0
+	}
+	c := newTestSide(t, cfg)
 	var drained []systems.Message
 	var buf []byte
 	k := 0
@@ -426,9 +440,9 @@ func TestClientSteadyStateAllocs(t *testing.T) {
 		tickOnce()
 	}
 	if n := testing.AllocsPerRun(50, tickOnce); n != 0 {
-		t.Fatalf("%v allocations per tick", n)
+		t.Fatalf("assign %v: %v allocations per tick", assign, n)
 	}
-	if st := c.Stats(); st.BadPackets != 0 || st.Ticks != uint64(k) {
-		t.Fatalf("%+v after %d ticks", st, k)
+	if st := c.Stats(); st.BadPackets != 0 || st.Ticks != uint64(k) || st.Own != uint64(k) || c.NetID() != ownID {
+		t.Fatalf("assign %v: %+v after %d ticks, NetID %d", assign, st, k, c.NetID())
 	}
 }

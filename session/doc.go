@@ -27,6 +27,10 @@
 //     [Server.NextInput], which reports an input that never arrived before
 //     a later one did as lost. The newest input applied (or lost) is the
 //     ack every snapshot carries.
+//   - The entity it controls: the one the server gave it with
+//     [Server.Assign], or, until the server assigns one, the NetID its
+//     input packets name (the server then takes the client's word for
+//     it).
 //   - Packet acknowledgements and the time echo for the headers
 //     ([wire.Receipts]), the round-trip time, and [Stats].
 //
@@ -48,19 +52,35 @@
 // has and for every entity that died after the tick it acknowledged (it
 // may know one from a tick it received only in part: the server remembers
 // recent despawns until every client has acknowledged a later tick), and
-// always the entity the client controls (the NetID of its input
-// packets), so that each snapshot carries that entity's authoritative
-// state together with the input ack. A [Filter] may leave changed entities
-// out (interest management, lower send rates for far entities: [Every]);
-// so may the packet limit (Config.Wire.MaxParts). The snapshot is marked
-// complete only when nothing changed was left out: then the client may
-// take every entity not named as unchanged. An entity left out stays
+// always the entity the client controls, so that each snapshot carries
+// that entity's authoritative state together with the input ack. A
+// [Filter] may leave changed entities out (interest management, lower
+// send rates for far entities: [Every]); so may the packet limit
+// (Config.Wire.MaxParts). The snapshot is marked complete only when
+// nothing changed was left out: then the client may take every entity not
+// named as unchanged. An entity left out stays
 // changed and is offered again next tick.
 //
 // Events reach every client exactly once, at the first record of the
 // entity it receives after them: a Teleport whose snapshot was lost is
 // sent again with the next one, until a snapshot carrying it is
 // acknowledged.
+//
+// # Who controls what
+//
+// By default the client names the entity it controls in every input
+// packet and the server believes it: fine for a trusted client or a demo,
+// not for a game whose players must not take over each other's entities.
+// [Server.Assign] makes it the server's decision: every snapshot then names
+// the assigned NetID (wire.SnapshotInfo.Controlled), the client's claims
+// no longer change anything (a packet naming another entity is still taken
+// for its inputs and acknowledgements, and counted in Stats.WrongNetID),
+// and Assign with NetID 0 takes the entity away. The first Assign puts the
+// client under the server's authority for the rest of its connection.
+// A [Client] configured with NetID 0 learns its entity from the first
+// snapshot that names it, before it pushes that snapshot's entities, and
+// follows every later assignment ([Client.NetID]); one configured with a
+// NetID of its own uses it until the server assigns another.
 //
 // # Concurrency and cost
 //
@@ -75,10 +95,12 @@
 // [Client] is the other end, one per connection, with the same wire.Config:
 // [Client.Receive] decodes each snapshot packet and pushes its entities into
 // the pipeline's systems.Inbox (Kind from the record's flags; a
-// systems.Complete after a complete tick), hands the client's own entity to
-// ClientConfig.OnOwn with the server's input ack ([Authoritative] turns it
-// into the prediction's authoritative state), and notices a restarted
-// server (full snapshots of ticks it already passed) to start afresh.
+// systems.Complete after a complete tick), hands the client's own entity
+// (its configured NetID, or the one the server assigned: [Client.NetID])
+// to ClientConfig.OnOwn with the server's input ack ([Authoritative] turns
+// it into the prediction's authoritative state), and notices a restarted
+// server (full snapshots of ticks it already passed) to start afresh,
+// forgetting the old server's assignment.
 // [Client.QueueInput] (or [QueueInputs] from a predictor's outbox) and
 // [Client.InputPacket] send the newest unacknowledged inputs in every
 // packet, with the acked snapshot tick and the header's acks and time echo.

@@ -18,6 +18,11 @@ import (
 // reported as an error wrapping the codec's (package wire); nothing else
 // changes. A duplicated packet is counted and ignored. Receive never
 // panics, whatever the bytes, and accepting a packet does not allocate.
+//
+// The NetID the packet names is the entity the client controls until the
+// server assigns one with [Server.Assign]; from then on it changes
+// nothing, and a packet naming another (nonzero) NetID is counted in
+// Stats.WrongNetID.
 func (s *Server) Receive(id ClientID, packet []byte, now uint32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -43,8 +48,13 @@ func (s *Server) Receive(id ClientID, packet []byte, now uint32) error {
 	if in.HasAckedTick && (!c.hasAcked || tickBefore(c.acked, in.AckedTick)) && c.table(in.AckedTick) != nil {
 		c.acked, c.hasAcked = in.AckedTick, true
 	}
-	c.netID = in.NetID
-	c.stats.NetID = in.NetID
+	switch {
+	case !c.assigned:
+		c.netID = in.NetID // the client's claim: trusted until the server assigns
+		c.stats.NetID = in.NetID
+	case in.NetID != 0 && in.NetID != c.netID:
+		c.stats.WrongNetID++
+	}
 	for i, p := range in.Inputs {
 		c.inputs.add(in.FirstSeq+uint32(i), p, &c.stats)
 	}

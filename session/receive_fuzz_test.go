@@ -9,8 +9,8 @@ import (
 
 // FuzzReceive: any bytes given to Receive never panic, are either refused
 // with an error wrapping the codec's or accepted, and leave the server
-// able to serve the client: the counters add up and the next snapshot and
-// input work.
+// able to serve the client: the counters add up, an assigned NetID stays
+// whatever the packets claim, and the next snapshot and input work.
 func FuzzReceive(f *testing.F) {
 	for _, p := range []wire.InputPacket{
 		{NetID: 1, FirstSeq: 1, Inputs: [][]byte{{1}, {2}}},
@@ -28,6 +28,10 @@ func FuzzReceive(f *testing.F) {
 		s.BeginTick(1)
 		s.SetEntity(wire.Entity{NetID: 1})
 		s.SetEntity(wire.Entity{NetID: 3, State: 2})
+		assigned := len(a)%2 == 1
+		if assigned {
+			s.Assign(1, 3)
+		}
 		if _, err := s.Snapshot(1, 0, nil); err != nil {
 			t.Fatal(err)
 		}
@@ -48,6 +52,9 @@ func FuzzReceive(f *testing.F) {
 		st, _ := s.Stats(1)
 		if st.BadPackets != uint64(bad) || st.PacketsReceived != 2 {
 			t.Fatalf("counted %d bad of %d, refused %d", st.BadPackets, st.PacketsReceived, bad)
+		}
+		if id, _ := s.Controlled(1); id != st.NetID || assigned && (id != 3 || !st.Assigned) || !assigned && st.WrongNetID != 0 {
+			t.Fatalf("Controlled %d, stats %+v (assigned %v)", id, st, assigned)
 		}
 		for range 3 {
 			if _, err := s.NextInput(1, nil); err != nil {

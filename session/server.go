@@ -281,6 +281,52 @@ func (s *Server) client(id ClientID) (*client, error) {
 	return c, nil
 }
 
+// Assign makes client id control entity netID, by the server's decision:
+// from the next snapshot on, every snapshot to the client names netID as
+// its controlled entity (wire's SnapshotInfo.Controlled) and always
+// carries that entity's state (when the world holds it), and the NetID of
+// the client's input packets no longer changes what it controls (a packet
+// naming another is still taken, and counted in Stats.WrongNetID). netID 0
+// takes the assignment back: the client controls nothing, and its
+// snapshots name no entity, which tells a [Client] it controls none.
+//
+// Once Assign has been called for a client, the server decides for the
+// rest of its connection; a client never assigned one controls what its
+// input packets name (the server trusts it), which is also what Stats.NetID
+// reports then. The wire cannot say "nothing" to a client that was never
+// assigned an entity: Assign(id, 0) as the first assignment leaves a
+// client configured with a NetID of its own naming it (counted in
+// WrongNetID, without effect). The entity need not exist yet: a game may
+// assign before it spawns it. It fails with an error wrapping
+// [ErrUnknownClient] for a client not connected.
+func (s *Server) Assign(id ClientID, netID uint32) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clients[id]
+	if !ok {
+		return fmt.Errorf("%w: %d (Assign of NetID %d)", ErrUnknownClient, id, netID)
+	}
+	c.netID, c.assigned = netID, true
+	c.stats.NetID = netID
+	return nil
+}
+
+// Controlled returns the entity client id controls, and false when it
+// controls none (or is not connected): the one [Server.Assign] gave it,
+// or, for a client never assigned one, the one its latest input packet
+// names. This is the entity its snapshots always carry, and the one a game
+// applies the client's inputs to (Stats.Assigned says whether the server
+// or the client chose it).
+func (s *Server) Controlled(id ClientID) (uint32, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clients[id]
+	if !ok || c.netID == 0 {
+		return 0, false
+	}
+	return c.netID, true
+}
+
 // Stats returns a client's statistics.
 func (s *Server) Stats(id ClientID) (Stats, bool) {
 	s.mu.Lock()
@@ -292,6 +338,7 @@ func (s *Server) Stats(id ClientID) (Stats, bool) {
 	st := c.stats
 	st.AckedTick, st.HasAckedTick = c.acked, c.hasAcked
 	st.InputAck, st.HasInputAck = c.inputs.applied, c.inputs.hasApplied
+	st.Assigned = c.assigned
 	return st, true
 }
 

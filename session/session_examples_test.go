@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/session"
+	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
@@ -60,4 +61,61 @@ func Example() {
 	// server applies input 2: 02
 	// tick 3 delta=true complete=true inputAck=2: 10@3
 	// full snapshots: 1 acked tick: 3
+}
+
+// The server decides which entity a client controls. The client,
+// configured with NetID 0, learns its entity from the first snapshot
+// (whose record of it already goes to OnOwn, not to the inbox) and names
+// it in its input packets from then on; a packet claiming another entity
+// changes nothing, and is counted.
+func ExampleServer_Assign() {
+	srv, _ := session.NewServer(session.Config{})
+	const me = session.ClientID(1)
+	srv.Connect(me)
+	if err := srv.Assign(me, 7); err != nil { // the player's entity, the server's choice
+		panic(err)
+	}
+
+	inbox := systems.NewInbox(0)
+	cli, _ := session.NewClient(session.ClientConfig{
+		Inbox: inbox, // NetID 0: the server assigns it
+		OnOwn: func(o session.Own) {
+			fmt.Printf("  own: entity %d at tick %d\n", o.Entity.NetID, o.Tick)
+		},
+	})
+	fmt.Println("before any snapshot: NetID", cli.NetID())
+
+	var msgs []systems.Message
+	for tick := uint32(1); tick <= 2; tick++ {
+		srv.BeginTick(tick)
+		srv.SetEntity(wire.Entity{NetID: 2, Pos: mgl32.Vec3{float32(tick), 0, 0}})
+		srv.SetEntity(wire.Entity{NetID: 7, Pos: mgl32.Vec3{0, float32(tick), 0}})
+		packets, _ := srv.Snapshot(me, tick*50, nil)
+		for _, p := range packets {
+			cli.Receive(p, tick*50+20)
+		}
+		msgs, _ = inbox.Drain(msgs)
+		fmt.Printf("tick %d: NetID %d, inbox:", tick, cli.NetID())
+		for _, m := range msgs {
+			fmt.Printf(" %v %d", m.Kind, m.NetID)
+		}
+		fmt.Println()
+		in, _ := cli.InputPacket(tick*50+30, nil) // names NetID 7
+		srv.Receive(me, in, tick*50+40)
+	}
+
+	// A forged packet claiming entity 2: taken for its acknowledgements,
+	// its claim ignored and counted.
+	forged, _ := wire.AppendInput(nil, &wire.Header{Seq: 100}, &wire.InputPacket{NetID: 2}, nil)
+	srv.Receive(me, forged, 200)
+	id, _ := srv.Controlled(me)
+	st, _ := srv.Stats(me)
+	fmt.Println("server: client controls", id, "- wrong claims:", st.WrongNetID)
+	// Output:
+	// before any snapshot: NetID 0
+	//   own: entity 7 at tick 1
+	// tick 1: NetID 7, inbox: snapshot 2 complete 0
+	//   own: entity 7 at tick 2
+	// tick 2: NetID 7, inbox: snapshot 2 complete 0
+	// server: client controls 7 - wrong claims: 1
 }

@@ -18,10 +18,12 @@ import (
 // what the client holds, a despawn for every entity it holds that is gone
 // and for every entity that died after the tick it acknowledged (it may
 // know one from a tick it received in part), and always the entity the
-// client controls (the NetID of its input packets), so that every snapshot
-// carries that entity's authoritative state next to the input ack. It is
-// marked complete unless the Filter or the MaxParts limit left something
-// out.
+// client controls (the one [Server.Assign] gave it, else the NetID of its
+// input packets), so that every snapshot carries that entity's
+// authoritative state next to the input ack. While an assignment holds,
+// every packet also carries the assigned NetID (wire's
+// SnapshotInfo.Controlled). It is marked complete unless the Filter or the
+// MaxParts limit left something out.
 //
 // The packets are the server's: they stay valid until the next Snapshot
 // for the same client. Call Snapshot at most once per client per tick,
@@ -78,6 +80,9 @@ func (s *Server) begin(c *client, now uint32) (table, base *sentTick, err error)
 		base = c.table(c.acked)
 	}
 	info := wire.SnapshotInfo{Tick: s.tick, InputAck: c.inputs.applied, HasInputAck: c.inputs.hasApplied}
+	if c.assigned && c.netID != 0 {
+		info.Controlled, info.HasControlled = c.netID, true
+	}
 	if base != nil {
 		info.Delta, info.Baseline = true, base.tick
 	}

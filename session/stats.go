@@ -42,9 +42,22 @@ type Stats struct {
 	// HasInputAck).
 	InputAck    uint32
 	HasInputAck bool
-	// NetID is the entity the client says it controls (its last input
-	// packet's).
+	// NetID is the entity the client controls (0 if none): the one
+	// [Server.Assign] gave it, or, for a client never assigned one, the
+	// one its latest input packet names.
 	NetID uint32
+	// Assigned says the server assigns the client's entity
+	// ([Server.Assign]): NetID is the server's choice, not the client's
+	// claim.
+	Assigned bool
+	// WrongNetID counts the input packets, once the server assigns the
+	// client's entity, that name another nonzero NetID than the assigned
+	// one. Their inputs and acknowledgements are taken all the same; the
+	// claim is ignored. A client that just got (or changed) its
+	// assignment sends a round trip's worth of them before it learns it;
+	// a count that keeps growing is a client that does not listen (or
+	// lies).
+	WrongNetID uint64
 	// RTT is the latest round-trip time measured from the client's
 	// packets, in ms (valid with HasRTT).
 	RTT    uint32

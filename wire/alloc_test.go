@@ -17,7 +17,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 	dst := make([]Entity, 0, 1000)
 	step := func() {
 		tick++
-		if err := enc.Begin(Header{}, SnapshotInfo{Tick: tick, Delta: true, Baseline: 100}, parts); err != nil {
+		if err := enc.Begin(Header{}, SnapshotInfo{Tick: tick, Delta: true, Baseline: 100, Controlled: 7, HasControlled: true}, parts); err != nil {
 			t.Fatal(err)
 		}
 		cur := t1

@@ -311,7 +311,8 @@ func (d *Decoder) assemble(p *pending, ref *Table, info *SnapshotInfo, dst []Ent
 func (p *pending) agrees(s *SnapshotInfo) bool {
 	a := p.info
 	return a.Delta == s.Delta && (!a.Delta || a.Baseline == s.Baseline) && a.Parts == s.Parts &&
-		a.Complete == s.Complete && a.HasInputAck == s.HasInputAck && a.InputAck == s.InputAck
+		a.Complete == s.Complete && a.HasInputAck == s.HasInputAck && a.InputAck == s.InputAck &&
+		a.HasControlled == s.HasControlled && a.Controlled == s.Controlled
 }
 
 func (p *pending) has(part int) bool { return p.got[part/64]&(1<<(part%64)) != 0 }

@@ -34,19 +34,23 @@
 // parts together name every entity that changed since the baseline, so
 // that the entities left out are unchanged. The server also tells each
 // client the newest input it has applied for it, the Ack its prediction
-// reconciles against.
+// reconciles against, and, when the server decides which entity the client
+// controls, that entity's NetID ([SnapshotInfo.Controlled]), in every
+// snapshot while the assignment holds.
 //
 // A client sends [InputPacket]s: the newest tick it has completely
 // received (which the server may use as baseline from then on), the NetID
-// it controls, and its last few inputs with consecutive sequence numbers,
-// repeated in every packet until acknowledged, each an opaque payload the
-// game encodes.
+// it controls (its own choice, or the one the server assigned it; a server
+// that assigns does not take the client's word for it), and its last few
+// inputs with consecutive sequence numbers, repeated in every packet until
+// acknowledged, each an opaque payload the game encodes.
 //
 // # Using it
 //
 // Server, per client and tick (package session does this bookkeeping):
 //
-//	enc.Begin(hdr, wire.SnapshotInfo{Tick: t, Delta: ok, Baseline: b, InputAck: ack, HasInputAck: true}, packets)
+//	enc.Begin(hdr, wire.SnapshotInfo{Tick: t, Delta: ok, Baseline: b, InputAck: ack, HasInputAck: true,
+//		Controlled: own, HasControlled: own != 0}, packets)
 //	for each entity to send, in NetID order:
 //		enc.Add(&cur, baseRecordOrNil, events) // or enc.Despawn(netID)
 //	packets, err = enc.Finish(complete)
@@ -57,6 +61,7 @@
 //	// entities: full states at s.Tick, with Spawn/Teleport/Despawn flags
 //	// s.Done && s.Complete: every entity not named is unchanged at s.Tick
 //	// s.HasInputAck: the server applied inputs up to s.InputAck
+//	// s.HasControlled: the server assigned this client entity s.Controlled
 //	tick, ok := dec.Acked() // into the next InputPacket.AckedTick
 //
 // A client must know these things:
@@ -105,13 +110,28 @@
 //
 //	size   field
 //	4      tick
-//	1      flags: bit 0 complete, bit 1 input ack present, bit 2 delta
+//	1      flags: bit 0 complete, bit 1 input ack present, bit 2 delta,
+//	       bit 3 controlled NetID present (other bits zero)
 //	2      part index
 //	2      part count (1..MaxParts)
 //	2      record count
 //	4      input ack: newest input sequence applied (only with bit 1)
 //	varint tick - baseline, at least 1 (only with bit 2)
+//	varint controlled NetID, at least 1 (only with bit 3)
 //	...    records
+//
+// The optional fields are tick-wide: every part of a tick carries the same
+// ones (a part that disagrees starts the tick's assembly afresh). The
+// controlled NetID is the entity the server assigned this client; the
+// server repeats it in every snapshot while the assignment holds, and a
+// snapshot without bit 3 says it assigns nothing. A NetID of 0 with bit 3
+// is refused: no assignment is sent as no bit.
+//
+// Bit 3 was added without a new protocol version: a server that never
+// assigns writes exactly the bytes it wrote before, and decoders that
+// predate the field refuse unknown flag bits ([ErrMalformed]), so an old
+// client facing a server that assigns fails loudly on every snapshot
+// instead of silently ignoring its assignment.
 //
 // Record (the reference is the entity's record in the baseline, or, when
 // the baseline does not hold it or the snapshot is full, the zero record:
@@ -146,7 +166,7 @@
 //	size   field
 //	1      flags: bit 0 acked tick present
 //	4      acked tick (only with bit 0)
-//	varint NetID the client controls
+//	varint NetID the client controls (0 if none), as the client sees it
 //	4      sequence number of the first input
 //	1      input count (0..MaxInputs)
 //	...    per input: varint length (0..MaxInputSize), payload bytes

@@ -51,12 +51,20 @@ func (e *Encoder) Config() Config { return e.cfg }
 
 // Begin starts the snapshot of info.Tick. h is the header template of every
 // part: part i gets sequence number h.Seq+i, the rest as given (Type is set
-// to TypeSnapshot). info's Baseline, Delta, InputAck and HasInputAck are
-// used; Part, Parts and Complete are set by Finish. dst provides the packet
-// buffers to reuse (nil is fine).
+// to TypeSnapshot). info's Baseline, Delta, InputAck, HasInputAck,
+// Controlled and HasControlled are used, and written in every part; Part,
+// Parts and Complete are set by Finish. dst provides the packet buffers to
+// reuse (nil is fine).
+//
+// It fails with an error wrapping [ErrRange] for a delta against its own
+// tick, or HasControlled with Controlled 0 (to assign nothing, leave
+// HasControlled false).
 func (e *Encoder) Begin(h Header, info SnapshotInfo, dst [][]byte) error {
 	if info.Delta && info.Baseline == info.Tick {
 		return fmt.Errorf("%w: tick %d delta-encoded against itself", ErrRange, info.Tick)
+	}
+	if info.HasControlled && info.Controlled == 0 {
+		return fmt.Errorf("%w: tick %d: controlled NetID 0 (leave HasControlled false to assign nothing)", ErrRange, info.Tick)
 	}
 	h.Type = TypeSnapshot
 	e.hdr, e.info = h, info
@@ -182,6 +190,9 @@ func (e *Encoder) newPart(id uint32) error {
 	if e.info.Delta {
 		flags |= snapDelta
 	}
+	if e.info.HasControlled {
+		flags |= snapControlled
+	}
 	buf = binary.LittleEndian.AppendUint32(buf, e.info.Tick)
 	buf = append(buf, flags)
 	buf = binary.LittleEndian.AppendUint16(buf, uint16(n))
@@ -191,6 +202,9 @@ func (e *Encoder) newPart(id uint32) error {
 	}
 	if e.info.Delta {
 		buf = appendUvarint(buf, e.info.Tick-e.info.Baseline)
+	}
+	if e.info.HasControlled {
+		buf = appendUvarint(buf, e.info.Controlled)
 	}
 	e.parts = append(e.parts, buf)
 	e.count, e.next = 0, 0

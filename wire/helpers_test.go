@@ -95,7 +95,14 @@ func encodeDiff(t testing.TB, e *Encoder, tick uint32, baseTick uint32, base, cu
 	if base != nil {
 		info.Delta, info.Baseline = true, baseTick
 	}
-	if err := e.Begin(Header{Seq: uint16(tick)}, info, nil); err != nil {
+	return encodeInfo(t, e, info, base, cur)
+}
+
+// encodeInfo encodes the snapshot info.Tick of cur against base (nil:
+// full; info's Delta and Baseline must agree), with info's other fields.
+func encodeInfo(t testing.TB, e *Encoder, info SnapshotInfo, base, cur *Table) [][]byte {
+	t.Helper()
+	if err := e.Begin(Header{Seq: uint16(info.Tick)}, info, nil); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.Diff(base, cur); err != nil {

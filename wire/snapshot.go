@@ -13,12 +13,14 @@ const (
 	snapPart   = 5  // uint16
 	snapParts  = 7  // uint16
 	snapCount  = 9  // uint16
-	snapFixed  = 11 // then input ack (uint32, with snapHasAck), then baseline distance (uvarint, with snapDelta)
-	snapMaxHdr = HeaderSize + snapFixed + 4 + maxVarint32
+	snapFixed  = 11 // then input ack (uint32, with snapHasAck), baseline distance (uvarint, with snapDelta), controlled NetID (uvarint, with snapControlled)
+	snapMaxHdr = HeaderSize + snapFixed + 4 + 2*maxVarint32
 
-	snapComplete = 1 << 0
-	snapHasAck   = 1 << 1
-	snapDelta    = 1 << 2
+	snapComplete   = 1 << 0
+	snapHasAck     = 1 << 1
+	snapDelta      = 1 << 2
+	snapControlled = 1 << 3
+	snapKnownFlags = snapComplete | snapHasAck | snapDelta | snapControlled
 )
 
 // SnapshotInfo describes one part of one tick's snapshot.
@@ -44,6 +46,13 @@ type SnapshotInfo struct {
 	// reconciles against.
 	InputAck    uint32
 	HasInputAck bool
+	// Controlled is the NetID of the entity the server has assigned this
+	// client to control, valid with HasControlled (and then never 0). The
+	// server sends it in every snapshot while the assignment holds; a
+	// snapshot without it says the server assigns nothing (the client
+	// controls what it configured, or nothing).
+	Controlled    uint32
+	HasControlled bool
 }
 
 // parseSnapshot reads the snapshot fields of body (after the header) and
@@ -58,12 +67,13 @@ func parseSnapshot(body []byte, c *Config) (SnapshotInfo, int, reader, error) {
 	le := binary.LittleEndian
 	s.Tick = le.Uint32(body[snapTick:])
 	flags := body[snapFlags]
-	if flags&^(snapComplete|snapHasAck|snapDelta) != 0 {
+	if flags&^snapKnownFlags != 0 {
 		return s, 0, r, fmt.Errorf("%w: tick %d: snapshot flags %#02x has unknown bits", ErrMalformed, s.Tick, flags)
 	}
 	s.Complete = flags&snapComplete != 0
 	s.HasInputAck = flags&snapHasAck != 0
 	s.Delta = flags&snapDelta != 0
+	s.HasControlled = flags&snapControlled != 0
 	s.Part = int(le.Uint16(body[snapPart:]))
 	s.Parts = int(le.Uint16(body[snapParts:]))
 	count := int(le.Uint16(body[snapCount:]))
@@ -89,6 +99,14 @@ func parseSnapshot(body []byte, c *Config) (SnapshotInfo, int, reader, error) {
 			return s, 0, r, fmt.Errorf("%w: tick %d: delta against itself (baseline distance 0)", ErrMalformed, s.Tick)
 		}
 		s.Baseline = s.Tick - d
+	}
+	if s.HasControlled {
+		if s.Controlled, err = r.uvarint("controlled NetID", 0xffffffff); err != nil {
+			return s, 0, r, err
+		}
+		if s.Controlled == 0 {
+			return s, 0, r, fmt.Errorf("%w: tick %d: controlled NetID flag set with NetID 0 (no assignment is sent as no flag)", ErrMalformed, s.Tick)
+		}
 	}
 	// Every record takes at least two bytes (NetID gap and mask).
 	if count > r.remaining()/2 {

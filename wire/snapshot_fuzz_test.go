@@ -31,6 +31,9 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	for _, p := range encodeDiff(f, enc, 101, 0, nil, cur) {
 		f.Add(p)
 	}
+	for _, p := range encodeInfo(f, enc, SnapshotInfo{Tick: 104, Delta: true, Baseline: 100, InputAck: 3, HasInputAck: true, Controlled: 1000, HasControlled: true}, base, cur) {
+		f.Add(p)
+	}
 	cfg := Config{MaxEntities: 256}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dec, _ := NewDecoder(cfg)
@@ -115,13 +118,15 @@ func checkSorted(t *testing.T, tb *Table, limit int) {
 }
 
 // FuzzSnapshotRoundTrip: for valid snapshots built from the fuzzer's
-// numbers (random records, random changes, a random packet size), decoding
-// what the encoder wrote gives back exactly the encoded tables and
-// entities, whatever order the parts arrive in.
+// numbers (random records, random changes, a random packet size, a
+// controlled NetID or none), decoding what the encoder wrote gives back
+// exactly the encoded tables, entities and tick-wide fields, whatever
+// order the parts arrive in.
 func FuzzSnapshotRoundTrip(f *testing.F) {
 	f.Add(uint64(1), uint16(10), uint16(200), uint8(0))
 	f.Add(uint64(2), uint16(300), uint16(128), uint8(10))
 	f.Add(uint64(3), uint16(2000), uint16(1200), uint8(20))
+	f.Add(uint64(4), uint16(500), uint16(300), uint8(0x80|10))
 	f.Fuzz(func(t *testing.T, seed uint64, n, packet uint16, bits uint8) {
 		rng := rand.New(rand.NewPCG(seed, uint64(n)))
 		cfg := Config{
@@ -162,11 +167,19 @@ func FuzzSnapshotRoundTrip(f *testing.F) {
 		}
 		dec, _ := NewDecoder(cfg)
 		full := encodeDiff(t, enc, 50, 0, nil, &base)
-		delta := encodeDiff(t, enc, 53, 50, &base, &cur)
-		for _, parts := range [][][]byte{full, delta} {
+		info := SnapshotInfo{Tick: 53, Delta: true, Baseline: 50}
+		if bits&0x80 != 0 {
+			info.Controlled, info.HasControlled = max(1, rng.Uint32()>>rng.IntN(32)), true
+		}
+		delta := encodeInfo(t, enc, info, &base, &cur)
+		for k, parts := range [][][]byte{full, delta} {
 			for _, i := range rng.Perm(len(parts)) {
-				if _, _, err := dec.Decode(parts[i], nil); err != nil {
+				s, _, err := dec.Decode(parts[i], nil)
+				if err != nil {
 					t.Fatal(err)
+				}
+				if k == 1 && (s.HasControlled != info.HasControlled || s.Controlled != info.Controlled) {
+					t.Fatalf("controlled %d %v, sent %d %v", s.Controlled, s.HasControlled, info.Controlled, info.HasControlled)
 				}
 			}
 		}

@@ -574,3 +574,119 @@ func TestDecodeDespawnOutsideBaseline(t *testing.T) {
 		t.Fatal("the despawn of an absent entity changed the table")
 	}
 }
+
+// The controlled NetID travels in every part of a tick, full or delta,
+// costs its varint and nothing else, and a snapshot without it has the
+// bytes it had before the field existed.
+func TestSnapshotControlled(t *testing.T) {
+	q := DefaultQuantizer()
+	enc, _ := NewEncoder(Config{})
+	dec, _ := NewDecoder(Config{})
+	t0 := tableOf(t, q, circleWorld(600, 0, 20, true, false))
+	t1 := tableOf(t, q, circleWorld(600, 1, 20, true, true))
+
+	const own = 300 // a two-byte varint
+	small := tableOf(t, q, circleWorld(20, 0, 20, true, false))
+	plain := encodeDiff(t, enc, 1, 0, nil, small)
+	if len(plain) != 1 || plain[0][HeaderSize+snapFlags]&snapControlled != 0 {
+		t.Fatal("controlled bit set without HasControlled")
+	}
+	plainLen := len(plain[0])
+	one := encodeInfo(t, enc, SnapshotInfo{Tick: 1, Controlled: own, HasControlled: true}, nil, small)
+	if len(one) != 1 || len(one[0]) != plainLen+2 {
+		t.Fatalf("%d bytes, %d without the controlled NetID; want 2 more", len(one[0]), plainLen)
+	}
+
+	parts := encodeInfo(t, enc, SnapshotInfo{Tick: 10, Controlled: own, HasControlled: true}, nil, t0)
+	if len(parts) < 2 {
+		t.Fatalf("%d parts, want a split", len(parts))
+	}
+	snaps, _ := decodeAll(t, dec, parts)
+	for i, s := range snaps {
+		if !s.HasControlled || s.Controlled != own {
+			t.Fatalf("part %d: controlled %d %v, want %d", i, s.Controlled, s.HasControlled, own)
+		}
+	}
+	if !dec.State(10).Equal(t0) {
+		t.Fatal("full snapshot with a controlled NetID: table differs")
+	}
+
+	info := SnapshotInfo{Tick: 11, Delta: true, Baseline: 10, InputAck: 9, HasInputAck: true, Controlled: 0xffffffff, HasControlled: true}
+	snaps, _ = decodeAll(t, dec, encodeInfo(t, enc, info, t0, t1))
+	last := snaps[len(snaps)-1]
+	if !last.Done || last.Controlled != 0xffffffff || !last.HasControlled || last.InputAck != 9 || last.Baseline != 10 {
+		t.Fatalf("delta: %+v", last.SnapshotInfo)
+	}
+	if !dec.State(11).Equal(t1) {
+		t.Fatal("delta with a controlled NetID: table differs")
+	}
+
+	if err := enc.Begin(Header{}, SnapshotInfo{Tick: 12, HasControlled: true}, nil); !errors.Is(err, ErrRange) {
+		t.Fatalf("HasControlled with NetID 0: %v, want ErrRange", err)
+	}
+}
+
+// The controlled NetID field is checked: not 0, minimal, present when
+// announced, and the flag bits beyond it are still refused.
+func TestDecodeControlledMalformed(t *testing.T) {
+	enc, _ := NewEncoder(Config{})
+	parts := encodeDiff(t, enc, 5, 0, nil, &Table{}) // header and fixed fields only
+	if len(parts) != 1 || len(parts[0]) != HeaderSize+snapFixed {
+		t.Fatalf("empty snapshot of %d bytes", len(parts[0]))
+	}
+	with := func(flags byte, tail ...byte) []byte {
+		p := append(bytes.Clone(parts[0]), tail...)
+		p[HeaderSize+snapFlags] |= flags
+		return p
+	}
+	for _, c := range []struct {
+		name   string
+		packet []byte
+		want   error
+		text   string
+	}{
+		{"NetID 0", with(snapControlled, 0), ErrMalformed, "controlled NetID flag set with NetID 0"},
+		{"missing", with(snapControlled), ErrTruncated, "controlled NetID"},
+		{"cut varint", with(snapControlled, 0x81), ErrTruncated, "controlled NetID"},
+		{"not minimal", with(snapControlled, 0x81, 0x00), ErrMalformed, "not minimal"},
+		{"too long", with(snapControlled, 0x81, 0x80, 0x80, 0x80, 0x80, 0x01), ErrMalformed, "longer"},
+		{"beyond 32 bits", with(snapControlled, 0xff, 0xff, 0xff, 0xff, 0x7f), ErrLimit, "controlled NetID"},
+		{"trailing", with(snapControlled, 1, 0), ErrMalformed, "trailing bytes"},
+		{"unknown bit", with(1<<4, 1), ErrMalformed, "unknown bits"},
+	} {
+		dec, _ := NewDecoder(Config{})
+		s, es, err := dec.Decode(c.packet, nil)
+		if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.text) || len(es) != 0 {
+			t.Errorf("%s: %v (%d entities), want %v mentioning %q", c.name, err, len(es), c.want, c.text)
+		}
+		if _, ok := dec.Acked(); ok {
+			t.Errorf("%s: a refused packet completed a tick (%+v)", c.name, s)
+		}
+	}
+	dec, _ := NewDecoder(Config{})
+	s, _, err := dec.Decode(with(snapControlled, 0x80, 0x01), nil)
+	if err != nil || !s.HasControlled || s.Controlled != 128 || !s.Done {
+		t.Fatalf("a good controlled NetID: %+v %v", s, err)
+	}
+}
+
+// A part that disagrees with the earlier parts of its tick on the
+// controlled NetID starts the tick afresh, like any tick-wide field.
+func TestDecodeContradictingControlled(t *testing.T) {
+	q := DefaultQuantizer()
+	enc, _ := NewEncoder(Config{})
+	dec, _ := NewDecoder(Config{})
+	r1, _ := q.Record(Entity{NetID: 1})
+	r2, _ := q.Record(Entity{NetID: 2})
+	if _, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Controlled: 1, HasControlled: true}, &r1, 0), nil); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Controlled: 2, HasControlled: true}, &r2, 1), nil)
+	if err != nil || s.Done || s.Controlled != 2 {
+		t.Fatalf("a part with another controlled NetID: %+v %v; want the tick started afresh", s, err)
+	}
+	s, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Controlled: 2, HasControlled: true}, &r1, 0), nil)
+	if err != nil || !s.Done {
+		t.Fatalf("the new assembly's part 0: %+v %v", s, err)
+	}
+}
