@@ -54,8 +54,9 @@ const DefaultQueueDelay = 250 * time.Millisecond
 //     state), Duplicate, Latency, Jitter, Reorder;
 //  3. the receiver: Suspends.
 //
-// A Config holds slices (Outages, Suspends); [NewLink] copies them, so a
-// caller may reuse or modify a Config after creating a link from it.
+// A Config holds slices (Outages, Suspends); [NewLink] and
+// [Link.SetConfig] copy them, so a caller may reuse or modify a Config
+// after handing it to a link.
 type Config struct {
 	// Latency is the base one-way delay added to every packet.
 	Latency time.Duration
@@ -265,6 +266,15 @@ func (b Burst) badLoss() float64 {
 	return b.Loss
 }
 
+// What 0 means for the counts Validate checks, in its messages. Built
+// once, so that validating a good Config allocates nothing and
+// [Link.SetConfig] may be called every frame.
+var (
+	zeroMaxInFlight = fmt.Sprint(DefaultMaxInFlight)
+	zeroQueueBytes  = DefaultQueueDelay.String() + " at Bandwidth"
+	zeroPacketSize  = fmt.Sprint(DefaultPacketSize)
+)
+
 // Validate reports every problem with c, joined into one error, or nil if c
 // is usable. Each message names the offending field and its value: negative
 // durations, probabilities that are NaN or outside [0, 1], negative
@@ -305,10 +315,10 @@ func (c Config) Validate() error {
 		name, zero string
 		v          int
 	}{
-		{"MaxInFlight", fmt.Sprint(DefaultMaxInFlight), c.MaxInFlight},
+		{"MaxInFlight", zeroMaxInFlight, c.MaxInFlight},
 		{"Bandwidth", "unlimited", c.Bandwidth},
-		{"QueueBytes", DefaultQueueDelay.String() + " at Bandwidth", c.QueueBytes},
-		{"PacketSize", fmt.Sprint(DefaultPacketSize), c.PacketSize},
+		{"QueueBytes", zeroQueueBytes, c.QueueBytes},
+		{"PacketSize", zeroPacketSize, c.PacketSize},
 	}
 	for _, n := range counts {
 		if n.v < 0 {

@@ -52,13 +52,24 @@
 // Event-driven callers that do not tick at a fixed rate can ask
 // [Link.NextDelivery] when the next message is due and jump the clock there.
 //
+// # Changing the network while it runs
+//
+// [Link.SetConfig] replaces a link's configuration between two calls, for
+// a scenario that degrades the network on a script or a demo whose keys
+// raise the loss: the new impairments apply to packets sent from then on,
+// while packets in flight keep their arrival times, the random streams and
+// the burst chain's state carry on, and the bottleneck keeps its backlog.
+// [Link.Config] returns the configuration in force, to change one field of
+// it. Outage and suspend windows stay on the link's virtual time.
+//
 // # Determinism
 //
 // All randomness comes from PCG generators owned by the link and seeded
 // from the seed passed to [NewLink]; the package uses no global random state
 // and no floating-point operations whose results vary across platforms.
-// The same seed, configuration and sequence of calls therefore yield exactly
-// the same deliveries, at exactly the same virtual times, on every platform.
+// The same seed, configuration and sequence of calls (SetConfig calls
+// included) therefore yield exactly the same deliveries, at exactly the
+// same virtual times, on every platform.
 //
 // Each random impairment draws from its own random stream, and every Send
 // advances every stream, whether or not the packet is lost, duplicated or

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -128,22 +129,8 @@ func NewLink[T any](cfg Config, seed uint64) (*Link[T], error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	l := &Link[T]{
-		cfg:          cfg,
-		reorderDelay: cfg.reorderDelay(),
-		q:            queue[T]{limit: cfg.maxInFlight()},
-		now:          math.MinInt64,
-		badLoss:      cfg.Burst.badLoss(),
-		outages:      mergeWindows(cfg.Outages),
-		suspends:     mergeWindows(cfg.Suspends),
-		bandwidth:    uint64(cfg.Bandwidth),
-		queueBytes:   cfg.queueBytes(),
-		packetSize:   cfg.packetSize(),
-		txEnd:        math.MinInt64,
-	}
-	// The link's copies replace the caller's slices, so that later changes
-	// to the caller's Config cannot reach the link.
-	l.cfg.Outages, l.cfg.Suspends = l.outages, l.suspends
+	l := &Link[T]{now: math.MinInt64, txEnd: math.MinInt64}
+	l.apply(cfg)
 	l.lossRNG.Seed(seed, streamLoss)
 	l.duplicateRNG.Seed(seed, streamDuplicate)
 	l.jitterRNG.Seed(seed, streamJitter)
@@ -151,6 +138,97 @@ func NewLink[T any](cfg Config, seed uint64) (*Link[T], error) {
 	l.burstRNG.Seed(seed, streamBurst)
 	l.burstLossRNG.Seed(seed, streamBurstLoss)
 	return l, nil
+}
+
+// SetConfig replaces the link's configuration with cfg, from the next Send
+// on, so that a test or a demo can change the network while it runs (a
+// scripted degradation, a key that raises the loss). It returns
+// cfg.Validate's error, and changes nothing, if cfg is invalid.
+//
+// Packets already in flight keep the arrival times they were given when
+// sent: a new Latency, Jitter, Loss, Duplicate, Reorder, Burst, Outages,
+// Bandwidth or MaxInFlight applies to packets sent from now on. In detail:
+//
+//   - The random streams carry on where they are, so a link's decisions
+//     remain a function of its seed and the sequence of calls, SetConfig
+//     calls included. SetConfig with the link's current configuration
+//     ([Link.Config]) changes nothing at all.
+//   - The burst chain keeps its state (Good or Bad) while cfg.Burst.Enter
+//     is above 0, whatever the new Exit and Loss; a Burst with Enter 0
+//     switches burst loss off and resets the chain to Good, where a later
+//     Burst starts again.
+//   - The bottleneck keeps the packets it has accepted: they finish
+//     transmitting when scheduled, and a packet sent later starts after
+//     them, at the new Bandwidth, with the backlog measured against the new
+//     QueueBytes. Switching the cap off (Bandwidth 0) lets new packets
+//     through at once; switching it on later starts with an idle link.
+//   - A smaller MaxInFlight drops no queued packet: new packets overflow
+//     until deliveries bring the queue below the new limit. The queue's
+//     memory is never shrunk, so it stays bounded by the largest
+//     MaxInFlight the link has had.
+//   - Outages and Suspends windows are on the link's own virtual time, the
+//     same clock as every call's now, not relative to the SetConfig call.
+//     An outage loses packets by their send time, so it never reaches
+//     packets already sent; a suspend freezes the receiver at delivery,
+//     so new Suspends hold back packets already in flight that arrive, or
+//     are collected, inside them, and removing a window releases what it
+//     held at the next Deliver, with each packet's own arrival time.
+//   - [Link.Stats] keep counting.
+func (l *Link[T]) SetConfig(cfg Config) error {
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	l.apply(cfg)
+	return nil
+}
+
+// Config returns the link's configuration, as set by [NewLink] or
+// [Link.SetConfig], with the Outages and Suspends windows sorted and merged
+// (empty windows removed), in slices the caller owns. Together with
+// SetConfig it lets a caller change one impairment and keep the others:
+//
+//	cfg := l.Config()
+//	cfg.Loss += 0.05
+//	err := l.SetConfig(cfg)
+func (l *Link[T]) Config() Config {
+	c := l.cfg
+	c.Outages = slices.Clone(l.outages)
+	c.Suspends = slices.Clone(l.suspends)
+	return c
+}
+
+// apply makes the valid cfg the link's configuration, as SetConfig
+// documents. On a new link it leaves the bottleneck idle and the burst
+// chain in Good.
+func (l *Link[T]) apply(cfg Config) {
+	l.cfg = cfg
+	l.reorderDelay = cfg.reorderDelay()
+	l.q.limit = cfg.maxInFlight()
+	l.badLoss = cfg.Burst.badLoss()
+	if cfg.Burst.Enter == 0 {
+		l.bad = false
+	}
+	// The link's copies replace the caller's slices, so that later changes
+	// to the caller's Config cannot reach the link.
+	l.outages = mergeWindows(cfg.Outages)
+	l.suspends = mergeWindows(cfg.Suspends)
+	l.cfg.Outages, l.cfg.Suspends = l.outages, l.suspends
+	if bw := uint64(cfg.Bandwidth); bw != l.bandwidth {
+		switch {
+		case bw == 0:
+			// No bottleneck: new packets pass at once. A cap set later
+			// starts with an idle link.
+			l.txEnd, l.txFrac = math.MinInt64, 0
+		case l.txFrac > 0:
+			// txFrac is in units of the old rate: round the end of the
+			// transmission under way up to the next whole nanosecond, the
+			// time transmit reported it done.
+			l.txEnd, l.txFrac = addSat(l.txEnd, 1), 0
+		}
+		l.bandwidth = bw
+	}
+	l.queueBytes = cfg.queueBytes()
+	l.packetSize = cfg.packetSize()
 }
 
 // Send hands msg to the link at virtual time now. Depending on the packet's

@@ -60,6 +60,34 @@ func ExampleLink_Stats() {
 	// sent + duplicated == delivered + lost + overflow: true
 }
 
+// SetConfig changes the network while it runs: packets sent afterwards
+// take the new latency, and overtake the one already in flight, which
+// keeps its arrival time.
+func ExampleLink_SetConfig() {
+	link, err := netsim.NewLink[string](netsim.Config{Latency: 80 * time.Millisecond}, 1)
+	if err != nil {
+		panic(err)
+	}
+	link.Send(0, "slow")
+
+	cfg := link.Config()
+	cfg.Latency = 20 * time.Millisecond
+	if err := link.SetConfig(cfg); err != nil {
+		panic(err)
+	}
+	link.Send(10*time.Millisecond, "fast")
+
+	cfg.Loss = 2 // not a probability: rejected, nothing changes
+	fmt.Println("error:", link.SetConfig(cfg) != nil)
+	for _, d := range link.DeliverTimed(time.Second, nil) {
+		fmt.Println(d.Msg, "arrived at", d.At)
+	}
+	// Output:
+	// error: true
+	// fast arrived at 30ms
+	// slow arrived at 80ms
+}
+
 // Event-driven callers jump their clock straight to the next arrival instead
 // of polling at a fixed rate.
 func ExampleLink_NextDelivery() {

@@ -739,7 +739,9 @@ func testSteadyStateDoesNotAllocate(t *testing.T, cfg Config) {
 //
 // Input layout: 8 header bytes for the original impairments, 8 for burst
 // loss, the bandwidth cap, outages and suspends (all zero: off), then one
-// byte per operation.
+// byte per operation. The operation byte 7 (a step of 0 back in time) is
+// followed by a 16-byte header, missing bytes zero, for a new
+// configuration that the link takes with SetConfig.
 func FuzzLink(f *testing.F) {
 	var off [8]byte // extension header with the newer impairments off
 	seed := func(hdr []byte, ext [8]byte, ops ...byte) []byte {
@@ -755,6 +757,16 @@ func FuzzLink(f *testing.F) {
 	// An overloaded bandwidth cap with a small queue and sized sends.
 	f.Add(seed([]byte{10, 2, 0, 0, 0, 0, 0, 5}, [8]byte{0, 0, 0, 5, 8, 100, 0, 0},
 		0, 0, 0, 0x7a, 0x7a, 3, 0x2e, 0, 0, 3, 0xfe, 3, 0x0a, 0xff, 4))
+	// Configuration changes under load: a capped link with bursts and
+	// suspends becomes a lossier, burstier one with a faster cap, a
+	// MaxInFlight of 3 and outages, then a slow, tightly capped one with
+	// new suspends.
+	f.Add(seed([]byte{10, 5, 0, 20, 0, 20, 0, 5}, [8]byte{10, 60, 0, 5, 8, 100, 0, 0x52},
+		0, 0, 0, 2, 0x2e, 0, 0, 3,
+		7, 0, 3, 120, 0, 0, 0, 3, 0, 200, 1, 0, 50, 0, 0, 0x3a, 0,
+		0, 0, 0x56, 3, 0, 0, 0x2e, 4,
+		7, 200, 0, 0, 0, 0, 0, 0, 0, 10, 60, 0, 1, 0, 0, 0, 0x31,
+		0, 2, 0x2e, 3, 0xfe, 3, 0xfe, 0xfe, 3))
 	f.Fuzz(fuzzLink)
 }
 
@@ -776,40 +788,67 @@ func fuzzLink(t *testing.T, data []byte) {
 		to := from + time.Duration(b>>4)*60*ms
 		return []Window{{From: to - 30*ms, To: to + time.Duration(b>>4)*20*ms}, {From: from, To: to}}
 	}
-	cfg := Config{
-		Latency:      time.Duration(hdr[0]) * 2 * ms,
-		Jitter:       time.Duration(hdr[1]) * ms,
-		Loss:         prob(hdr[2]),
-		Reorder:      prob(hdr[3]),
-		ReorderDelay: time.Duration(hdr[4]) * ms,
-		Duplicate:    prob(hdr[5]),
-		MaxInFlight:  int(hdr[6] % 64),
-		Burst:        Burst{Enter: prob(hdr[8]), Exit: prob(hdr[9]), Loss: prob(hdr[10])},
-		Bandwidth:    int(hdr[11]) * 2000,
-		QueueBytes:   int(hdr[12]) * 256,
-		PacketSize:   int(hdr[13]) * 8,
-		Outages:      windows(hdr[14]),
-		Suspends:     windows(hdr[15]),
+	derive := func(hdr [16]byte) Config {
+		cfg := Config{
+			Latency:      time.Duration(hdr[0]) * 2 * ms,
+			Jitter:       time.Duration(hdr[1]) * ms,
+			Loss:         prob(hdr[2]),
+			Reorder:      prob(hdr[3]),
+			ReorderDelay: time.Duration(hdr[4]) * ms,
+			Duplicate:    prob(hdr[5]),
+			MaxInFlight:  int(hdr[6] % 64),
+			Burst:        Burst{Enter: prob(hdr[8]), Exit: prob(hdr[9]), Loss: prob(hdr[10])},
+			Bandwidth:    int(hdr[11]) * 2000,
+			QueueBytes:   int(hdr[12]) * 256,
+			PacketSize:   int(hdr[13]) * 8,
+			Outages:      windows(hdr[14]),
+			Suspends:     windows(hdr[15]),
+		}
+		if hdr[0] == 255 {
+			cfg.Latency = math.MaxInt64 // exercise saturation
+		}
+		return cfg
 	}
-	if hdr[0] == 255 {
-		cfg.Latency = math.MaxInt64 // exercise saturation
-	}
+	cfg := derive(hdr)
 	l, err := NewLink[pkt](cfg, uint64(hdr[7]))
 	if err != nil {
 		t.Fatalf("NewLink(%+v): %v", cfg, err)
 	}
 	const maxSized = 29 * 100 // the largest SendSized size below
-	limit := cfg.maxInFlight()
-	minDelay := max(0, cfg.Latency-cfg.Jitter)
-	maxDelay := addSat(addSat(cfg.Latency, cfg.Jitter), cfg.reorderDelay())
-	var maxWait time.Duration // in the bottleneck
-	if cfg.Bandwidth > 0 {
-		// A packet is accepted only while the backlog including it fits in
-		// the queue (or the link is idle), so it finishes within
-		// (queue + its size)/bandwidth, rounded up.
-		most := cfg.queueBytes() + uint64(max(cfg.packetSize(), maxSized))
-		maxWait = time.Duration(mulDivFloor(most, uint64(time.Second), uint64(cfg.Bandwidth)) + 1)
+
+	// What the configuration in force allows a packet sent now: each
+	// packet's bounds are fixed when it is sent, whatever changes later.
+	var (
+		limit              int
+		minDelay, maxDelay time.Duration
+		maxWait            time.Duration // in the bottleneck
+		burst, outages     bool          // ever configured
+		capped             bool
+	)
+	configured := func() {
+		// A smaller MaxInFlight drops nothing already queued.
+		limit = max(cfg.maxInFlight(), l.InFlight())
+		minDelay = max(0, cfg.Latency-cfg.Jitter)
+		maxDelay = addSat(addSat(cfg.Latency, cfg.Jitter), cfg.reorderDelay())
+		maxWait = 0
+		if cfg.Bandwidth > 0 {
+			// A packet is accepted only while the backlog including it fits
+			// in the queue (or the link is idle), so it finishes within
+			// (queue + its size)/bandwidth, rounded up: the backlog left by
+			// an earlier configuration is measured at the new rate.
+			most := cfg.queueBytes() + uint64(max(cfg.packetSize(), maxSized))
+			maxWait = time.Duration(mulDivFloor(most, uint64(time.Second), uint64(cfg.Bandwidth)) + 1)
+		}
+		burst = burst || cfg.Burst.Enter > 0
+		outages = outages || len(cfg.Outages) > 0
+		capped = capped || cfg.Bandwidth > 0
 	}
+	configured()
+	type bound struct {
+		lo, hi time.Duration
+		outage bool // sent during an outage
+	}
+	var bounds []bound // by packet id
 	in := func(ws []Window, t time.Duration) bool {
 		for _, w := range ws {
 			if w.Contains(t) {
@@ -848,32 +887,40 @@ func fuzzLink(t *testing.T, data []byte) {
 		}
 		// Arrival times saturate at MaxInt64 rather than wrap. A suspend
 		// moves an arrival to its window's end.
-		lo, hi := addSat(d.Msg.sent, minDelay), addSat(addSat(d.Msg.sent, maxWait), maxDelay)
-		if d.At < lo || (d.At > hi && !resumes(d.At, hi)) {
-			t.Fatalf("id %d sent %v arrived %v: outside [%v, %v] and not at a resume", d.Msg.id, d.Msg.sent, d.At, lo, hi)
+		b := bounds[d.Msg.id]
+		if d.At < b.lo || (d.At > b.hi && !resumes(d.At, b.hi)) {
+			t.Fatalf("id %d sent %v arrived %v: outside [%v, %v] and not at a resume", d.Msg.id, d.Msg.sent, d.At, b.lo, b.hi)
 		}
 		if in(cfg.Suspends, d.At) {
 			t.Fatalf("id %d delivered at %v, inside a suspend window %v", d.Msg.id, d.At, cfg.Suspends)
 		}
-		if in(cfg.Outages, d.Msg.sent) {
-			t.Fatalf("id %d sent at %v, during an outage %v, was delivered", d.Msg.id, d.Msg.sent, cfg.Outages)
+		if b.outage {
+			t.Fatalf("id %d sent at %v, during an outage, was delivered", d.Msg.id, d.Msg.sent)
 		}
 		if count[d.Msg.id]++; count[d.Msg.id] > 2 {
 			t.Fatalf("id %d delivered %d times", d.Msg.id, count[d.Msg.id])
 		}
 	}
-	for _, op := range ops {
+	sent := func() pkt {
+		bounds = append(bounds, bound{
+			lo:     addSat(seen, minDelay),
+			hi:     addSat(addSat(seen, maxWait), maxDelay),
+			outage: in(cfg.Outages, seen),
+		})
+		nextID++
+		return pkt{id: nextID - 1, sent: seen}
+	}
+	for i := 0; i < len(ops); i++ {
+		op := ops[i]
 		arg := time.Duration(op>>3) * ms
 		if op&7 <= 4 { // the link sees the clock
 			seen = max(seen, clock)
 		}
 		switch op & 7 {
 		case 0, 1: // send
-			l.Send(clock, pkt{id: nextID, sent: seen})
-			nextID++
+			l.Send(clock, sent())
 		case 2: // send with a size, possibly negative
-			l.SendSized(clock, pkt{id: nextID, sent: seen}, int(op>>3)*100-200)
-			nextID++
+			l.SendSized(clock, sent(), int(op>>3)*100-200)
 		case 3: // deliver with times
 			tbuf = l.DeliverTimed(clock, tbuf[:0])
 			if len(tbuf) > 0 && in(cfg.Suspends, seen) {
@@ -895,8 +942,19 @@ func fuzzLink(t *testing.T, data []byte) {
 			}
 		case 5, 6: // clock forward
 			clock += arg
-		case 7: // clock backward
-			clock -= arg
+		case 7:
+			if op == 7 { // a new configuration
+				var next [16]byte
+				copy(next[:], ops[i+1:])
+				i += len(next)
+				cfg = derive(next)
+				if err := l.SetConfig(cfg); err != nil {
+					t.Fatalf("SetConfig(%+v): %v", cfg, err)
+				}
+				configured()
+				break
+			}
+			clock -= arg // clock backward
 		}
 		if l.InFlight() > limit {
 			t.Fatalf("InFlight %d exceeds MaxInFlight %d", l.InFlight(), limit)
@@ -923,9 +981,9 @@ func fuzzLink(t *testing.T, data []byte) {
 		t.Fatalf("Stats.Sent %d, want %d", s.Sent, nextID)
 	}
 	if s.BurstLost+s.OutageLost+s.QueueDropped > s.Lost ||
-		(cfg.Burst.Enter == 0 && s.BurstLost != 0) ||
-		(len(cfg.Outages) == 0 && s.OutageLost != 0) ||
-		(cfg.Bandwidth == 0 && s.QueueDropped != 0) {
+		(!burst && s.BurstLost != 0) ||
+		(!outages && s.OutageLost != 0) ||
+		(!capped && s.QueueDropped != 0) {
 		t.Fatalf("Stats %+v inconsistent with %+v", s, cfg)
 	}
 }

@@ -19,14 +19,21 @@ type ClientConfig struct {
 	Addr string
 	// Session configures the session.Client: the pipeline's inbox, the
 	// controlled NetID and where its authoritative states go (OnOwn,
-	// called on the receiving goroutine), the codec configuration (the
-	// server's).
+	// called on the goroutine that hands packets to the session: the
+	// reading goroutine, or ImpairReceive's; never on two at once), the
+	// codec configuration (the server's).
 	Session session.ClientConfig
-	// Impair, if set, sends every packet the client sends through a
-	// netsim.Link with this configuration and Seed, on the wall clock
-	// (see the package documentation).
+	// Impair, if set, sends every packet the client sends through an
+	// [Impairment] with this configuration and Seed, on the wall clock
+	// (see the package documentation). SetImpair changes it at run time.
 	Impair *netsim.Config
-	// Seed seeds Impair's random decisions.
+	// ImpairReceive, if set, passes every packet the client reads through
+	// an [Impairment] with this configuration before the session sees it,
+	// so that a client can model a bad downlink by itself, whatever the
+	// server does. Its seed is derived from Seed. SetImpairReceive changes
+	// it at run time.
+	ImpairReceive *netsim.Config
+	// Seed seeds Impair's random decisions, and ImpairReceive's.
 	Seed uint64
 }
 
@@ -36,20 +43,27 @@ type ClientStats struct {
 	// PacketsSent and BytesSent count the datagrams handed to the network
 	// (after Impair's losses, with its duplicates).
 	PacketsSent, BytesSent uint64
+	// PacketsReceived and BytesReceived count the datagrams read from the
+	// socket, before ImpairReceive; the session counts those it was handed
+	// (Session().Stats()).
+	PacketsReceived, BytesReceived uint64
 	// BadPackets counts the packets the session refused.
 	BadPackets uint64
 	// ReadErrors and WriteErrors count socket errors (a connected UDP
 	// socket reports "connection refused" while no server listens).
 	ReadErrors, WriteErrors uint64
-	// Link is what Impair did (zero without it).
-	Link netsim.Stats
+	// Link is what Impair did to the packets sent, and LinkReceive what
+	// ImpairReceive did to the packets read: zero if never set, and
+	// counting on while switched off (SetImpair(nil)), without the packets
+	// that then passed through.
+	Link, LinkReceive netsim.Stats
 }
 
 // Client is a game client's UDP endpoint: a socket connected to the
 // server, a session.Client, and a goroutine that reads the socket and
-// hands every packet to the session, which pushes the entities into the
-// pipeline's inbox. The game sends its inputs with SendInputs. Close stops
-// everything.
+// hands every packet to the session (through ImpairReceive, if set), which
+// pushes the entities into the pipeline's inbox. The game sends its inputs
+// with SendInputs. Close stops everything.
 type Client struct {
 	endpoint
 	sess  *session.Client
@@ -58,8 +72,26 @@ type Client struct {
 	sendMu sync.Mutex
 	buf    []byte
 
+	// recvMu serialises the session's Receive calls, so that OnOwn is
+	// never called on two goroutines at once, even while SetImpairReceive
+	// switches between the reading goroutine and ImpairReceive's.
+	recvMu sync.Mutex
+
 	mu    sync.Mutex
 	stats ClientStats
+}
+
+// receiveSeedMix is mixed into ClientConfig.Seed for ImpairReceive, so
+// that the two directions' decisions differ.
+const receiveSeedMix = 0x7265636569766521 // "receive!"
+
+// receiveSeed derives ImpairReceive's seed from seed, with SplitMix64's
+// finaliser: a fixed function, so that Seed alone reproduces both.
+func receiveSeed(seed uint64) uint64 {
+	z := seed ^ receiveSeedMix
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
 }
 
 // Dial connects a UDP socket to cfg.Addr and starts reading. Nothing is
@@ -80,11 +112,31 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 	}
 	_ = conn.SetReadBuffer(1 << 20) // best effort: room for a few ticks of snapshots
 	c := &Client{endpoint: endpoint{conn: conn}, sess: sess, start: time.Now()}
-	if err := c.run(ctx, cfg.Impair, cfg.Seed, func(b []byte, _ netip.AddrPort) { c.write(b) }, c.read); err != nil {
+	c.send.init(cfg.Seed, c.start, func(b []byte, _ netip.AddrPort) { c.write(b) })
+	c.recv.init(receiveSeed(cfg.Seed), c.start, func(b []byte, _ netip.AddrPort) { c.receive(b) })
+	if err := c.run(ctx, cfg.Impair, cfg.ImpairReceive, c.read); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
+
+// SetImpair changes the impairment of the packets the client sends from
+// now on to cfg, or with nil removes it: packets then go straight to the
+// socket. It is safe to call while SendInputs runs, from any goroutine.
+//
+// The client keeps one [Impairment] for its sends, created by the first
+// configuration (at Dial or here) with Seed: a new cfg applies to it as
+// [Impairment.SetConfig] describes (its random streams, burst state and
+// counters carry on; packets it holds keep their delivery times, also
+// after SetImpair(nil)). Its Outages and Suspends windows count from Dial.
+// An invalid cfg returns its error and changes nothing; after Close,
+// SetImpair returns an error wrapping net.ErrClosed.
+func (c *Client) SetImpair(cfg *netsim.Config) error { return c.send.set(cfg) }
+
+// SetImpairReceive is [Client.SetImpair] for ImpairReceive: it changes the
+// impairment of the packets the client reads from now on, before the
+// session sees them, or with nil removes it.
+func (c *Client) SetImpairReceive(cfg *netsim.Config) error { return c.recv.set(cfg) }
 
 // Session returns the session: its estimates (Sync, ServerTick), its
 // counters, and QueueInput for the inputs SendInputs sends.
@@ -113,11 +165,7 @@ func (c *Client) SendInputs() error {
 	if err != nil {
 		return err
 	}
-	if c.shape != nil {
-		c.shape.send(b, netip.AddrPort{})
-	} else {
-		c.write(b)
-	}
+	c.send.send(b, netip.AddrPort{})
 	return nil
 }
 
@@ -147,9 +195,22 @@ func (c *Client) read() {
 			time.Sleep(time.Millisecond) // no busy loop on a persistent error
 			continue
 		}
-		if err := c.sess.Receive(buf[:n], c.Now()); err != nil {
-			c.count(func(st *ClientStats) { st.BadPackets++ })
-		}
+		c.mu.Lock()
+		c.stats.PacketsReceived++
+		c.stats.BytesReceived += uint64(n)
+		c.mu.Unlock()
+		c.recv.send(buf[:n], netip.AddrPort{})
+	}
+}
+
+// receive hands one packet to the session, at the time it does so: after
+// ImpairReceive's delay, if set.
+func (c *Client) receive(b []byte) {
+	c.recvMu.Lock()
+	err := c.sess.Receive(b, c.Now())
+	c.recvMu.Unlock()
+	if err != nil {
+		c.count(func(st *ClientStats) { st.BadPackets++ })
 	}
 }
 
@@ -164,11 +225,12 @@ func (c *Client) Stats() ClientStats {
 	c.mu.Lock()
 	st := c.stats
 	c.mu.Unlock()
-	st.Link = c.link()
+	st.Link = c.send.stats()
+	st.LinkReceive = c.recv.stats()
 	return st
 }
 
 // Close closes the socket and stops the client's goroutines, waiting for
-// them. Packets held by Impair are dropped. Only the first call does
-// anything.
+// them. Packets held by Impair and ImpairReceive are dropped. Only the
+// first call does anything.
 func (c *Client) Close() error { return c.close() }

@@ -26,9 +26,10 @@
 // # Client
 //
 // [Dial] connects a socket to the server and starts a goroutine that reads
-// it: every snapshot packet goes to the session.Client, which pushes the
-// entities into the pipeline's inbox (ClientConfig.Session.Inbox) and the
-// controlled entity's records to OnOwn, both safe from that goroutine.
+// it: every snapshot packet goes (through ClientConfig.ImpairReceive, if
+// set) to the session.Client, which pushes the entities into the
+// pipeline's inbox (ClientConfig.Session.Inbox) and the controlled
+// entity's records to OnOwn, both safe from that goroutine.
 // The game's frame loop, on the world's goroutine:
 //
 //	cli, err := transport.Dial(ctx, transport.ClientConfig{Addr: addr, Session: session.ClientConfig{
@@ -51,21 +52,51 @@
 //
 // # Impairment
 //
-// ServerConfig.Impair and ClientConfig.Impair put a netsim.Link, with a
-// seed, in front of everything the end sends, on the wall clock: a packet
-// sent at time t since the endpoint started enters the link at t; a
-// goroutine sleeps until the link's next delivery time and writes every
-// packet due then. Latency, jitter, loss, duplication, reordering,
-// bandwidth and outages apply as netsim describes, to within the timer's
-// resolution (about a millisecond). The impairment is of the sending
-// side, so a test impairs both directions by setting both; its decisions
-// follow the seed, but on the wall clock the run is not reproducible
-// exactly (packets are sent at slightly different times every run).
+// ServerConfig.Impair and ClientConfig.Impair put an [Impairment], a
+// netsim.Link with a seed, in front of everything the end sends, on the
+// wall clock: a packet sent at time t since the endpoint started enters
+// the link at t; a goroutine sleeps until the link's next delivery time
+// and writes every packet due then. Latency, jitter, loss, duplication,
+// reordering, bandwidth and outages apply as netsim describes, to within
+// the timer's resolution (about a millisecond); Outages and Suspends
+// windows count from Dial or Listen. Its decisions follow the seed, but on
+// the wall clock the run is not reproducible exactly (packets are sent at
+// slightly different times every run).
+//
+// Impair impairs the sending side, so a test impairs both directions by
+// setting it on both ends. A client can also model a bad downlink by
+// itself: ClientConfig.ImpairReceive passes every packet the client reads
+// through an Impairment of its own (seeded from Seed) before the session
+// sees it, so the session stamps it with the time it comes out.
+//
+// The network can change while the game runs, for a demo's keys or a
+// test's script: Client.SetImpair, Client.SetImpairReceive and
+// Server.SetImpair take a new configuration for the packets sent from then
+// on, or nil to let them pass untouched, safely while other goroutines
+// send. Packets already held keep their delivery times, and the
+// impairment's random streams, burst state and counters (ClientStats.Link
+// and LinkReceive, ServerStats.Link) carry on; see netsim.Link.SetConfig.
+//
+// [Impairment] is exported for transports of the game's own: a WebSocket
+// client in a browser impairs what it sends with Impairment.Send in front
+// of its socket, and what it receives by sending it through a second
+// Impairment whose deliver function feeds the session. It needs only
+// goroutines and timers, so it runs under js/wasm too:
+//
+//	down, err := transport.NewImpairment(netsim.Config{Latency: 80 * time.Millisecond}, seed,
+//		func(b []byte, _ netip.AddrPort) { sess.Receive(b, now()) })
+//	defer down.Close()
+//	// for every message read from the WebSocket:
+//	down.Send(msg, netip.AddrPort{})
+//	// on a key press:
+//	cfg := down.Config()
+//	cfg.Loss = min(cfg.Loss+0.05, 1)
+//	err = down.SetConfig(cfg)
 //
 // # Shutdown
 //
 // Close (or cancelling the context given to Listen or Dial) closes the
-// socket, stops the reading goroutine and the impairment's, and waits for
+// socket, stops the reading goroutine and the impairments', and waits for
 // them: nothing is left running. Packets still held by an impairment are
 // dropped.
 package transport

@@ -35,9 +35,9 @@ type ServerConfig struct {
 	// Idle disconnects a client silent for this long (default
 	// DefaultIdle), freeing its place.
 	Idle time.Duration
-	// Impair, if set, sends every packet the server sends through a
-	// netsim.Link with this configuration and Seed, on the wall clock
-	// (see the package documentation).
+	// Impair, if set, sends every packet the server sends through an
+	// [Impairment] with this configuration and Seed, on the wall clock
+	// (see the package documentation). SetImpair changes it at run time.
 	Impair *netsim.Config
 	// Seed seeds Impair's random decisions.
 	Seed uint64
@@ -60,7 +60,9 @@ type ServerStats struct {
 	PacketsSent, BytesSent uint64
 	// ReadErrors and WriteErrors count socket errors.
 	ReadErrors, WriteErrors uint64
-	// Link is what Impair did (zero without it).
+	// Link is what Impair did: zero if never set, and counting on while
+	// switched off (SetImpair(nil)), without the packets that then passed
+	// through.
 	Link netsim.Stats
 }
 
@@ -118,11 +120,19 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 	_ = conn.SetReadBuffer(1 << 20) // best effort: room for a few ticks of snapshots
 	s := &Server{endpoint: endpoint{conn: conn}, sess: sess, cfg: cfg, wcfg: sess.Config().Wire, start: time.Now(),
 		byAddr: make(map[netip.AddrPort]*peer), nextID: 1}
-	if err := s.run(ctx, cfg.Impair, cfg.Seed, s.write, s.read); err != nil {
+	s.send.init(cfg.Seed, s.start, s.write)
+	if err := s.run(ctx, cfg.Impair, nil, s.read); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
+
+// SetImpair changes the impairment of the packets the server sends from
+// now on to cfg, or with nil removes it: packets then go straight to the
+// socket. It is safe to call while SendSnapshots runs, from any goroutine.
+// It works as [Client.SetImpair] does, with the windows counting from
+// Listen.
+func (s *Server) SetImpair(cfg *netsim.Config) error { return s.send.set(cfg) }
 
 // Addr returns the address the server listens on.
 func (s *Server) Addr() netip.AddrPort { return s.conn.LocalAddr().(*net.UDPAddr).AddrPort() }
@@ -154,7 +164,7 @@ func (s *Server) Stats() ServerStats {
 	st := s.stats
 	st.Clients = len(s.byAddr)
 	s.mu.Unlock()
-	st.Link = s.link()
+	st.Link = s.send.stats()
 	return st
 }
 
@@ -247,11 +257,7 @@ func (s *Server) SendSnapshots() error {
 			continue
 		}
 		for _, b := range packets {
-			if s.shape != nil {
-				s.shape.send(b, p.addr)
-			} else {
-				s.write(b, p.addr)
-			}
+			s.send.send(b, p.addr)
 		}
 	}
 	clear(peers)

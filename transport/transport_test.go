@@ -2,8 +2,10 @@ package transport
 
 import (
 	"context"
+	"errors"
 	"net"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -221,12 +223,29 @@ func TestNoGoroutineLeak(t *testing.T) {
 		if i == 0 {
 			cctx = ctx // closed by the cancellation
 		}
-		c, err := Dial(cctx, ClientConfig{Addr: s.Addr().String(), Impair: &impair,
-			Session: session.ClientConfig{Inbox: systems.NewInbox(0)}})
+		cfg := ClientConfig{Addr: s.Addr().String(), Impair: &impair,
+			Session: session.ClientConfig{Inbox: systems.NewInbox(0)}}
+		switch i {
+		case 1:
+			cfg.ImpairReceive = &impair
+		case 2:
+			cfg.Impair = nil // impaired later, by SetImpair
+		}
+		c, err := Dial(cctx, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		clients = append(clients, c)
+	}
+	if err := clients[2].SetImpair(&impair); err != nil {
+		t.Fatal(err)
+	}
+	// A configuration that fails halfway through Dial leaves nothing
+	// running either.
+	bad := netsim.Config{Loss: 2}
+	if _, err := Dial(ctx, ClientConfig{Addr: s.Addr().String(), Impair: &impair, ImpairReceive: &bad,
+		Session: session.ClientConfig{Inbox: systems.NewInbox(0)}}); err == nil {
+		t.Fatal("Dial accepted an invalid ImpairReceive")
 	}
 	tk := uint32(0)
 	until(t, "three connections", func() {
@@ -236,10 +255,11 @@ func TestNoGoroutineLeak(t *testing.T) {
 		}
 		tick(t, s, tk, 3)
 	}, func() bool { return s.Stats().Clients == 3 })
-	// Eight of them: the server's reader and impairment, and the clients'.
-	// (A goroutine of an earlier test may still have been exiting when
-	// before was counted: ask for a little less.)
-	if runtime.NumGoroutine() < before+6 {
+	// Nine of them: the server's reader and impairment, and the clients'
+	// (the second client's receive impairment too). (A goroutine of an
+	// earlier test may still have been exiting when before was counted:
+	// ask for a little less.)
+	if runtime.NumGoroutine() < before+7 {
 		t.Fatalf("%d goroutines running, %d before: the test does not test", runtime.NumGoroutine(), before)
 	}
 	cancel() // the server and the first client
@@ -279,10 +299,226 @@ func TestConfigErrors(t *testing.T) {
 		{Addr: "127.0.0.1:1"}, // no inbox
 		{Addr: "nowhere:-1", Session: session.ClientConfig{Inbox: inbox}},
 		{Addr: "127.0.0.1:1", Session: session.ClientConfig{Inbox: inbox}, Impair: &bad},
+		{Addr: "127.0.0.1:1", Session: session.ClientConfig{Inbox: inbox}, ImpairReceive: &bad},
 	} {
 		if c, err := Dial(ctx, cfg); err == nil {
 			c.Close()
 			t.Errorf("Dial(%+v) succeeded", cfg)
+		}
+	}
+}
+
+// SetImpair changes, at run time and over a real socket, what arrives of
+// the packets the client sends: all, none, about half, then all again
+// without the impairment.
+func TestSetImpairAtRunTime(t *testing.T) {
+	s := listen(t, ServerConfig{})
+	c, _ := dial(t, s.Addr().String(), ClientConfig{Seed: 3})
+	// phase sends n input packets and returns how many reached the server,
+	// once the impairment holds none and every packet written has arrived.
+	phase := func(n int) uint64 {
+		t.Helper()
+		before, written := s.Stats().PacketsReceived, c.Stats().PacketsSent
+		for range n {
+			if err := c.SendInputs(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		var arrived uint64
+		until(t, "the packets sent", func() {}, func() bool {
+			cs := c.Stats()
+			arrived = s.Stats().PacketsReceived - before
+			l := cs.Link
+			return l.Sent+l.Duplicated == l.Delivered+l.Lost+l.Overflow && arrived == cs.PacketsSent-written
+		})
+		return arrived
+	}
+	set := func(cfg *netsim.Config) {
+		t.Helper()
+		if err := c.SetImpair(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := phase(100); got != 100 || c.Stats().Link != (netsim.Stats{}) {
+		t.Fatalf("no impairment: %d of 100 arrived, link %+v", got, c.Stats().Link)
+	}
+	set(&netsim.Config{Loss: 1})
+	if got := phase(100); got != 0 {
+		t.Fatalf("loss 1: %d of 100 arrived", got)
+	}
+	if err := c.SetImpair(&netsim.Config{Loss: -1}); err == nil {
+		t.Fatal("SetImpair accepted Loss -1")
+	}
+	if got := phase(100); got != 0 {
+		t.Fatalf("loss 1 after a refused change: %d of 100 arrived", got)
+	}
+	set(&netsim.Config{Loss: 0.5})
+	half := phase(400)
+	if half < 120 || half > 280 { // 200 ± 8σ
+		t.Fatalf("loss 0.5: %d of 400 arrived", half)
+	}
+	link := c.Stats().Link
+	if link.Sent != 600 || link.Lost != 200+400-half || link.Delivered != half {
+		t.Fatalf("link %+v, want 600 sent, %d lost", link, 200+400-half)
+	}
+	set(nil)
+	if got := phase(100); got != 100 || c.Stats().Link != link {
+		t.Fatalf("impairment removed: %d of 100 arrived, link %+v, was %+v", got, c.Stats().Link, link)
+	}
+}
+
+// Server.SetImpair does the same for the snapshots, and SetImpair(nil)
+// on an endpoint never impaired starts nothing.
+func TestServerSetImpair(t *testing.T) {
+	s := listen(t, ServerConfig{})
+	c, _ := dial(t, s.Addr().String(), ClientConfig{})
+	until(t, "the connection", func() { c.SendInputs() }, func() bool { return s.Stats().Clients == 1 })
+	if err := s.SetImpair(nil); err != nil {
+		t.Fatal(err)
+	}
+	tk := uint32(0)
+	// phase runs n ticks and returns how many snapshots reached the client.
+	phase := func(n int) uint64 {
+		t.Helper()
+		before, written := c.Stats().PacketsReceived, s.Stats().PacketsSent
+		for range n {
+			tk++
+			tick(t, s, tk, 1)
+		}
+		var arrived uint64
+		until(t, "the snapshots sent", func() {}, func() bool {
+			ss := s.Stats()
+			arrived = c.Stats().PacketsReceived - before
+			l := ss.Link
+			return l.Sent+l.Duplicated == l.Delivered+l.Lost+l.Overflow && arrived == ss.PacketsSent-written
+		})
+		return arrived
+	}
+	if got := phase(50); got != 50 || s.Stats().Link != (netsim.Stats{}) {
+		t.Fatalf("no impairment: %d of 50 arrived, link %+v", got, s.Stats().Link)
+	}
+	if err := s.SetImpair(&netsim.Config{Loss: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := phase(50); got != 0 || s.Stats().Link.Lost != 50 {
+		t.Fatalf("loss 1: %d of 50 arrived, link %+v", got, s.Stats().Link)
+	}
+	if err := s.SetImpair(nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := phase(50); got != 50 || s.Stats().Link.Sent != 50 {
+		t.Fatalf("impairment removed: %d of 50 arrived, link %+v", got, s.Stats().Link)
+	}
+}
+
+// ImpairReceive delays and drops the packets the client reads before its
+// session sees them: the session gets only the survivors, stamped after
+// the delay, which shows in the round trip. SetImpairReceive switches it
+// at run time.
+func TestImpairReceive(t *testing.T) {
+	s := listen(t, ServerConfig{})
+	c, _ := dial(t, s.Addr().String(), ClientConfig{
+		ImpairReceive: &netsim.Config{Latency: 40 * time.Millisecond, Loss: 0.3}, Seed: 5,
+	})
+	tk := uint32(0)
+	step := func() {
+		tk++
+		c.SendInputs()
+		tick(t, s, tk, 1)
+	}
+	// settled waits until ImpairReceive holds nothing and the session has
+	// had every packet it delivered.
+	settled := func() (ClientStats, session.ClientStats) {
+		t.Helper()
+		var cs ClientStats
+		var ss session.ClientStats
+		until(t, "the receive impairment to drain", func() {}, func() bool {
+			cs, ss = c.Stats(), c.Session().Stats()
+			l := cs.LinkReceive
+			return l.Sent+l.Duplicated == l.Delivered+l.Lost+l.Overflow && ss.PacketsReceived == l.Delivered
+		})
+		return cs, ss
+	}
+	until(t, "100 snapshots through the receive impairment", step, func() bool {
+		return c.Stats().LinkReceive.Sent >= 100
+	})
+	cs, _ := settled()
+	l := cs.LinkReceive
+	if cs.PacketsReceived != l.Sent || l.Lost < l.Sent/6 || l.Lost > l.Sent/2 || cs.Link != (netsim.Stats{}) {
+		t.Fatalf("client stats %+v", cs)
+	}
+	sync, ok := c.Session().Sync()
+	// The packets' clocks count whole milliseconds: allow one.
+	if !ok || sync.MinRTT < 39 {
+		t.Fatalf("min RTT %v ms (%v), want at least the receive latency, 40 ms", sync.MinRTT, ok)
+	}
+
+	if err := c.SetImpairReceive(&netsim.Config{Loss: 1}); err != nil {
+		t.Fatal(err)
+	}
+	_, before := settled()
+	read := c.Stats().PacketsReceived
+	until(t, "50 more packets read", step, func() bool { return c.Stats().PacketsReceived >= read+50 })
+	if _, ss := settled(); ss.PacketsReceived != before.PacketsReceived {
+		t.Fatalf("the session received %d packets through loss 1", ss.PacketsReceived-before.PacketsReceived)
+	}
+
+	if err := c.SetImpairReceive(nil); err != nil {
+		t.Fatal(err)
+	}
+	held := c.Stats().LinkReceive
+	_, before = settled()
+	read = c.Stats().PacketsReceived
+	until(t, "50 more packets read", step, func() bool { return c.Stats().PacketsReceived >= read+50 })
+	until(t, "the session to have them", func() {}, func() bool {
+		return c.Session().Stats().PacketsReceived-before.PacketsReceived == c.Stats().PacketsReceived-read
+	})
+	if now := c.Stats().LinkReceive; now != held {
+		t.Fatalf("receive link went from %+v to %+v with the impairment removed", held, now)
+	}
+}
+
+// SetImpair and SetImpairReceive are safe while other goroutines send and
+// read stats (run with -race); after Close they fail with net.ErrClosed.
+func TestSetImpairConcurrent(t *testing.T) {
+	s := listen(t, ServerConfig{})
+	c, _ := dial(t, s.Addr().String(), ClientConfig{})
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	wg.Go(func() {
+		for tk := uint32(1); ; tk++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			c.SendInputs()
+			tick(t, s, tk, 1)
+			c.Stats()
+			s.Stats()
+			time.Sleep(time.Millisecond)
+		}
+	})
+	cfgs := []*netsim.Config{{Loss: 0.5}, nil, {Latency: time.Millisecond, Jitter: time.Millisecond}, {Duplicate: 1}, nil}
+	for i := range 200 {
+		cfg := cfgs[i%len(cfgs)]
+		for _, set := range []func(*netsim.Config) error{c.SetImpair, c.SetImpairReceive, s.SetImpair} {
+			if err := set(cfg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	close(stop)
+	wg.Wait()
+	if c.Stats().LinkReceive.Sent == 0 || s.Stats().Link.Sent == 0 {
+		t.Fatalf("nothing went through the impairments: %+v, %+v", c.Stats(), s.Stats())
+	}
+	c.Close()
+	s.Close()
+	for _, set := range []func(*netsim.Config) error{c.SetImpair, c.SetImpairReceive, s.SetImpair} {
+		if err := set(&netsim.Config{}); !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("SetImpair after Close: %v, want net.ErrClosed", err)
 		}
 	}
 }
