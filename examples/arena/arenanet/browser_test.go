@@ -1,0 +1,194 @@
+//go:build !js
+
+package arenanet
+
+import (
+	"bytes"
+	"context"
+	"image"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+)
+
+// The browser version, as a person uses it: the server builds it for
+// js/wasm and serves it; headless Chromium loads the page, which joins
+// over WebSocket and gets a player; holding D moves that player right on
+// the server; the canvas shows the arena (not one colour); a second tab
+// is a second player.
+func TestBrowser(t *testing.T) {
+	chromium, err := exec.LookPath("chromium")
+	needs(t, "Chromium (Debian's chromium package)", err == nil)
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+
+	page, err := NewPage("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer page.Close()
+	srvCtx, stopSrv := context.WithCancel(ctx)
+	srv, err := StartServer(srvCtx, 300, "127.0.0.1:0", "127.0.0.1:0", page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = srv.Run(srvCtx)
+	}()
+	defer func() {
+		stopSrv()
+		<-served
+	}()
+	start := time.Now()
+	page.Build(ctx)
+	if err := page.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("browser build: %.1f s, %d kB", time.Since(start).Seconds(), page.WasmSize()/1000)
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium),
+		chromedp.NoSandbox,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1024, 640),
+		// WebGL on the CPU: there is no GPU here.
+		chromedp.Flag("use-angle", "swiftshader"),
+		chromedp.Flag("enable-unsafe-swiftshader", true),
+		chromedp.Flag("ignore-gpu-blocklist", true),
+		// Nothing but the page: this machine has no network.
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-component-update", true),
+	)
+	alloc, closeAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	defer closeAlloc()
+	tab, closeTab := chromedp.NewContext(alloc, chromedp.WithLogf(t.Logf))
+	defer closeTab()
+	url := "http://" + srv.WebAddr() + "/"
+	if err := chromedp.Do(tab, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("canvas"))); err != nil {
+		t.Fatalf("loading %s: %v", url, err)
+	}
+	first := waitPlayers(t, srv, 1, 30*time.Second)[0]
+
+	// Hold D for two seconds: the player moves right on the server.
+	key := func(typ input.DispatchKeyEventType) chromedp.Action[chromedp.Void] {
+		return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+			_, err := cdp.Call(ctx, tg, input.DispatchKeyEvent, input.DispatchKeyEventParams{
+				Type: typ, Key: "d", Code: "KeyD", WindowsVirtualKeyCode: 68, NativeVirtualKeyCode: 68})
+			return err
+		})
+	}
+	if err := chromedp.Do(tab, key(input.DispatchKeyEventTypeKeyDown), chromedp.Sleep(2*time.Second),
+		key(input.DispatchKeyEventTypeKeyUp), chromedp.Sleep(500*time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	var now PlayerInfo
+	for _, p := range srv.Players() {
+		if p.NetID == first.NetID {
+			now = p
+		}
+	}
+	if dx := now.State.Pos[0] - first.State.Pos[0]; !(dx > 10) {
+		t.Errorf("holding D for 2 s moved player %d by %.1f units right on the server (from %v to %v), want more than 10",
+			first.NetID, dx, first.State.Pos, now.State.Pos)
+	}
+
+	// What the canvas shows.
+	shot, err := chromedp.Run(tab, chromedp.CaptureScreenshot())
+	if err != nil {
+		t.Fatal(err)
+	}
+	img, err := png.Decode(bytes.NewReader(shot))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(countColours(img)); n < 20 {
+		t.Errorf("the page shows %d colours: not the arena", n)
+	}
+	if bots := near(img, [3]int{89, 166, 255}, 40); bots < 300*10 {
+		t.Errorf("%d pixels in the bots' blue, want at least 3000 (300 bots)", bots)
+	}
+	if dir := os.Getenv("ARENA_SHOTS"); dir != "" {
+		_ = os.WriteFile(filepath.Join(dir, "browser.png"), shot, 0o644)
+	}
+
+	// A second tab is a second player.
+	tab2, closeTab2 := chromedp.NewContext(tab)
+	defer closeTab2()
+	if err := chromedp.Do(tab2, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS("canvas"))); err != nil {
+		t.Fatal(err)
+	}
+	ps := waitPlayers(t, srv, 2, 30*time.Second)
+	if ps[0].NetID == ps[1].NetID {
+		t.Errorf("two tabs share NetID %d", ps[0].NetID)
+	}
+}
+
+// waitPlayers waits until the server has n players and returns them.
+func waitPlayers(t *testing.T, srv *Server, n int, d time.Duration) []PlayerInfo {
+	t.Helper()
+	for end := time.Now().Add(d); time.Now().Before(end); time.Sleep(100 * time.Millisecond) {
+		if ps := srv.Players(); len(ps) == n {
+			return ps
+		}
+	}
+	t.Fatalf("the server has %d players after %v, want %d", len(srv.Players()), d, n)
+	return nil
+}
+
+// needs skips t when what it needs is missing, unless the environment
+// variable ARENA_REQUIRE (set by .ci/run) asks for every such test to
+// run: then a missing display or browser fails it.
+func needs(t *testing.T, what string, ok bool) {
+	t.Helper()
+	if ok {
+		return
+	}
+	if os.Getenv("ARENA_REQUIRE") != "" {
+		t.Fatalf("%s is missing and ARENA_REQUIRE is set", what)
+	}
+	t.Skipf("%s is missing (see the README: the arena's tests)", what)
+}
+
+// countColours returns how many pixels there are of each colour.
+func countColours(img image.Image) map[[4]uint32]int {
+	counts := map[[4]uint32]int{}
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, a := img.At(x, y).RGBA()
+			counts[[4]uint32{r >> 8, g >> 8, bl >> 8, a >> 8}]++
+		}
+	}
+	return counts
+}
+
+// near counts the pixels within tol (per channel) of the colour rgb.
+func near(img image.Image, rgb [3]int, tol int) int {
+	n := 0
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			got := [3]int{int(r >> 8), int(g >> 8), int(bl >> 8)}
+			ok := true
+			for i := range 3 {
+				if d := got[i] - rgb[i]; d > tol || d < -tol {
+					ok = false
+				}
+			}
+			if ok {
+				n++
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,162 @@
+//go:build !js
+
+package arenanet
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/netsmooth/netsmooth/session"
+)
+
+// wsFirstID is the first ClientID the hub gives: far above the UDP
+// transport's, which count from 1, so both share one session.Server.
+const wsFirstID session.ClientID = 1 << 31
+
+// wsQueue is how many packets may wait for a slow WebSocket; beyond it
+// the tick's packets are dropped (counted), as a congested link would.
+const wsQueue = 256
+
+// wsHub carries the session's packets over WebSocket: one binary message
+// per packet, each way. Every connection is a client of the shared
+// session.Server from its upgrade until it closes.
+type wsHub struct {
+	sess *session.Server
+	now  func() uint32
+
+	mu     sync.Mutex
+	next   session.ClientID
+	conns  map[session.ClientID]*wsPeer
+	closed bool
+	wg     sync.WaitGroup
+
+	packets [][]byte // sendSnapshots' scratch
+}
+
+// wsPeer is one WebSocket client: packets for it wait in out.
+type wsPeer struct {
+	out     chan []byte
+	cancel  func() // ends the connection
+	dropped uint64
+}
+
+func newWSHub(sess *session.Server, now func() uint32) *wsHub {
+	return &wsHub{sess: sess, now: now, next: wsFirstID, conns: map[session.ClientID]*wsPeer{}}
+}
+
+// ServeHTTP upgrades a request to a WebSocket and serves it as a client
+// until either side closes.
+func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, nil) // same-origin only: the page this server serves
+	if err != nil {
+		return
+	}
+	c.SetReadLimit(int64(h.sess.Config().Wire.MaxPacket))
+	h.mu.Lock()
+	if h.closed {
+		h.mu.Unlock()
+		c.Close(websocket.StatusGoingAway, "server closing")
+		return
+	}
+	id := h.next
+	h.next++
+	if err := h.sess.Connect(id); err != nil {
+		h.mu.Unlock()
+		c.Close(websocket.StatusTryAgainLater, err.Error())
+		return
+	}
+	ctx, cancel := context.WithCancel(context.Background()) // the hub, not the request, ends it
+	defer cancel()
+	p := &wsPeer{out: make(chan []byte, wsQueue), cancel: cancel}
+	h.conns[id] = p
+	h.wg.Add(1)
+	h.mu.Unlock()
+	defer h.wg.Done()
+
+	go h.write(ctx, c, p, cancel)
+	for {
+		_, b, err := c.Read(ctx)
+		if err != nil {
+			break
+		}
+		_ = h.sess.Receive(id, b, h.now()) // bad packets are counted in the session's Stats
+	}
+	h.mu.Lock()
+	delete(h.conns, id)
+	h.mu.Unlock()
+	h.sess.Disconnect(id)
+	c.Close(websocket.StatusNormalClosure, "")
+}
+
+// write sends the peer's packets until ctx ends.
+func (h *wsHub) write(ctx context.Context, c *websocket.Conn, p *wsPeer, cancel func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case b := <-p.out:
+			wctx, done := context.WithTimeout(ctx, 2*time.Second)
+			err := c.Write(wctx, websocket.MessageBinary, b)
+			done()
+			if err != nil {
+				cancel()
+				return
+			}
+		}
+	}
+}
+
+// clients appends the connected WebSocket clients, in ID order.
+func (h *wsHub) clients(dst []session.ClientID) []session.ClientID {
+	h.mu.Lock()
+	n := len(dst)
+	for id := range h.conns {
+		dst = append(dst, id)
+	}
+	h.mu.Unlock()
+	slices.Sort(dst[n:])
+	return dst
+}
+
+// sendSnapshots queues every WebSocket client's snapshot of the current
+// tick.
+func (h *wsHub) sendSnapshots(ids []session.ClientID) error {
+	now := h.now()
+	for _, id := range ids {
+		packets, err := h.sess.Snapshot(id, now, h.packets[:0])
+		h.packets = packets
+		if err != nil {
+			continue // disconnected meanwhile
+		}
+		h.mu.Lock()
+		p := h.conns[id]
+		h.mu.Unlock()
+		if p == nil {
+			continue
+		}
+		for _, b := range packets {
+			select {
+			case p.out <- append([]byte(nil), b...):
+			default:
+				p.dropped++
+			}
+		}
+	}
+	return nil
+}
+
+// close refuses new connections and closes the open ones, waiting for
+// their handlers.
+func (h *wsHub) close() {
+	h.mu.Lock()
+	h.closed = true
+	for _, p := range h.conns {
+		p.cancel()
+	}
+	h.mu.Unlock()
+	h.wg.Wait()
+}

@@ -1,0 +1,186 @@
+//go:build !js
+
+// Command arena shows netsmooth at work in a window: a server simulating
+// hundreds of bots and one player per client, and a client that draws
+// them through netsmooth's pipeline (interpolated, extrapolated, snapped
+// on teleports) and predicts its own player from the keyboard, reconciled
+// with the server. The client and the server talk over a real UDP socket
+// on 127.0.0.1 through a simulated network (netsim) whose latency,
+// jitter, loss and burst loss the keys change while it runs; other keys
+// switch interpolation off, change the delay and the extrapolation
+// policy, and draw each entity's true and drawn paths. The overlay shows
+// the delay, underruns, corrections, RTT, bandwidth, and what netsmooth
+// costs per frame.
+//
+//	go run ./examples/arena                        # server + window
+//	go run ./examples/arena -join 127.0.0.1:7777   # a second player, from another terminal
+//
+// The same command serves the arena for the browser on
+// http://127.0.0.1:8080 (built for js/wasm when it starts, talking to the
+// server over WebSocket): every tab is another player.
+//
+//	go run ./examples/arena -screenshot out.png -frames 300
+//	go run ./examples/arena -compare -loss 0.2   # interpolation on and off, side by side
+//	go run ./examples/arena/server                 # no window: server and page only
+//
+// The screenshot mode renders that many frames in a real window, saves
+// the last one as a PNG and exits, printing the frame rate and
+// netsmooth's cost.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"github.com/netsmooth/netsmooth/examples/arena/arenanet"
+	"log"
+	"os"
+	"os/signal"
+	"slices"
+	"syscall"
+	"time"
+
+	"github.com/hajimehoshi/ebiten/v2"
+)
+
+// options are the command's flags.
+type options struct {
+	bots       int
+	addr       string
+	http       string
+	join       string
+	ws         string
+	screenshot string
+	frames     int
+	gif        string
+	gifFrames  int
+	compare    bool
+	seconds    float64
+	wasm       string
+	set        arenanet.Settings
+	seed       uint64
+}
+
+func main() {
+	o, err := parseFlags(os.Args[1:])
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "arena:", err)
+		os.Exit(2)
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintln(os.Stderr, "arena:", err)
+		os.Exit(1)
+	}
+}
+
+func parseFlags(args []string) (*options, error) {
+	o := &options{set: arenanet.DefaultSettings()}
+	fs := flag.NewFlagSet("arena", flag.ContinueOnError)
+	fs.IntVar(&o.bots, "bots", 400, "remote entities the server simulates (0..16000)")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:7777", "UDP address the server listens on")
+	fs.StringVar(&o.http, "http", "127.0.0.1:8080", `address of the browser version ("" for none)`)
+	fs.StringVar(&o.join, "join", "", "join the server at this UDP address instead of starting one")
+	fs.StringVar(&o.ws, "ws", "", "join over WebSocket (ws://host/ws) instead of starting a server")
+	fs.StringVar(&o.screenshot, "screenshot", "", "save the screen to this PNG after -frames frames and exit")
+	fs.IntVar(&o.frames, "frames", 300, "frames to render in the screenshot mode")
+	fs.StringVar(&o.gif, "gif", "", "also record the last -gif-frames frames (every other one) as an animated GIF here, and exit")
+	fs.IntVar(&o.gifFrames, "gif-frames", 90, "frames of the GIF")
+	fs.BoolVar(&o.compare, "compare", false, "two clients side by side, zoomed in: interpolation on (left) and off (right)")
+	fs.Float64Var(&o.seconds, "seconds", 0, "stop after this many seconds (0: run until closed)")
+	fs.StringVar(&o.wasm, "wasm", "", "serve this prebuilt arena.wasm instead of building one")
+	fs.Uint64Var(&o.seed, "seed", 1, "seed of the simulated network")
+	interp := fs.Bool("interp", true, "interpolation on (key I)")
+	trails := fs.Bool("trails", true, "draw trails (key T)")
+	latency := fs.Duration("latency", arenanet.Latencies[o.set.Latency], fmt.Sprintf("one-way latency, one of %v (key K)", arenanet.Latencies))
+	jitter := fs.Duration("jitter", arenanet.Jitters[o.set.Jitter], fmt.Sprintf("jitter, one of %v (key J)", arenanet.Jitters))
+	loss := fs.Float64("loss", arenanet.Losses[o.set.Loss], fmt.Sprintf("loss, one of %v (key L)", arenanet.Losses))
+	burst := fs.Bool("burst", false, "burst loss (key B)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	o.set.Interp, o.set.Trails, o.set.Burst = *interp, *trails, *burst
+	var ok [3]bool
+	o.set.Latency, ok[0] = index(arenanet.Latencies, *latency)
+	o.set.Jitter, ok[1] = index(arenanet.Jitters, *jitter)
+	o.set.Loss, ok[2] = index(arenanet.Losses, *loss)
+	switch {
+	case !ok[0] || !ok[1] || !ok[2]:
+		return nil, fmt.Errorf("-latency, -jitter and -loss must be among the keys' choices: %v, %v, %v", arenanet.Latencies, arenanet.Jitters, arenanet.Losses)
+	case o.bots < 0 || o.bots > 16000:
+		return nil, fmt.Errorf("-bots %d: want 0..16000", o.bots)
+	case o.frames < 1:
+		return nil, fmt.Errorf("-frames %d: want at least 1", o.frames)
+	case o.gif != "" && (o.gifFrames < 1 || 2*o.gifFrames > o.frames):
+		return nil, fmt.Errorf("-gif-frames %d: want 1..%d (half of -frames)", o.gifFrames, o.frames/2)
+	case o.seconds < 0:
+		return nil, fmt.Errorf("-seconds %v: want 0 or more", o.seconds)
+	case o.join != "" && o.ws != "":
+		return nil, errors.New("-join and -ws: choose one")
+	}
+	return o, nil
+}
+
+func index[T comparable](xs []T, x T) (int, bool) {
+	i := slices.Index(xs, x)
+	return i, i >= 0
+}
+
+func run(o *options) error {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if o.seconds > 0 {
+		var cancel func()
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(o.seconds*float64(time.Second)))
+		defer cancel()
+	}
+	udpAddr, wsURL := o.join, o.ws
+	if udpAddr == "" && wsURL == "" {
+		srv, err := arenanet.Serve(ctx, arenanet.ServeConfig{Bots: o.bots, UDPAddr: o.addr, HTTPAddr: o.http, Wasm: o.wasm}, log.Printf)
+		if err != nil {
+			return err
+		}
+		udpAddr = srv.UDPAddr()
+	}
+	c, err := arenanet.Connect(ctx, o.set, udpAddr, wsURL, o.seed)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	var other *arenanet.Client
+	if o.compare {
+		off := o.set
+		off.Interp = false
+		if other, err = arenanet.Connect(ctx, off, udpAddr, wsURL, o.seed+100); err != nil {
+			return err
+		}
+		defer other.Close()
+	}
+	return window(ctx, c, other, o)
+}
+
+// window runs the game in a window until it is closed, ctx ends, or the
+// screenshot is saved.
+func window(ctx context.Context, c, other *arenanet.Client, o *options) error {
+	g := newGame(c, other, shot{path: o.screenshot, frames: o.frames, gif: o.gif, gifFrames: o.gifFrames})
+	g.report = func(frames int, elapsed time.Duration, s arenanet.Stats) {
+		fmt.Printf("arena: %d frames in %.2f s: %.1f FPS; netsmooth %.3f ms/frame (peak %.3f) for %d entities; delay %.0f ms, past the newest sample %.2f%% of entity-frames (%.1f%% of frames)\n",
+			frames, elapsed.Seconds(), float64(frames)/elapsed.Seconds(), ms(s.Cost), ms(s.Peak), s.Entities+1, s.Delay, s.PastNewestPct, s.UnderrunPct)
+	}
+	go func() {
+		<-ctx.Done()
+		g.stop(errStopped)
+	}()
+	if other != nil {
+		ebiten.SetWindowSize(compareW, compareH)
+	} else {
+		ebiten.SetWindowSize(screenW, screenH)
+	}
+	ebiten.SetWindowTitle("netsmooth arena")
+	ebiten.SetWindowResizingMode(ebiten.WindowResizingModeEnabled)
+	ebiten.SetRunnableOnUnfocused(true)
+	if err := ebiten.RunGame(g); err != nil && !errors.Is(err, errStopped) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,49 @@
+// Command server runs the arena's server without a window: the bots, one
+// player per client, UDP for desktop clients and, on -http, the browser
+// version and its WebSocket. It needs no display, so it runs anywhere Go
+// does; the players join with the arena command (-join) or a browser.
+//
+//	go run ./examples/arena/server
+//	go run ./examples/arena -join 127.0.0.1:7777
+//	open http://127.0.0.1:8080 in a browser: every tab is a player
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/netsmooth/netsmooth/examples/arena/arenanet"
+)
+
+func main() {
+	cfg := arenanet.ServeConfig{}
+	flag.IntVar(&cfg.Bots, "bots", 400, "remote entities the server simulates (0..16000)")
+	flag.StringVar(&cfg.UDPAddr, "addr", "127.0.0.1:7777", "UDP address to listen on")
+	flag.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", `address of the browser version ("" for none)`)
+	flag.StringVar(&cfg.Wasm, "wasm", "", "serve this prebuilt arena.wasm instead of building one")
+	seconds := flag.Float64("seconds", 0, "stop after this many seconds (0: run until interrupted)")
+	flag.Parse()
+	if cfg.Bots < 0 || cfg.Bots > 16000 || *seconds < 0 {
+		fmt.Fprintln(os.Stderr, "server: -bots must be within 0..16000 and -seconds not negative")
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if *seconds > 0 {
+		var cancel func()
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(*seconds*float64(time.Second)))
+		defer cancel()
+	}
+	if _, err := arenanet.Serve(ctx, cfg, log.Printf); err != nil {
+		fmt.Fprintln(os.Stderr, "server:", err)
+		os.Exit(1)
+	}
+	<-ctx.Done()
+	time.Sleep(100 * time.Millisecond) // let the server close its sockets
+}
