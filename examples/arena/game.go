@@ -71,8 +71,15 @@ type game struct {
 	done   error // ends the game: ebiten.Termination after a screenshot
 	stopCh chan error
 	help   bool
-	start  time.Time
-	report func(frames int, elapsed time.Duration, s arenanet.Stats)
+	// autopilot drives the player instead of the keys (for screenshots
+	// and recordings).
+	autopilot bool
+	start     time.Time
+	// steadyAt and steadyFrom: the time and frame count one second in,
+	// from which the screenshot mode reports the frame rate.
+	steadyAt   time.Time
+	steadyFrom int
+	report     func(frames int, elapsed time.Duration, s arenanet.Stats)
 }
 
 // newGame returns the game for client c; with other set, the compare
@@ -107,17 +114,6 @@ func circleSprite(n int) *ebiten.Image {
 	return ebiten.NewImageFromImage(img)
 }
 
-// errStopped ends the game from outside (stop).
-var errStopped = errors.New("arena: stopped")
-
-// stop ends the game at its next Update; safe from any goroutine.
-func (g *game) stop(err error) {
-	select {
-	case g.stopCh <- err:
-	default:
-	}
-}
-
 // Update reads the keys and steps the client.
 func (g *game) Update() error {
 	select {
@@ -138,6 +134,9 @@ func (g *game) Update() error {
 		return err
 	}
 	st := stick()
+	if g.autopilot {
+		st = autopilot(now.Sub(g.start))
+	}
 	g.c.Step(dt, st)
 	if g.other != nil {
 		g.other.Step(dt, st)
@@ -161,6 +160,20 @@ func stick() scenario.Stick {
 		s.Y--
 	}
 	return s
+}
+
+// autopilot is the player's stick at time t after the start: a square
+// with rounded corners, 1.5 s a side.
+func autopilot(t time.Duration) scenario.Stick {
+	switch int(t.Seconds()/1.5) % 4 {
+	case 0:
+		return scenario.Stick{X: 1}
+	case 1:
+		return scenario.Stick{Y: 1}
+	case 2:
+		return scenario.Stick{X: -1}
+	}
+	return scenario.Stick{Y: -1}
 }
 
 // keys applies the toggles pressed this frame.
@@ -214,6 +227,9 @@ func (g *game) Draw(screen *ebiten.Image) {
 		g.drawCompare(screen)
 	}
 	g.drawn++
+	if g.steadyAt.IsZero() && !g.start.IsZero() && time.Since(g.start) >= time.Second {
+		g.steadyAt, g.steadyFrom = time.Now(), g.drawn
+	}
 	if !g.shot.active() || g.done != nil {
 		return
 	}
@@ -235,7 +251,7 @@ func (g *game) Draw(screen *ebiten.Image) {
 	}
 	g.done = err
 	if g.report != nil {
-		g.report(g.drawn, time.Since(g.start), g.c.Stats())
+		g.report(g.drawn-g.steadyFrom, time.Since(g.steadyAt), g.c.Stats())
 	}
 }
 

@@ -56,6 +56,7 @@ type options struct {
 	gif        string
 	gifFrames  int
 	compare    bool
+	autopilot  bool
 	seconds    float64
 	wasm       string
 	set        arenanet.Settings
@@ -86,6 +87,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.IntVar(&o.frames, "frames", 300, "frames to render in the screenshot mode")
 	fs.StringVar(&o.gif, "gif", "", "also record the last -gif-frames frames (every other one) as an animated GIF here, and exit")
 	fs.IntVar(&o.gifFrames, "gif-frames", 90, "frames of the GIF")
+	fs.BoolVar(&o.autopilot, "autopilot", false, "the player drives itself in a square (for screenshots and recordings)")
 	fs.BoolVar(&o.compare, "compare", false, "two clients side by side, zoomed in: interpolation on (left) and off (right)")
 	fs.Float64Var(&o.seconds, "seconds", 0, "stop after this many seconds (0: run until closed)")
 	fs.StringVar(&o.wasm, "wasm", "", "serve this prebuilt arena.wasm instead of building one")
@@ -163,8 +165,9 @@ func run(o *options) error {
 // screenshot is saved.
 func window(ctx context.Context, c, other *arenanet.Client, o *options) error {
 	g := newGame(c, other, shot{path: o.screenshot, frames: o.frames, gif: o.gif, gifFrames: o.gifFrames})
+	g.autopilot = o.autopilot
 	g.report = func(frames int, elapsed time.Duration, s arenanet.Stats) {
-		fmt.Printf("arena: %d frames in %.2f s: %.1f FPS; netsmooth %.3f ms/frame (peak %.3f) for %d entities; delay %.0f ms, past the newest sample %.2f%% of entity-frames (%.1f%% of frames)\n",
+		fmt.Printf("arena: after the first second, %d frames in %.2f s: %.1f FPS; netsmooth %.3f ms/frame (peak %.3f) for %d entities; delay %.0f ms, past the newest sample %.2f%% of entity-frames (%.1f%% of frames)\n",
 			frames, elapsed.Seconds(), float64(frames)/elapsed.Seconds(), ms(s.Cost), ms(s.Peak), s.Entities+1, s.Delay, s.PastNewestPct, s.UnderrunPct)
 	}
 	go func() {
@@ -183,4 +186,15 @@ func window(ctx context.Context, c, other *arenanet.Client, o *options) error {
 		return err
 	}
 	return nil
+}
+
+// errStopped ends the game from outside (stop).
+var errStopped = errors.New("arena: stopped")
+
+// stop ends the game at its next Update; safe from any goroutine.
+func (g *game) stop(err error) {
+	select {
+	case g.stopCh <- err:
+	default:
+	}
 }

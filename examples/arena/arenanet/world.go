@@ -57,12 +57,6 @@ func BotAt(k int, t float64) (mgl32.Vec2, mgl32.Quat, uint8) {
 	return pos, mgl32.QuatRotate(float32(heading), mgl32.Vec3{0, 0, 1}), uint8(epoch)
 }
 
-// botEntity is bot k's wire state at tick t.
-func botEntity(k int, t uint32) wire.Entity {
-	pos, rot, epoch := BotAt(k, float64(t))
-	return wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{pos[0], pos[1], 0}, Rot: rot, Epoch: epoch}
-}
-
 // hash2 mixes two numbers into 32 well-spread bits (a finaliser of
 // MurmurHash3's kind), for the bots' places.
 func hash2(a, b uint32) uint32 {
@@ -116,37 +110,7 @@ func spawnPoint(id uint32) scenario.Mover {
 // encodeStick is the wire form of an input: two bytes.
 func encodeStick(dst []byte, s scenario.Stick) []byte { return append(dst, byte(s.X), byte(s.Y)) }
 
-// decodeStick reads an input; anything but two bytes is no input, and
-// each axis is kept within -1..1, as a server must.
-func decodeStick(b []byte) scenario.Stick {
-	if len(b) != 2 {
-		return scenario.Stick{}
-	}
-	return scenario.Stick{X: max(-1, min(1, int8(b[0]))), Y: max(-1, min(1, int8(b[1])))}
-}
-
-// playerEntity is a player's wire state: position and velocity.
-func playerEntity(netID uint32, m scenario.Mover) wire.Entity {
-	return wire.Entity{
-		NetID: netID,
-		Pos:   mgl32.Vec3{m.Pos[0], m.Pos[1], 0},
-		Vel:   mgl32.Vec3{m.Vel[0], m.Vel[1], 0},
-		Flags: wire.HasVelocity,
-	}
-}
-
 // moverOf turns a player's wire state back into the game's.
 func moverOf(e wire.Entity) scenario.Mover {
 	return scenario.Mover{Pos: mgl32.Vec2{e.Pos[0], e.Pos[1]}, Vel: mgl32.Vec2{e.Vel[0], e.Vel[1]}}
-}
-
-// quantized returns m as the client will decode it, so that the server
-// steps on from exactly the state it sends and the client's replay of the
-// same inputs lands on the same floats.
-func quantized(q wire.Quantizer, netID uint32, m scenario.Mover) scenario.Mover {
-	r, err := q.Record(playerEntity(netID, m))
-	if err != nil {
-		return m // out of the quantizer's range: cannot happen in the arena
-	}
-	return moverOf(q.Entity(r))
 }

@@ -1,3 +1,5 @@
+//go:build !js
+
 // Command server runs the arena's server without a window: the bots, one
 // player per client, UDP for desktop clients and, on -http, the browser
 // version and its WebSocket. It needs no display, so it runs anywhere Go

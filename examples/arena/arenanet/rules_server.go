@@ -1,0 +1,48 @@
+//go:build !js
+
+package arenanet
+
+import (
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// The server's side of the rules: the wire states it sets and the inputs
+// it reads.
+
+// botEntity is bot k's wire state at tick t.
+func botEntity(k int, t uint32) wire.Entity {
+	pos, rot, epoch := BotAt(k, float64(t))
+	return wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{pos[0], pos[1], 0}, Rot: rot, Epoch: epoch}
+}
+
+// decodeStick reads an input; anything but two bytes is no input, and
+// each axis is kept within -1..1, as a server must.
+func decodeStick(b []byte) scenario.Stick {
+	if len(b) != 2 {
+		return scenario.Stick{}
+	}
+	return scenario.Stick{X: max(-1, min(1, int8(b[0]))), Y: max(-1, min(1, int8(b[1])))}
+}
+
+// playerEntity is a player's wire state: position and velocity.
+func playerEntity(netID uint32, m scenario.Mover) wire.Entity {
+	return wire.Entity{
+		NetID: netID,
+		Pos:   mgl32.Vec3{m.Pos[0], m.Pos[1], 0},
+		Vel:   mgl32.Vec3{m.Vel[0], m.Vel[1], 0},
+		Flags: wire.HasVelocity,
+	}
+}
+
+// quantized returns m as the client will decode it, so that the server
+// steps on from exactly the state it sends and the client's replay of the
+// same inputs lands on the same floats.
+func quantized(q wire.Quantizer, netID uint32, m scenario.Mover) scenario.Mover {
+	r, err := q.Record(playerEntity(netID, m))
+	if err != nil {
+		return m // out of the quantizer's range: cannot happen in the arena
+	}
+	return moverOf(q.Entity(r))
+}
