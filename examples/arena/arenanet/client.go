@@ -375,7 +375,7 @@ func (c *Client) Apply(s Settings) error {
 			return err
 		}
 	}
-	if s.Conditions().Latency != prev.Conditions().Latency || s.Network() != prev.Network() {
+	if s.Latency != prev.Latency || s.Jitter != prev.Jitter || s.Loss != prev.Loss || s.Burst != prev.Burst {
 		return c.link.SetConditions(s.Conditions())
 	}
 	return nil
