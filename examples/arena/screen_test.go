@@ -5,7 +5,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"image"
+	"github.com/netsmooth/netsmooth/examples/arena/internal/arenatest"
 	"image/png"
 	"os"
 	"os/exec"
@@ -15,20 +15,6 @@ import (
 	"testing"
 	"time"
 )
-
-// needs skips t when what it needs is missing, unless the environment
-// variable ARENA_REQUIRE (set by .ci/run) asks for every such test to
-// run: then a missing display or browser fails it.
-func needs(t *testing.T, what string, ok bool) {
-	t.Helper()
-	if ok {
-		return
-	}
-	if os.Getenv("ARENA_REQUIRE") != "" {
-		t.Fatalf("%s is missing and ARENA_REQUIRE is set", what)
-	}
-	t.Skipf("%s is missing (run under xvfb-run, see the README)", what)
-}
 
 // buildArena builds the command into a temporary directory.
 func buildArena(t *testing.T) string {
@@ -46,7 +32,7 @@ func buildArena(t *testing.T) string {
 // (blue discs) and the player (yellow), on the dark background, with the
 // overlay's text.
 func TestScreenshotMode(t *testing.T) {
-	needs(t, "an X display ($DISPLAY)", os.Getenv("DISPLAY") != "")
+	arenatest.Needs(t, "an X display ($DISPLAY)", os.Getenv("DISPLAY") != "")
 	bin := buildArena(t)
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -71,12 +57,12 @@ func TestScreenshotMode(t *testing.T) {
 	if b := img.Bounds(); b.Dx() != screenW || b.Dy() != screenH {
 		t.Fatalf("screenshot is %v, want %dx%d", b, screenW, screenH)
 	}
-	counts := countColours(img)
+	counts := arenatest.Colours(img)
 	if len(counts) < 20 {
 		t.Errorf("screenshot has %d colours: not the arena", len(counts))
 	}
-	bots := near(img, botColour, 40)
-	me := near(img, meColour, 40)
+	bots := arenatest.Near(img, rgb(botColour), 40)
+	me := arenatest.Near(img, rgb(meColour), 40)
 	// 1000 discs of 9 px: some 40 pixels each at full colour, minus
 	// overlaps and the overlay.
 	if bots < 1000*10 {
@@ -93,38 +79,5 @@ func TestScreenshotMode(t *testing.T) {
 	t.Logf("1000 bots: %.1f FPS, %d bot pixels, %d player pixels", fps, bots, me)
 }
 
-// countColours returns how many pixels there are of each colour.
-func countColours(img image.Image) map[[4]uint32]int {
-	counts := map[[4]uint32]int{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, a := img.At(x, y).RGBA()
-			counts[[4]uint32{r >> 8, g >> 8, bl >> 8, a >> 8}]++
-		}
-	}
-	return counts
-}
-
-// near counts the pixels within tol (per channel, 0..255) of colour c.
-func near(img image.Image, c [4]float32, tol int) int {
-	want := [3]int{int(c[0] * 255), int(c[1] * 255), int(c[2] * 255)}
-	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			got := [3]int{int(r >> 8), int(g >> 8), int(bl >> 8)}
-			ok := true
-			for i := range 3 {
-				if d := got[i] - want[i]; d > tol || d < -tol {
-					ok = false
-				}
-			}
-			if ok {
-				n++
-			}
-		}
-	}
-	return n
-}
+// rgb is colour c in 0..255 per channel.
+func rgb(c [4]float32) [3]int { return [3]int{int(c[0] * 255), int(c[1] * 255), int(c[2] * 255)} }

@@ -5,7 +5,7 @@ package arenanet
 import (
 	"bytes"
 	"context"
-	"image"
+	"github.com/netsmooth/netsmooth/examples/arena/internal/arenatest"
 	"image/png"
 	"os"
 	"os/exec"
@@ -25,7 +25,7 @@ import (
 // is a second player.
 func TestBrowser(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
-	needs(t, "Chromium (Debian's chromium package)", err == nil)
+	arenatest.Needs(t, "Chromium (Debian's chromium package)", err == nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 
@@ -110,10 +110,10 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(countColours(img)); n < 20 {
+	if n := len(arenatest.Colours(img)); n < 20 {
 		t.Errorf("the page shows %d colours: not the arena", n)
 	}
-	if bots := near(img, [3]int{89, 166, 255}, 40); bots < 300*10 {
+	if bots := arenatest.Near(img, [3]int{89, 166, 255}, 40); bots < 300*10 {
 		t.Errorf("%d pixels in the bots' blue, want at least 3000 (300 bots)", bots)
 	}
 	if dir := os.Getenv("ARENA_SHOTS"); dir != "" {
@@ -142,53 +142,4 @@ func waitPlayers(t *testing.T, srv *Server, n int, d time.Duration) []PlayerInfo
 	}
 	t.Fatalf("the server has %d players after %v, want %d", len(srv.Players()), d, n)
 	return nil
-}
-
-// needs skips t when what it needs is missing, unless the environment
-// variable ARENA_REQUIRE (set by .ci/run) asks for every such test to
-// run: then a missing display or browser fails it.
-func needs(t *testing.T, what string, ok bool) {
-	t.Helper()
-	if ok {
-		return
-	}
-	if os.Getenv("ARENA_REQUIRE") != "" {
-		t.Fatalf("%s is missing and ARENA_REQUIRE is set", what)
-	}
-	t.Skipf("%s is missing (see the README: the arena's tests)", what)
-}
-
-// countColours returns how many pixels there are of each colour.
-func countColours(img image.Image) map[[4]uint32]int {
-	counts := map[[4]uint32]int{}
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, a := img.At(x, y).RGBA()
-			counts[[4]uint32{r >> 8, g >> 8, bl >> 8, a >> 8}]++
-		}
-	}
-	return counts
-}
-
-// near counts the pixels within tol (per channel) of the colour rgb.
-func near(img image.Image, rgb [3]int, tol int) int {
-	n := 0
-	b := img.Bounds()
-	for y := b.Min.Y; y < b.Max.Y; y++ {
-		for x := b.Min.X; x < b.Max.X; x++ {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			got := [3]int{int(r >> 8), int(g >> 8), int(bl >> 8)}
-			ok := true
-			for i := range 3 {
-				if d := got[i] - rgb[i]; d > tol || d < -tol {
-					ok = false
-				}
-			}
-			if ok {
-				n++
-			}
-		}
-	}
-	return n
 }
