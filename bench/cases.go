@@ -194,6 +194,35 @@ func FlatInterpolate(b *testing.B, n int) {
 	perEntity(b, n)
 }
 
+// minimumInterpolating is the lower bound with only the interpolation
+// step of its frames timed.
+type minimumInterpolating struct {
+	*Minimum
+	b *testing.B
+}
+
+func (m minimumInterpolating) Frame(dt float64) {
+	m.Ingest(dt)
+	m.b.StartTimer()
+	m.Interpolate()
+}
+
+// MinimumInterpolate measures the lower bound's interpolation step alone
+// in the steady scenario: the reference for netsmooth's Interpolate
+// system.
+func MinimumInterpolate(b *testing.B, n int) {
+	m := NewMinimum(n)
+	r := warmup(m, NewStream(n))
+	r.loop.Client = minimumInterpolating{Minimum: m, b: b}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		r.loop.Step()
+	}
+	perEntity(b, n)
+}
+
 // churn is the server of the churn benchmark: the steady stream, with a
 // share of the entities replaced every tick (despawned, and sending under
 // new NetIDs from then on).

@@ -14,7 +14,7 @@ var (
 
 func BenchmarkFrame(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, FlatName, NaiveName} {
+		for _, impl := range []string{NetSmooth, MinimumName, FlatName, NaiveName} {
 			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}
@@ -25,7 +25,7 @@ func BenchmarkFrame(b *testing.B) {
 
 func BenchmarkIngest(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, FlatName, NaiveName} {
+		for _, impl := range []string{NetSmooth, MinimumName, FlatName, NaiveName} {
 			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}
@@ -39,6 +39,12 @@ func BenchmarkSystem(b *testing.B) {
 		for _, stage := range Stages {
 			b.Run(fmt.Sprintf("system=%s/entities=%d", stage, n), func(b *testing.B) { System(b, stage, n) })
 		}
+	}
+}
+
+func BenchmarkMinimumInterpolate(b *testing.B) {
+	for _, n := range counts {
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { MinimumInterpolate(b, n) })
 	}
 }
 

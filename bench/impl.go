@@ -11,9 +11,10 @@ import (
 // Implementations by name, as used in benchmark names and the report. Each
 // is a [scenario.Client], the interface the scorecard measures too.
 const (
-	NetSmooth = "netsmooth"
-	FlatName  = "flat"
-	NaiveName = "naive"
+	NetSmooth   = "netsmooth"
+	MinimumName = "minimum"
+	FlatName    = "flat"
+	NaiveName   = "naive"
 )
 
 // NewPipeline returns netsmooth's pipeline with the default config, sized
@@ -53,6 +54,8 @@ func New(name string, n int) scenario.Client {
 	switch name {
 	case NetSmooth:
 		return NewPipeline(n)
+	case MinimumName:
+		return NewMinimum(n)
 	case FlatName:
 		return NewFlat(n)
 	case NaiveName:
