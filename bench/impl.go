@@ -11,7 +11,10 @@ import (
 // Implementations by name, as used in benchmark names and the report. Each
 // is a [scenario.Client], the interface the scorecard measures too.
 const (
-	NetSmooth   = "netsmooth"
+	NetSmooth = "netsmooth"
+	// Parallel is netsmooth with Interpolate split over two goroutines
+	// (InterpolateConfig.Workers = 2).
+	Parallel    = "netsmooth-2workers"
 	MinimumName = "minimum"
 	FlatName    = "flat"
 	NaiveName   = "naive"
@@ -19,8 +22,13 @@ const (
 
 // NewPipeline returns netsmooth's pipeline with the default config, sized
 // for n entities and initialized.
-func NewPipeline(n int) *scenario.NetSmooth {
+func NewPipeline(n int) *scenario.NetSmooth { return newPipeline(n, 1) }
+
+// newPipeline returns the pipeline for n entities with Interpolate on
+// `workers` goroutines.
+func newPipeline(n, workers int) *scenario.NetSmooth {
 	cfg := nsecs.DefaultConfig()
+	cfg.Interpolate.Workers = workers
 	cfg.Receive.MaxEntities = max(cfg.Receive.MaxEntities, n)
 	cfg.InboxCapacity = max(cfg.InboxCapacity, 2*n)
 	p, err := scenario.NewNetSmooth(cfg)
@@ -54,6 +62,8 @@ func New(name string, n int) scenario.Client {
 	switch name {
 	case NetSmooth:
 		return NewPipeline(n)
+	case Parallel:
+		return newPipeline(n, 2)
 	case MinimumName:
 		return NewMinimum(n)
 	case FlatName:

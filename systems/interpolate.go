@@ -30,6 +30,16 @@ type InterpolateConfig struct {
 	// MaxLag bounds, in seconds, how much later than the others an entity
 	// sent less often is drawn (see components.Span.Lag).
 	MaxLag float64
+	// Workers, when above 1, splits the remote entities into that many
+	// equal shares drawn at once: one on the world's goroutine, the others
+	// on worker goroutines Interpolate starts (and Finalize stops). What
+	// is drawn is identical to a single goroutine's. It pays on large
+	// worlds only: below ParallelMin entities a frame stays on one
+	// goroutine. Zero or 1: the world's goroutine alone (the default).
+	Workers int
+	// ParallelMin is the entity count from which Workers apply (0 means
+	// DefaultParallelMin).
+	ParallelMin int
 }
 
 // DefaultInterpolateConfig returns the defaults: the Coast policy with a
@@ -58,6 +68,10 @@ func (cfg *InterpolateConfig) Validate() error {
 		return fmt.Errorf("systems: MinCorrection must be non-negative, got %v", cfg.MinCorrection)
 	case !(cfg.MaxLag >= 0 && cfg.MaxLag <= 10):
 		return fmt.Errorf("systems: MaxLag must be in [0, 10] seconds, got %v", cfg.MaxLag)
+	case cfg.Workers < 0 || cfg.Workers > MaxWorkers:
+		return fmt.Errorf("systems: Workers must be in [0, %d], got %d", MaxWorkers, cfg.Workers)
+	case cfg.ParallelMin < 0:
+		return fmt.Errorf("systems: ParallelMin must not be negative, got %d", cfg.ParallelMin)
 	}
 	return nil
 }
@@ -89,9 +103,8 @@ type Interpolate struct {
 	render  ecs.ID
 	corr    ecs.ID
 
-	// Per-frame constants, and the current entity's render time (the
-	// pipeline's, minus the entity's lag) off the fast path.
-	rt, rate, limit float64
+	// Per-frame constants.
+	rate, limit     float64
 	complete        uint32  // newest tick the server said was complete
 	lastComplete    uint32  // the same, the frame before
 	lagFrom         float32 // an entity with a longer interval than this needs a lag
@@ -105,6 +118,32 @@ type Interpolate struct {
 	teleport2       float32
 	minCorr2        float32
 	ready           bool
+
+	// The passes over the entities: one, or one per worker (Workers).
+	passes  []interpPass
+	queries []ecs.Query
+	workers *workerPool
+}
+
+// interpPass is one pass over a share of the entities: the current
+// entity's render time (the pipeline's, minus the entity's lag) off the
+// fast path, the Complete tick in force, and the pass's tallies, merged
+// after every pass is done. Passes share nothing else that they write, so
+// they can run on several goroutines.
+type interpPass struct {
+	rt       float64
+	complete uint32
+	fc       frameCounts
+	occ      [c.RingCapacity + 1]int32 // Metrics.Occupancy changes
+	_        [64]byte                  // no false sharing between workers
+}
+
+// occupancyMove records an entity's ring going from `from` to `to` samples.
+func (p *interpPass) occupancyMove(from, to int) {
+	if from != to {
+		p.occ[from]--
+		p.occ[to]++
+	}
 }
 
 // NewInterpolate returns the Interpolate system for cfg, or the
@@ -113,7 +152,11 @@ func NewInterpolate(cfg InterpolateConfig) (*Interpolate, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Interpolate{cfg: cfg}, nil
+	if cfg.ParallelMin == 0 {
+		cfg.ParallelMin = DefaultParallelMin
+	}
+	k := max(cfg.Workers, 1)
+	return &Interpolate{cfg: cfg, passes: make([]interpPass, k), queries: make([]ecs.Query, k)}, nil
 }
 
 // SetExtrapolation changes the policy past the newest sample from the
@@ -175,12 +218,37 @@ func (s *Interpolate) Update(w *ecs.World) {
 		s.generation = gen
 		s.markAllDirty(w)
 	}
-	fc := frameCounts{aheadMin: c.RingCapacity}
+	n := s.runPasses(w)
+	fc := s.passes[0].fc
+	for k := 1; k < n; k++ {
+		fc.merge(&s.passes[k].fc)
+	}
+	for k := range n {
+		for i, d := range s.passes[k].occ {
+			s.metrics.Occupancy[i] += int(d)
+		}
+	}
+	fc.publish(s.metrics)
+	s.signals.Corrections += fc.corrected
+	s.signals.MaxCorrectionSq = max(s.signals.MaxCorrectionSq, fc.maxCorrSq)
+	s.signals.Teleports += fc.teleports
+}
 
+// pass draws the entities of query q: with count < 0, all of them (q not
+// started); else count entities from q's current position, never moving
+// q past the last of them (so a worker never ends, and closes, a query:
+// the world's goroutine does).
+func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
+	p.fc = frameCounts{aheadMin: c.RingCapacity}
+	p.occ = [c.RingCapacity + 1]int32{}
+	p.complete = s.complete
+	fc := &p.fc
 	base, lagFrom := s.base, s.lagFrom
 	spanID, renderID, corrID := s.cols.span, s.render, s.corr
-	q := w.Query(&s.cached)
-	for q.Next() {
+	for i := 0; count < 0 || i < count; i++ {
+		if (count < 0 || i > 0) && !q.Next() {
+			break
+		}
 		span := (*c.Span)(q.Get(spanID))
 		render := (*c.Render)(q.Get(renderID))
 		if corr := (*c.Correction)(q.Get(corrID)); !corr.IsZero() {
@@ -194,7 +262,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 		}
 		if span.Flags&c.SpanDirty == 0 && (span.Mode == c.SpanLerp || span.Mode == c.SpanStep) {
 			// Crossing To usually needs just the next slot.
-			fast := rt < float64(span.To) || s.advance(&q, span, rt)
+			fast := rt < float64(span.To) || s.advance(q, span, rt)
 			if fast && span.Mode == c.SpanLerp {
 				// The common case, written out so that it inlines: position
 				// lerp and normalised quaternion lerp (Rot1 is pre-aligned).
@@ -219,19 +287,15 @@ func (s *Interpolate) Update(w *ecs.World) {
 				continue
 			}
 			if fast { // a Step span: hold sample 0
-				s.rt = rt
-				s.eval(span, render)
+				p.rt = rt
+				s.eval(p, span, render)
 				fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
 				continue
 			}
 		}
-		s.rt = rt
-		s.slow(&q, span, render, &fc)
+		p.rt = rt
+		s.slow(q, p, span, render)
 	}
-	fc.publish(s.metrics)
-	s.signals.Corrections += fc.corrected
-	s.signals.MaxCorrectionSq = max(s.signals.MaxCorrectionSq, fc.maxCorrSq)
-	s.signals.Teleports += fc.teleports
 }
 
 // setLagBounds sets this frame's per-entity lag constants: entities sent
@@ -293,13 +357,14 @@ func (s *Interpolate) markAllDirty(w *ecs.World) {
 // slow draws an entity whose span must be rebuilt or is not a plain lerp:
 // a new sample landed in it, the render time left it, it crosses a
 // teleport, or it extrapolates or holds.
-func (s *Interpolate) slow(q *ecs.Query, span *c.Span, render *c.Render, fc *frameCounts) {
-	if s.needsRefresh(span) {
-		s.refresh(q, span, (*c.Correction)(q.Get(s.corr)), fc)
+func (s *Interpolate) slow(q *ecs.Query, p *interpPass, span *c.Span, render *c.Render) {
+	fc := &p.fc
+	if s.needsRefresh(p, span) {
+		s.refresh(q, p, span, (*c.Correction)(q.Get(s.corr)))
 	}
-	s.eval(span, render)
+	s.eval(p, span, render)
 	if span.Flags&c.SpanTeleported != 0 {
-		s.cut(q, span, render)
+		s.cut(q, p, span, render)
 	}
 	switch {
 	case render.Flags&c.Extrapolated != 0:
@@ -321,13 +386,13 @@ func (s *Interpolate) slow(q *ecs.Query, span *c.Span, render *c.Render, fc *fra
 // drawing is flagged for Snap (which draws it at the target, with no
 // correction) and the samples from before the teleport, which can never be
 // drawn again, leave the ring.
-func (s *Interpolate) cut(q *ecs.Query, span *c.Span, render *c.Render) {
+func (s *Interpolate) cut(q *ecs.Query, p *interpPass, span *c.Span, render *c.Render) {
 	span.Flags &^= c.SpanTeleported
 	render.Flags |= c.Teleported
 	ring := s.cols.viewQ(q, &span.Ring)
 	before := ring.Len()
 	ring.DropBefore(span.From)
-	s.metrics.occupancyMove(before, ring.Len())
+	p.occupancyMove(before, ring.Len())
 }
 
 // publish stores the frame's tallies in m.
@@ -365,6 +430,7 @@ func (s *Interpolate) Finalize(w *ecs.World) {
 		w.Cache().Unregister(&s.cached)
 		s.ready = false
 	}
+	s.stopWorkers()
 }
 
 // advance moves a clean Lerp span past To when the render time has crossed
@@ -400,41 +466,41 @@ func (s *Interpolate) advance(q *ecs.Query, span *c.Span, rt float64) bool {
 	return true
 }
 
-func (s *Interpolate) needsRefresh(span *c.Span) bool {
+func (s *Interpolate) needsRefresh(p *interpPass, span *c.Span) bool {
 	if span.Flags&c.SpanDirty != 0 {
 		return true
 	}
 	switch span.Mode {
 	case c.SpanLerp, c.SpanStep:
-		return s.rt >= float64(span.To)
+		return p.rt >= float64(span.To)
 	case c.SpanBefore:
-		return s.rt >= float64(span.From)
+		return p.rt >= float64(span.From)
 	}
 	return false
 }
 
 // eval writes the span's value at the render time into render.
-func (s *Interpolate) eval(span *c.Span, render *c.Render) {
+func (s *Interpolate) eval(p *interpPass, span *c.Span, render *c.Render) {
 	render.State = span.State
 	switch span.Mode {
 	case c.SpanLerp:
 		// Clamped: a span not yet rebuilt must not be extended past To.
-		t := min(float32((s.rt-float64(span.From))*float64(span.Inv)), 1)
+		t := min(float32((p.rt-float64(span.From))*float64(span.Inv)), 1)
 		render.Pos = blend.Lerp(&span.Pos0, &span.Pos1, t)
 		render.Rot = blend.NlerpAligned(&span.Rot0, &span.Rot1, t)
 		render.Flags = c.Visible
 	case c.SpanPast:
-		if s.complete > span.From {
+		if p.complete > span.From {
 			// The server said the entity was unchanged until then: it is
 			// still, not late.
 			render.Pos, render.Rot = span.Pos0, span.Rot0
 			render.Flags = c.Visible
-			if s.rt > float64(s.complete) {
+			if p.rt > float64(p.complete) {
 				render.Flags |= c.Held
 			}
 			break
 		}
-		ahead := float32((s.rt - float64(span.From)) / s.rate)
+		ahead := float32((p.rt - float64(span.From)) / s.rate)
 		limit := float32(s.limit)
 		travel := s.cfg.Extrapolation.Travel(ahead, limit)
 		render.Pos = blend.AddScaled(&span.Pos0, &span.Pos1, travel) // Pos1 holds the velocity
@@ -459,7 +525,8 @@ func (s *Interpolate) eval(span *c.Span, render *c.Render) {
 // refresh rebuilds the span from the ring. If new data moved the target of
 // an entity already on screen, the jump goes into corr; if the render time
 // crossed a discontinuity, the span is marked teleported.
-func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc *frameCounts) {
+func (s *Interpolate) refresh(q *ecs.Query, p *interpPass, span *c.Span, corr *c.Correction) {
+	fc := &p.fc
 	shown := span.Mode != c.SpanEmpty && span.Flags&c.SpanHidden == 0
 	dirty := span.Flags&c.SpanDirty != 0
 	oldFrom := span.From
@@ -468,14 +535,13 @@ func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc
 		// What the old span would draw now, knowing only what it knew:
 		// a Complete marker that came with this new sample does not mean
 		// the entity stood still.
-		complete := s.complete
-		s.complete = s.lastComplete
-		s.eval(span, &before)
-		s.complete = complete
+		p.complete = s.lastComplete
+		s.eval(p, span, &before)
+		p.complete = s.complete
 	}
 
 	ring := s.cols.viewQ(q, &span.Ring)
-	first := s.rebuild(span, &ring)
+	first := s.rebuild(p, span, &ring)
 
 	if !shown || span.Flags&c.SpanHidden != 0 || span.Mode == c.SpanEmpty {
 		return
@@ -491,7 +557,7 @@ func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc
 		return
 	}
 	var after c.Render
-	s.eval(span, &after)
+	s.eval(p, span, &after)
 	d := mgl32.Vec3{before.Pos[0] - after.Pos[0], before.Pos[1] - after.Pos[1], before.Pos[2] - after.Pos[2]}
 	rot := blend.Offset(&before.Rot, &after.Rot)
 	d2 := blend.LenSq(&d)
@@ -512,7 +578,7 @@ func (s *Interpolate) refresh(q *ecs.Query, span *c.Span, corr *c.Correction, fc
 
 // rebuild points the span at the samples that bracket the render time and
 // returns the ring index of its first sample (-1 if none).
-func (s *Interpolate) rebuild(span *c.Span, ring *c.Ring) int {
+func (s *Interpolate) rebuild(p *interpPass, span *c.Span, ring *c.Ring) int {
 	span.Flags &^= c.SpanDirty | c.SpanHidden
 	head := ring.Head
 	n := ring.Len()
@@ -520,7 +586,7 @@ func (s *Interpolate) rebuild(span *c.Span, ring *c.Ring) int {
 		span.Mode = c.SpanEmpty
 		return -1
 	}
-	i := ring.Search(s.rt)
+	i := ring.Search(p.rt)
 	switch {
 	case i < 0:
 		a := ring.At(0)

@@ -1,0 +1,115 @@
+package systems
+
+import (
+	"sync"
+
+	"github.com/mlange-42/arche/ecs"
+)
+
+// DefaultParallelMin is the default InterpolateConfig.ParallelMin: below
+// this many remote entities a frame's Interpolate stays on one goroutine
+// even with Workers > 1, because handing work to another core costs more
+// than it saves (a few microseconds a frame; measured on a 2-core machine,
+// two workers pay from about 5,000 entities: see BENCHMARKS.md).
+const DefaultParallelMin = 8192
+
+// MaxWorkers bounds InterpolateConfig.Workers.
+const MaxWorkers = 64
+
+// workerPool is Interpolate's worker goroutines: each takes passes from
+// its channel and reports them done on wg. They are started by the first
+// frame that splits its entities and stopped by Finalize.
+type workerPool struct {
+	jobs []chan interpJob
+	wg   sync.WaitGroup
+}
+
+// interpJob is one worker's share of a frame: count entities from q's
+// current position, tallied into p.
+type interpJob struct {
+	q     *ecs.Query
+	p     *interpPass
+	count int
+}
+
+func (s *Interpolate) startWorkers(n int) {
+	s.workers = &workerPool{jobs: make([]chan interpJob, n)}
+	for i := range s.workers.jobs {
+		ch := make(chan interpJob)
+		s.workers.jobs[i] = ch
+		go func() {
+			for job := range ch {
+				s.pass(job.q, job.p, job.count)
+				s.workers.wg.Done()
+			}
+		}()
+	}
+}
+
+func (s *Interpolate) stopWorkers() {
+	if s.workers == nil {
+		return
+	}
+	for _, ch := range s.workers.jobs {
+		close(ch)
+	}
+	s.workers = nil
+}
+
+// runPasses draws every remote entity, on this goroutine alone or, with
+// Workers > 1 and at least ParallelMin entities, split into Workers equal
+// shares, one on this goroutine and the others on the workers. The query
+// bookkeeping (creating, positioning and closing the queries, which arche
+// allows on the world's goroutine only) happens here; the workers only
+// iterate their share. It returns the number of passes run.
+func (s *Interpolate) runPasses(w *ecs.World) int {
+	q := w.Query(&s.cached)
+	k := s.cfg.Workers
+	n := 0
+	if k > 1 {
+		n = q.Count()
+	}
+	if k <= 1 || n < max(s.cfg.ParallelMin, k) {
+		s.pass(&q, &s.passes[0], -1)
+		return 1
+	}
+	if s.workers == nil {
+		s.startWorkers(k - 1)
+	}
+	chunk := (n + k - 1) / k
+	used := 0 // workers given a share
+	for j := 1; j < k && j*chunk < n; j++ {
+		used = j
+	}
+	s.queries[0] = q
+	s.workers.wg.Add(used)
+	for j := 1; j <= used; j++ {
+		start := j * chunk
+		s.queries[j] = w.Query(&s.cached)
+		s.queries[j].Step(start + 1) // at entity index start
+		s.workers.jobs[j-1] <- interpJob{q: &s.queries[j], p: &s.passes[j], count: min(chunk, n-start)}
+	}
+	s.queries[0].Step(1)
+	s.pass(&s.queries[0], &s.passes[0], chunk)
+	s.workers.wg.Wait()
+	for j := 0; j <= used; j++ {
+		s.queries[j].Close()
+	}
+	return used + 1
+}
+
+// merge adds another pass's tallies to fc.
+func (fc *frameCounts) merge(o *frameCounts) {
+	fc.extrapolated += o.extrapolated
+	fc.held += o.held
+	fc.corrections += o.corrections
+	fc.teleports += o.teleports
+	fc.corrected += o.corrected
+	fc.maxCorrSq = max(fc.maxCorrSq, o.maxCorrSq)
+	fc.aheadSum += o.aheadSum
+	fc.aheadN += o.aheadN
+	fc.aheadMin = min(fc.aheadMin, o.aheadMin)
+	fc.aheadMax = max(fc.aheadMax, o.aheadMax)
+	fc.corrDist += o.corrDist
+	fc.corrMax = max(fc.corrMax, o.corrMax)
+}

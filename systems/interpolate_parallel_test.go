@@ -1,0 +1,126 @@
+package systems_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/generic"
+	"github.com/netsmooth/netsmooth/components"
+	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/pipetest"
+	"github.com/netsmooth/netsmooth/systems"
+)
+
+// variedStream is a server's messages at tick t for n entities, with
+// everything that takes Interpolate off its fast path: turning entities,
+// some sent at a third of the rate (a lag), teleports, an outage for a
+// fifth of them (extrapolation, then corrections when data returns), and
+// late samples.
+func variedStream(n int, t uint32) []systems.Message {
+	var msgs []systems.Message
+	for id := 1; id <= n; id++ {
+		tick := t
+		switch {
+		case id%7 == 0 && t%3 != 0:
+			continue // a lower send rate
+		case id%5 == 0 && t >= 60 && t < 68:
+			continue // an outage
+		case id%13 == 0 && t > 1:
+			tick = t - 1 // one tick late
+		}
+		a := float64(tick)*0.1 + float64(id)
+		m := systems.Message{
+			NetID: components.NetID(id),
+			Tick:  tick,
+			Pos:   mgl32.Vec3{float32(id) + float32(5*math.Cos(a)), float32(5 * math.Sin(a)), 0},
+			Rot:   mgl32.QuatRotate(float32(a), mgl32.Vec3{0, 0, 1}),
+		}
+		if id%11 == 0 && tick%40 == 0 {
+			m.Kind = systems.Teleport
+			m.Pos[1] += 1000
+		}
+		if id%17 == 0 {
+			m.Rot = mgl32.QuatIdent() // never turns
+		}
+		msgs = append(msgs, m)
+	}
+	return msgs
+}
+
+// Interpolate split over worker goroutines draws exactly what it draws on
+// one: every entity's Render and Correction, every frame, and the same
+// counts in Metrics. Run with -race: the workers share nothing they write.
+func TestInterpolateWorkersDrawTheSame(t *testing.T) {
+	const n = 3000
+	for _, workers := range []int{2, 3, 7} {
+		cfg := nsecs.DefaultConfig()
+		one := pipetest.NewRig(t, cfg)
+		cfg.Interpolate.Workers, cfg.Interpolate.ParallelMin = workers, 100
+		many := pipetest.NewRig(t, cfg)
+		frames := 0
+		corrOne, corrMany := corrections(one), corrections(many)
+		for tick := uint32(1); tick <= 150; tick++ {
+			msgs := variedStream(n, tick)
+			one.Push(msgs...)
+			many.Push(msgs...)
+			for range 3 {
+				one.Frame(1.0 / 60)
+				many.Frame(1.0 / 60)
+				frames++
+				for id := components.NetID(1); id <= n; id++ {
+					ea, okA := one.Pipe.Lookup(id)
+					eb, okB := many.Pipe.Lookup(id)
+					if okA != okB {
+						t.Fatalf("workers=%d frame %d entity %d: exists %v and %v", workers, frames, id, okA, okB)
+					}
+					if !okA {
+						continue
+					}
+					if a, b := one.RenderOf(ea), many.RenderOf(eb); a != b {
+						t.Fatalf("workers=%d frame %d entity %d: one goroutine drew %+v, %d drew %+v", workers, frames, id, a, workers, b)
+					}
+					if a, b := *corrOne.Get(ea), *corrMany.Get(eb); a != b {
+						t.Fatalf("workers=%d frame %d entity %d: corrections %+v and %+v", workers, frames, id, a, b)
+					}
+				}
+			}
+		}
+		a, b := one.Pipe.Metrics(), many.Pipe.Metrics()
+		if a.Extrapolated != b.Extrapolated || a.Held != b.Held || a.Corrections != b.Corrections ||
+			a.Teleports != b.Teleports || a.UnderrunFrames != b.UnderrunFrames || a.Occupancy != b.Occupancy ||
+			a.AheadMin != b.AheadMin || a.AheadMax != b.AheadMax || a.Snaps != b.Snaps {
+			t.Fatalf("workers=%d: metrics differ:\none  %+v\nmany %+v", workers, a, b)
+		}
+		if math.Abs(a.CorrectionDistance-b.CorrectionDistance) > 1e-9*a.CorrectionDistance {
+			t.Fatalf("workers=%d: correction distance %v and %v", workers, a.CorrectionDistance, b.CorrectionDistance)
+		}
+		// The stream exercised what it is meant to.
+		if a.Extrapolated == 0 || a.Corrections == 0 || a.Teleports == 0 {
+			t.Fatalf("the stream did not exercise the slow paths: %+v", a)
+		}
+		one.Pipe.Finalize()
+		many.Pipe.Finalize()
+	}
+}
+
+// corrections is the Correction map of r's world.
+func corrections(r *pipetest.Rig) generic.Map1[components.Correction] {
+	return generic.NewMap1[components.Correction](&r.World)
+}
+
+// Below ParallelMin entities the frame stays on one goroutine; an invalid
+// Workers is refused.
+func TestInterpolateWorkersConfig(t *testing.T) {
+	cfg := systems.DefaultInterpolateConfig()
+	for _, bad := range []int{-1, systems.MaxWorkers + 1} {
+		cfg.Workers = bad
+		if _, err := systems.NewInterpolate(cfg); err == nil {
+			t.Errorf("Workers = %d accepted", bad)
+		}
+	}
+	cfg.Workers, cfg.ParallelMin = 2, -1
+	if _, err := systems.NewInterpolate(cfg); err == nil {
+		t.Error("ParallelMin = -1 accepted")
+	}
+}
