@@ -104,20 +104,20 @@ type Interpolate struct {
 	corr    ecs.ID
 
 	// Per-frame constants.
-	rate, limit     float64
-	complete        uint32  // newest tick the server said was complete
-	lastComplete    uint32  // the same, the frame before
-	lagFrom         float32 // an entity with a longer interval than this needs a lag
-	lagGrow         float32 // how far a lag may grow this frame, in ticks
-	lagShrink       float32 // how far a lag may shrink this frame, in ticks
-	maxLag          float32 // ticks
-	base            float64 // the pipeline's render time
-	resets          uint64  // the clock's reset count at the last frame
-	generation      uint64  // the clock's timeline at the last frame
-	jumped          bool    // the clock jumped this frame: no corrections
-	teleport2       float32
-	minCorr2        float32
-	ready           bool
+	rate, limit  float64
+	complete     uint32  // newest tick the server said was complete
+	lastComplete uint32  // the same, the frame before
+	lagFrom      float32 // an entity with a longer interval than this needs a lag
+	lagGrow      float32 // how far a lag may grow this frame, in ticks
+	lagShrink    float32 // how far a lag may shrink this frame, in ticks
+	maxLag       float32 // ticks
+	base         float64 // the pipeline's render time
+	resets       uint64  // the clock's reset count at the last frame
+	generation   uint64  // the clock's timeline at the last frame
+	jumped       bool    // the clock jumped this frame: no corrections
+	teleport2    float32
+	minCorr2     float32
+	ready        bool
 
 	// The passes over the entities: one, or one per worker (Workers).
 	passes  []interpPass
