@@ -2,7 +2,9 @@ package bench
 
 import (
 	"fmt"
+	"math"
 	"testing"
+	"time"
 
 	"github.com/mlange-42/arche/ecs"
 	c "github.com/netsmooth/netsmooth/components"
@@ -25,6 +27,54 @@ func Frame(b *testing.B, name string, n int) {
 	b.ResetTimer()
 	r.frames(b.N)
 	perEntity(b, n)
+}
+
+// FramePositionOnly is Frame on a stream that never rotates: every
+// rotation is the identity, so no rotation needs blending.
+func FramePositionOnly(b *testing.B, name string, n int) {
+	s := NewStream(n)
+	s.PositionOnly = true
+	r := warmup(New(name, n), s)
+	r.b = b
+	b.ReportAllocs()
+	b.ResetTimer()
+	r.frames(b.N)
+	perEntity(b, n)
+}
+
+// FrameSplit measures whole frames like Frame, timed one by one, and
+// reports the frames in which the render time crosses a sample (every
+// bracket moves on: ns/entity-crossing) apart from the others
+// (ns/entity-between). Generating the snapshots is not counted.
+func FrameSplit(b *testing.B, name string, n int) {
+	impl := New(name, n)
+	r := warmup(impl, NewStream(n))
+	r.track = true
+	var cross, between time.Duration
+	var crossN, betweenN int
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		_, before, _, _ := impl.Draw(1)
+		r.gen = 0
+		start := time.Now()
+		r.loop.Step()
+		d := time.Since(start) - r.gen
+		_, after, _, _ := impl.Draw(1)
+		if math.Floor(after*TickRate) != math.Floor(before*TickRate) {
+			cross += d
+			crossN++
+		} else {
+			between += d
+			betweenN++
+		}
+	}
+	if crossN > 0 {
+		b.ReportMetric(float64(cross.Nanoseconds())/float64(crossN)/float64(n), "ns/entity-crossing")
+	}
+	if betweenN > 0 {
+		b.ReportMetric(float64(between.Nanoseconds())/float64(betweenN)/float64(n), "ns/entity-between")
+	}
 }
 
 // Ingest measures receiving one snapshot per entity: handing it over and

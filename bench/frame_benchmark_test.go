@@ -23,6 +23,22 @@ func BenchmarkFrame(b *testing.B) {
 	}
 }
 
+func BenchmarkFramePositionOnly(b *testing.B) {
+	for _, n := range counts {
+		for _, impl := range []string{NetSmooth, MinimumName} {
+			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { FramePositionOnly(b, impl, n) })
+		}
+	}
+}
+
+func BenchmarkFrameSplit(b *testing.B) {
+	for _, n := range counts {
+		for _, impl := range []string{NetSmooth, MinimumName} {
+			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { FrameSplit(b, impl, n) })
+		}
+	}
+}
+
 func BenchmarkIngest(b *testing.B) {
 	for _, n := range counts {
 		for _, impl := range []string{NetSmooth, MinimumName, FlatName, NaiveName} {

@@ -3,6 +3,7 @@ package bench
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/components"
@@ -26,9 +27,13 @@ type Stream struct {
 	// Kind is the kind of every message: Snapshot unless set, Teleport to
 	// make every entity snap each tick.
 	Kind systems.Kind
-	n    int
-	tick uint32
-	buf  []systems.Message
+	// PositionOnly sends the identity rotation: a game that never sets
+	// rotations (top-down 2D, position-only), where nothing should be
+	// spent on them.
+	PositionOnly bool
+	n            int
+	tick         uint32
+	buf          []systems.Message
 }
 
 // NewStream returns a stream of n entities starting at tick 1.
@@ -43,6 +48,9 @@ func (s *Stream) Tick() []systems.Message {
 	heading := float64(s.tick) * 0.05
 	sin, cos := math.Sincos(heading / 2)
 	rot := mgl32.Quat{W: float32(cos), V: mgl32.Vec3{0, 0, float32(sin)}}
+	if s.PositionOnly {
+		rot = mgl32.QuatIdent()
+	}
 	for i := range s.buf {
 		fi := float32(i)
 		s.buf[i] = systems.Message{
@@ -72,6 +80,10 @@ type run struct {
 	// b, while set, has its timer stopped while the server generates
 	// (generating the snapshots is not timed; receiving them is).
 	b *testing.B
+	// track, when set, adds the time the server takes to gen instead
+	// (for benchmarks that time frames one by one).
+	track bool
+	gen   time.Duration
 }
 
 // newRun returns a run of client at fps frames per second, receiving the
@@ -85,6 +97,12 @@ func newRun(client scenario.Client, s *Stream, fps float64, every int) *run {
 // Serve implements [scenario.Server].
 func (r *run) Serve(f scenario.Instant, dst [][]systems.Message) [][]systems.Message {
 	if f.Frame%r.every != 0 {
+		return dst
+	}
+	if r.track {
+		start := time.Now()
+		dst = r.next(dst)
+		r.gen += time.Since(start)
 		return dst
 	}
 	if r.b == nil {

@@ -55,7 +55,9 @@ type Config struct {
 // tick, snapping beyond 20 units, teleports assumed beyond 400 units
 // between samples, and for predicted entities a dead zone of 0.5 units and
 // a hard cut beyond 20. For another tick rate, use [Config.WithTickRate]
-// or set TickRate: everything per tick follows it.
+// or set TickRate: everything per tick follows it. Interpolate runs on the
+// world's goroutine; set Interpolate.Workers to 2 or more to split large
+// worlds (from Interpolate.ParallelMin entities) over that many cores.
 func DefaultConfig() Config {
 	const rate = 20
 	clock := timeline.DefaultConfig(rate)

@@ -8,10 +8,12 @@ import (
 
 // DefaultParallelMin is the default InterpolateConfig.ParallelMin: below
 // this many remote entities a frame's Interpolate stays on one goroutine
-// even with Workers > 1, because handing work to another core costs more
-// than it saves (a few microseconds a frame; measured on a 2-core machine,
-// two workers pay from about 5,000 entities: see BENCHMARKS.md).
-const DefaultParallelMin = 8192
+// even with Workers > 1, because handing work to another core (waking it,
+// and its cache missing what this core just wrote) costs about what it
+// saves. Measured on a 2-core machine, the whole frame with two workers
+// against one: 1.04× at 10k entities, 0.92× at 20k, 0.89× at 40k, 0.76×
+// at 100k, 0.70× at 1M (BENCHMARKS.md has the run).
+const DefaultParallelMin = 20_000
 
 // MaxWorkers bounds InterpolateConfig.Workers.
 const MaxWorkers = 64

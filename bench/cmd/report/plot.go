@@ -37,18 +37,21 @@ var (
 	orange = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
 	green  = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
 	red    = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
+	purple = color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}
 )
 
-// plotSeries lists the plot's lines: netsmooth solid, its lower bounds
+// plotSeries lists the plot's lines: netsmooth solid, the lower bound
 // dashed in the same colour.
 func plotSeries() []series {
 	return []series{
 		{"netsmooth frame", caseFrame, bench.NetSmooth, blue, false, draw.CircleGlyph{}},
-		{"flat frame", caseFrame, bench.FlatName, blue, true, draw.CircleGlyph{}},
+		{"lower bound frame", caseFrame, bench.MinimumName, blue, true, draw.CircleGlyph{}},
+		{"netsmooth frame, 2 workers", caseTwoWorkers, bench.NetSmooth, purple, false, draw.PyramidGlyph{}},
 		{"naive frame", caseFrame, bench.NaiveName, red, false, draw.BoxGlyph{}},
 		{"netsmooth interpolate", caseInterpolate, bench.NetSmooth, green, false, draw.TriangleGlyph{}},
-		{"flat interpolate", caseInterpolate, bench.FlatName, green, true, draw.TriangleGlyph{}},
+		{"lower bound interpolate", caseInterpolate, bench.MinimumName, green, true, draw.TriangleGlyph{}},
 		{"netsmooth ingest (ns/snapshot)", caseIngest, bench.NetSmooth, orange, false, draw.CrossGlyph{}},
+		{"lower bound ingest", caseIngest, bench.MinimumName, orange, true, draw.CrossGlyph{}},
 	}
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"runtime"
 	"strings"
@@ -85,9 +86,10 @@ func (r *report) targetN() int {
 
 // Units of targets.
 const (
-	unitNs    = "ns"
-	unitTimes = "×"
-	unitBytes = "B"
+	unitNs     = "ns"
+	unitTimes  = "×"
+	unitBytes  = "B"
+	unitAllocs = "allocs/op"
 )
 
 // target is one performance target of the issue, checked on a run.
@@ -101,10 +103,16 @@ type target struct {
 }
 
 // Ratio is the share of the target used: Measured/Limit, or Limit/Measured
-// for an AtLeast target, so that at most 1 passes.
+// for an AtLeast target, so that at most 1 passes. A target of 0 is used
+// up by anything above 0.
 func (t target) Ratio() float64 {
-	if t.AtLeast {
+	switch {
+	case t.AtLeast:
 		return t.Limit / t.Measured
+	case t.Limit == 0 && t.Measured == 0:
+		return 0
+	case t.Limit == 0:
+		return math.Inf(1)
 	}
 	return t.Measured / t.Limit
 }
@@ -119,6 +127,8 @@ func (t target) format(v float64) string {
 		return formatNs(v) + " ns"
 	case unitTimes:
 		return formatTimes(v)
+	case unitAllocs:
+		return fmt.Sprintf("%.0f", v)
 	}
 	return fmt.Sprintf("%.0f %s", v, t.Unit)
 }
@@ -154,26 +164,50 @@ func valueTarget(name string, m measurement, ok bool, limit float64) target {
 	return target{Name: name, Measured: m.Value, Limit: limit, Unit: unitNs, Taken: ok}
 }
 
-// Targets checks the issue's performance targets on the run.
+// Targets checks the performance targets on the run. Every one is
+// reachable: the lower bound meets the ratios by definition, and the
+// position-only frame and the second core's gain are within what the
+// lower bound's work allows.
 func (r *report) Targets() []target {
 	n := r.targetN()
-	frame, okFrame := r.get(caseFrame, bench.NetSmooth, n)
-	flat, okFlat := r.get(caseFrame, bench.FlatName, n)
-	naive, okNaive := r.get(caseFrame, bench.NaiveName, n)
-	interp, okInterp := r.get(caseInterpolate, bench.NetSmooth, n)
-	flatInterp, okFlatInterp := r.get(caseInterpolate, bench.FlatName, n)
-	ingest, okIngest := r.get(caseIngest, bench.NetSmooth, n)
+	get := func(c, impl string) (measurement, bool) { return r.get(c, impl, n) }
+	ratio := func(name, c, impl, ref string, limit float64) target {
+		a, okA := get(c, impl)
+		b, okB := get(caseFrame, ref)
+		if c != caseTwoWorkers {
+			b, okB = get(c, ref)
+		}
+		return ratioTarget(name, a, b, okA, okB, limit, false)
+	}
+	frame, okFrame := get(caseFrame, bench.NetSmooth)
+	naive, okNaive := get(caseFrame, bench.NaiveName)
+	posOnly, okPosOnly := get(casePositionOnly, bench.NetSmooth)
 	small, okSmall := r.get(caseFrame, bench.NetSmooth, 10_000)
 	large, okLarge := r.get(caseFrame, bench.NetSmooth, 1_000_000)
 	return []target{
-		valueTarget("whole frame, per entity", frame, okFrame, 10),
-		ratioTarget("whole frame ÷ flat frame", frame, flat, okFrame, okFlat, 2, false),
-		ratioTarget("Interpolate ÷ flat interpolate", interp, flatInterp, okInterp, okFlatInterp, 1.5, false),
-		valueTarget("ingest, per entity-snapshot", ingest, okIngest, 30),
+		ratio("whole frame ÷ lower bound", caseFrame, bench.NetSmooth, bench.MinimumName, 1.25),
+		ratio("Interpolate ÷ lower bound", caseInterpolate, bench.NetSmooth, bench.MinimumName, 1.15),
+		ratio("ingest ÷ lower bound", caseIngest, bench.NetSmooth, bench.MinimumName, 1.25),
+		valueTarget("position-only frame, per entity", posOnly, okPosOnly, 15),
+		ratio("whole frame, Interpolate on 2 workers ÷ on 1", caseTwoWorkers, bench.NetSmooth, bench.NetSmooth, 0.7),
+		{Name: "allocations per frame (every netsmooth per-frame case)", Measured: float64(r.maxFrameAllocs()), Limit: 0, Unit: unitAllocs, Taken: len(r.Results) > 0},
 		ratioTarget("naive frame ÷ whole frame (speed-up)", naive, frame, okNaive, okFrame, 5, true),
 		{Name: "component memory per remote entity", Measured: float64(r.ComponentBytes), Limit: 1024, Unit: unitBytes, Taken: r.ComponentBytes > 0},
 		ratioTarget("whole frame per entity, 1M ÷ 10k", large, small, okLarge, okSmall, 2, false),
 	}
+}
+
+// maxFrameAllocs is the most allocations per operation of any of
+// netsmooth's per-frame cases (the lifecycle benchmark allocates per batch
+// by design; the naive baseline allocates all the time).
+func (r *report) maxFrameAllocs() int64 {
+	var most int64
+	for k, m := range r.Results {
+		if k.Impl == bench.NetSmooth && k.Case != caseLifecycle {
+			most = max(most, m.Allocs)
+		}
+	}
+	return most
 }
 
 // Markdown renders BENCHMARKS.md.
@@ -198,14 +232,22 @@ every entity, with position and rotation, at 20 Hz; the client renders 60
 frames per second with netsmooth's default config, so every third frame
 receives one snapshot per entity, and every frame interpolates, smooths and
 snaps all of them (generating the snapshots is not timed). In the same run,
-two baselines do the same work: **flat**, a hand-written loop over flat
-slices with the same data layout and the same maths (ring insert, bracket
-refresh, lerp, nlerp) but none of the ECS, index or generality: the
-practical lower bound; and **naive**, an object per entity held by pointer in
-a map from NetID, with a slice of snapshots sorted on every push and mathgl
-method chains, in the style of a TypeScript snapshot buffer (the
-scorecard's "damped buffer", here on netsmooth's clock). Times are per
-entity and frame (ns/entity), or per entity-snapshot received for ingest
+three baselines do the same work. The reference is the **lower bound**
+(` + "`bench.Minimum`" + `): the least work per entity that draws what netsmooth
+draws, by hand, with no ECS, no index, no validation and no generality,
+in the layout that work needs (a 68-byte hot bracket per entity read every
+frame, an 8-byte ring head and a cold ring of 32-byte samples touched only
+on arrival and when the render time crosses a sample); a test checks that it
+draws the same positions and rotations as the pipeline, frame by frame.
+For context: **flat**, a hand-written loop with netsmooth's own data layout
+and maths (the 84-byte span, the ring's slot columns, validation), which
+bounds the ECS and index overhead only; and **naive**, an object per entity
+held by pointer in a map from NetID, with a slice of snapshots sorted on
+every push and mathgl method chains, in the style of a TypeScript snapshot
+buffer (the scorecard's "damped buffer", here on netsmooth's clock).
+**netsmooth-2workers** is netsmooth with Interpolate split over two
+goroutines (` + "`InterpolateConfig.Workers = 2`" + `). Times are per entity and
+frame (ns/entity), or per entity-snapshot received for ingest
 (ns/snapshot).
 
 Regenerate this file and the plot from the repository root with
@@ -247,25 +289,28 @@ func (r *report) writeTargets(b *strings.Builder) {
 		rows = append(rows, t.row())
 	}
 	writeTable(b, []string{"check", "measured", "target", "ratio", "result"}, rows)
+	fmt.Fprintf(b, "Memory per remote entity: netsmooth's components take %d B; the lower bound's data, %d B.", r.ComponentBytes, bench.MinimumBytesPerEntity)
 	if r.HeapN > 0 {
-		fmt.Fprintf(b, "For information: the heap grows by %.0f B per remote entity at %s entities (components, arche's and the NetID index's bookkeeping, and the inbox buffers).\n\n", r.HeapBytes, countLabel(r.HeapN))
+		fmt.Fprintf(b, " The heap grows by %.0f B per remote entity at %s entities (components, arche's and the NetID index's bookkeeping, and the inbox buffers).", r.HeapBytes, countLabel(r.HeapN))
 	}
+	b.WriteString("\n\n")
 }
 
-// lowerBound names the implementation whose measurement of a case is its
-// lower bound, "" if none.
-func lowerBound(c string) string {
+// hasLowerBound tells whether the lower bound (and flat, but for the
+// split and position-only frames) runs a case.
+func hasLowerBound(c string) bool {
 	switch c {
-	case caseFrame, caseInterpolate, caseIngest:
-		return bench.FlatName
+	case caseFrame, caseCrossing, caseBetween, casePositionOnly, caseInterpolate, caseIngest:
+		return true
 	}
-	return ""
+	return false
 }
 
 // systemTableCases are the cases of the per-system table, in order: the
-// whole frame, each system in frame order, ingest.
+// whole frame, its crossing and other frames, the position-only frame,
+// each system in frame order, ingest.
 func systemTableCases() []string {
-	cases := []string{caseFrame}
+	cases := []string{caseFrame, caseTwoWorkers, caseCrossing, caseBetween, casePositionOnly}
 	for _, st := range bench.Stages {
 		cases = append(cases, string(st))
 	}
@@ -278,12 +323,15 @@ func hasNaive(c string) bool { return c == caseFrame || c == caseIngest }
 func (r *report) writeSystems(b *strings.Builder) {
 	b.WriteString(`## Per system
 
-The whole frame, each of netsmooth's systems alone (the others run untimed),
-and ingest (handing a snapshot of every entity over and running Receive,
-Timeline and Retire, without interpolation; ns/snapshot). The lower bound is the flat
-baseline (its interpolation step alone for Interpolate); naive runs up to
-100k entities only. Allocations are per frame (per batch of snapshots for
-ingest).
+The whole frame; the frames in which the render time crosses a sample
+(every bracket moves on; in this scenario they are also the frames a
+snapshot arrives) and the others, timed one by one; the frame on a stream
+that never rotates; each of netsmooth's systems alone (the others run
+untimed); and ingest (handing a snapshot of every entity over and running
+Receive, Timeline and Retire, without interpolation; ns/snapshot). The
+lower bound runs the same (its interpolation step alone for Interpolate);
+flat and naive are context (naive up to 100k entities only). Allocations
+are per frame (per batch of snapshots for ingest).
 
 `)
 	var rows [][]string
@@ -294,7 +342,7 @@ ingest).
 			}
 		}
 	}
-	writeTable(b, []string{"N", "system", "ns/entity", "lower bound", "÷ lower bound", "naive", "naive ÷ netsmooth", "allocs/op", "B/op per entity"}, rows)
+	writeTable(b, []string{"N", "system", "ns/entity", "lower bound", "÷ lower bound", "flat", "naive", "naive ÷ netsmooth", "allocs/op", "B/op per entity"}, rows)
 }
 
 // systemRow is the row of a case at n entities, if netsmooth's was measured.
@@ -303,10 +351,13 @@ func (r *report) systemRow(c string, n int) ([]string, bool) {
 	if !ok {
 		return nil, false
 	}
-	lower, lowerRatio := "—", "—"
-	if impl := lowerBound(c); impl != "" {
-		if l, ok := r.get(c, impl, n); ok {
+	lower, lowerRatio, flat := "—", "—", "—"
+	if hasLowerBound(c) {
+		if l, ok := r.get(c, bench.MinimumName, n); ok {
 			lower, lowerRatio = formatNs(l.Value), formatTimes(m.Value/l.Value)
+		}
+		if f, ok := r.get(c, bench.FlatName, n); ok {
+			flat = formatNs(f.Value)
 		}
 	}
 	naive, naiveRatio := "—", "—"
@@ -315,7 +366,7 @@ func (r *report) systemRow(c string, n int) ([]string, bool) {
 			naive, naiveRatio = formatNs(v.Value), formatTimes(v.Value/m.Value)
 		}
 	}
-	return []string{countLabel(n), c, formatNs(m.Value), lower, lowerRatio, naive, naiveRatio,
+	return []string{countLabel(n), c, formatNs(m.Value), lower, lowerRatio, flat, naive, naiveRatio,
 		fmt.Sprint(m.Allocs), formatPerEntity(m.Bytes, n)}, true
 }
 

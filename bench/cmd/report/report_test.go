@@ -14,7 +14,8 @@ import (
 )
 
 // fakeReport fabricates a run over ns: netsmooth's frame costs 8 ns/entity
-// (9 at 1M), flat 5, naive 100, and so on; no benchmark runs.
+// (9 at 1M), the lower bound 7, flat 5, naive 100, and so on; no
+// benchmark runs.
 func fakeReport(ns []int) *report {
 	r := &report{
 		Machine: machine{OS: "linux", Arch: "amd64", CPU: "Test CPU @ 3.00GHz", CPUs: 2, Go: "go1.26.8",
@@ -37,14 +38,24 @@ func fakeReport(ns []int) *report {
 			frame = 9
 		}
 		set(caseFrame, bench.NetSmooth, n, frame)
+		set(caseFrame, bench.MinimumName, n, 7)
 		set(caseFrame, bench.FlatName, n, 5)
+		set(caseTwoWorkers, bench.NetSmooth, n, 6)
+		set(caseCrossing, bench.NetSmooth, n, 16)
+		set(caseCrossing, bench.MinimumName, n, 12)
+		set(caseBetween, bench.NetSmooth, n, 4)
+		set(caseBetween, bench.MinimumName, n, 4)
+		set(casePositionOnly, bench.NetSmooth, n, 12)
+		set(casePositionOnly, bench.MinimumName, n, 6)
 		set(caseReceive, bench.NetSmooth, n, 2.5)
 		set(caseTimeline, bench.NetSmooth, n, 0.01)
 		set(caseInterpolate, bench.NetSmooth, n, 4)
-		set(caseInterpolate, bench.FlatName, n, 2) // 2×: misses the 1.5× target
+		set(caseInterpolate, bench.MinimumName, n, 2) // 2×: misses the 1.15× target
+		set(caseInterpolate, bench.FlatName, n, 3)
 		set(caseSmooth, bench.NetSmooth, n, 0.25)
 		set(caseSnap, bench.NetSmooth, n, 0.125)
 		set(caseIngest, bench.NetSmooth, n, 20)
+		set(caseIngest, bench.MinimumName, n, 16)
 		set(caseIngest, bench.FlatName, n, 10)
 		if n <= naiveMax {
 			set(caseFrame, bench.NaiveName, n, 100)
@@ -59,6 +70,7 @@ func fakeReport(ns []int) *report {
 		set(casePredicted, bench.NetSmooth, n, 300)
 	}
 	r.Results[key{caseLifecycle, bench.NetSmooth, lifecycleBatch}] = measurement{Value: 250, Allocs: 2, Bytes: 32768, Iters: 60}
+	r.Results[key{caseChurn, bench.NetSmooth, 100_000}] = measurement{Value: 9, Allocs: 2, Iters: 60}
 	return r
 }
 
@@ -68,13 +80,15 @@ func TestTargets(t *testing.T) {
 		measured float64
 		pass     bool
 	}{
-		{8, true},     // whole frame ≤ 10 ns
-		{1.6, true},   // ≤ 2× flat
-		{2, false},    // interpolate ≤ 1.5× flat
-		{20, true},    // ingest ≤ 30 ns
-		{12.5, true},  // ≥ 5× faster than naive
-		{916, true},   // ≤ 1 KiB
-		{1.125, true}, // 1M ≤ 2× 10k
+		{8.0 / 7, true}, // whole frame ≤ 1.25× the lower bound
+		{2, false},      // Interpolate ≤ 1.15× the lower bound
+		{1.25, true},    // ingest ≤ 1.25× the lower bound
+		{12, true},      // position-only frame ≤ 15 ns
+		{0.75, false},   // 2 workers ≤ 0.7× 1
+		{2, false},      // 0 allocations per frame: lifecycle's do not count, the churn's 2 do
+		{12.5, true},    // ≥ 5× faster than naive
+		{916, true},     // ≤ 1 KiB
+		{1.125, true},   // 1M ≤ 2× 10k
 	}
 	got := r.Targets()
 	if len(got) != len(want) {
@@ -86,7 +100,7 @@ func TestTargets(t *testing.T) {
 			t.Errorf("target %q: taken %v, measured %v, pass %v; want %v, %v", g.Name, g.Taken, g.Measured, g.Pass(), w.measured, w.pass)
 		}
 	}
-	if ratio := got[4].Ratio(); ratio != 0.4 {
+	if ratio := got[6].Ratio(); ratio != 0.4 {
 		t.Errorf("speed-up ratio %v, want 5/12.5 = 0.4", ratio)
 	}
 }
@@ -117,18 +131,25 @@ func TestMarkdown(t *testing.T) {
 		"| CPUs | 2 |",
 		"| date | 2025-01-02 03:04 UTC |",
 		"| benchtime | auto: 3000x at 1k, 600x at 10k, 60x at 100k, 30x at 1M entities |",
-		"| whole frame, per entity | 8.00 ns | ≤ 10.0 ns | 0.80 | PASS |",
-		"| whole frame ÷ flat frame | 1.60× | ≤ 2.00× | 0.80 | PASS |",
-		"| Interpolate ÷ flat interpolate | 2.00× | ≤ 1.50× | 1.33 | MISS |",
+		"| whole frame ÷ lower bound | 1.14× | ≤ 1.25× | 0.91 | PASS |",
+		"| Interpolate ÷ lower bound | 2.00× | ≤ 1.15× | 1.74 | MISS |",
+		"| position-only frame, per entity | 12.0 ns | ≤ 15.0 ns | 0.80 | PASS |",
+		"| whole frame, Interpolate on 2 workers ÷ on 1 | 0.75× | ≤ 0.70× | 1.07 | MISS |",
+		"| allocations per frame (every netsmooth per-frame case) | 2 | ≤ 0 | +Inf | MISS |",
+		"netsmooth's components take 916 B; the lower bound's data, 620 B.",
 		"| naive frame ÷ whole frame (speed-up) | 12.50× | ≥ 5.00× | 0.40 | PASS |",
 		"| component memory per remote entity | 916 B | ≤ 1024 B | 0.89 | PASS |",
 		"heap grows by 1389 B per remote entity at 100k",
-		"| 100k | frame | 8.00 | 5.00 | 1.60× | 100 | 12.50× | 0 | 0 |",
-		"| 100k | receive | 2.50 | — | — | — | — | 0 | 0 |",
-		"| 100k | timeline | 0.01 | — | — | — | — | 0 | 0 |",
-		"| 100k | ingest | 20.0 | 10.0 | 2.00× | 400 | 20.00× | 0 | 0 |",
-		"| 1M | frame | 9.00 | 5.00 | 1.80× | — | — | 0 | 0 |",
-		"| 1M | snap | 0.12 | — | — | — | — | 0 | 0 |",
+		"| 100k | frame | 8.00 | 7.00 | 1.14× | 5.00 | 100 | 12.50× | 0 | 0 |",
+		"| 100k | frame, 2 workers | 6.00 | — | — | — | — | — | 0 | 0 |",
+		"| 100k | frame, crossing | 16.0 | 12.0 | 1.33× | — | — | — | 0 | 0 |",
+		"| 100k | frame, position only | 12.0 | 6.00 | 2.00× | — | — | — | 0 | 0 |",
+		"| 100k | receive | 2.50 | — | — | — | — | — | 0 | 0 |",
+		"| 100k | timeline | 0.01 | — | — | — | — | — | 0 | 0 |",
+		"| 100k | interpolate | 4.00 | 2.00 | 2.00× | 3.00 | — | — | 0 | 0 |",
+		"| 100k | ingest | 20.0 | 16.0 | 1.25× | 10.0 | 400 | 20.00× | 0 | 0 |",
+		"| 1M | frame | 9.00 | 7.00 | 1.29× | 5.00 | — | — | 0 | 0 |",
+		"| 1M | snap | 0.12 | — | — | — | — | — | 0 | 0 |",
 		"| lifecycle | batches of 1000 | 250 | ns/lifecycle | 2 | 32.77 |",
 		"| predicted | 64 entities | 300 | ns/entity | 0 | 0 |",
 		"![ns/entity against entities](bench/ns-per-entity.png)",
@@ -142,7 +163,7 @@ func TestMarkdown(t *testing.T) {
 		t.Errorf("main table out of order")
 	}
 	// Four tables: a header each, then machine, targets, systems, scenarios.
-	if got, want := strings.Count(md, "\n| "), 4+7+7+4*7+7; got != want {
+	if got, want := strings.Count(md, "\n| "), 4+7+9+4*11+7; got != want {
 		t.Errorf("%d table lines, want %d", got, want)
 	}
 }
@@ -209,15 +230,15 @@ func TestPlan(t *testing.T) {
 		}
 		seen[j.key] = true
 	}
-	// 13 cases at 1k, 10k and 100k, 11 at 1M (no naive), 2 churn, 1
+	// 23 cases at 1k, 10k and 100k, 21 at 1M (no naive), 2 churn, 1
 	// lifecycle, 4 predicted.
-	if len(jobs) != 3*13+11+2+1+4 {
+	if len(jobs) != 3*23+21+2+1+4 {
 		t.Errorf("%d jobs", len(jobs))
 	}
 	if seen[key{caseFrame, bench.NaiveName, 1_000_000}] || !seen[key{caseIngest, bench.NaiveName, 100_000}] {
 		t.Error("naive planned beyond 100k, or not up to it")
 	}
-	if quick := plan(countsUpTo(100_000)); len(quick) != 3*13+2+1+4 {
+	if quick := plan(countsUpTo(100_000)); len(quick) != 3*23+2+1+4 {
 		t.Errorf("%d jobs up to 100k", len(quick))
 	}
 }

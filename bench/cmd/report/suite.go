@@ -40,14 +40,23 @@ const (
 	caseSmooth      = string(bench.Smooth)
 	caseSnap        = string(bench.Snap)
 	caseIngest      = "ingest"
-	caseChurn       = "churn"
-	caseLifecycle   = "lifecycle"
-	casePredicted   = "predicted"
+	// caseCrossing and caseBetween split the frame: those in which the
+	// render time crosses a sample, and the others.
+	caseCrossing = "frame, crossing"
+	caseBetween  = "frame, between"
+	// casePositionOnly is the frame on a stream that never rotates.
+	casePositionOnly = "frame, position only"
+	// caseTwoWorkers is netsmooth's frame with Interpolate on two
+	// goroutines (bench.Parallel), kept under bench.NetSmooth.
+	caseTwoWorkers = "frame, 2 workers"
+	caseChurn      = "churn"
+	caseLifecycle  = "lifecycle"
+	casePredicted  = "predicted"
 )
 
 // key names one measurement: a case, the implementation (bench.NetSmooth,
-// bench.FlatName or bench.NaiveName) and the entity count (batch size for
-// lifecycle).
+// bench.MinimumName, bench.FlatName or bench.NaiveName) and the entity
+// count (batch size for lifecycle).
 type key struct {
 	Case string
 	Impl string
@@ -80,12 +89,13 @@ func countsUpTo(max int) []int {
 	return ns
 }
 
-// implsAt returns the implementations measured at n entities.
+// implsAt returns the implementations measured at n entities: netsmooth,
+// its lower bound, the flat and naive baselines (naive up to naiveMax).
 func implsAt(n int) []string {
 	if n > naiveMax {
-		return []string{bench.NetSmooth, bench.FlatName}
+		return []string{bench.NetSmooth, bench.MinimumName, bench.FlatName}
 	}
-	return []string{bench.NetSmooth, bench.FlatName, bench.NaiveName}
+	return []string{bench.NetSmooth, bench.MinimumName, bench.FlatName, bench.NaiveName}
 }
 
 // plan lists the suite's benchmarks for the given entity counts.
@@ -95,10 +105,19 @@ func plan(ns []int) []job {
 		for _, impl := range implsAt(n) {
 			jobs = append(jobs, job{key{caseFrame, impl, n}, "ns/entity", func(b *testing.B) { bench.Frame(b, impl, n) }})
 		}
+		jobs = append(jobs, job{key{caseTwoWorkers, bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.Frame(b, bench.Parallel, n) }})
+		for _, impl := range []string{bench.NetSmooth, bench.MinimumName} {
+			jobs = append(jobs,
+				job{key{caseCrossing, impl, n}, "ns/entity-crossing", func(b *testing.B) { bench.FrameSplit(b, impl, n) }},
+				job{key{caseBetween, impl, n}, "ns/entity-between", func(b *testing.B) { bench.FrameSplit(b, impl, n) }},
+				job{key{casePositionOnly, impl, n}, "ns/entity", func(b *testing.B) { bench.FramePositionOnly(b, impl, n) }})
+		}
 		for _, st := range bench.Stages {
 			jobs = append(jobs, job{key{string(st), bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.System(b, st, n) }})
 		}
-		jobs = append(jobs, job{key{caseInterpolate, bench.FlatName, n}, "ns/entity", func(b *testing.B) { bench.FlatInterpolate(b, n) }})
+		jobs = append(jobs,
+			job{key{caseInterpolate, bench.MinimumName, n}, "ns/entity", func(b *testing.B) { bench.MinimumInterpolate(b, n) }},
+			job{key{caseInterpolate, bench.FlatName, n}, "ns/entity", func(b *testing.B) { bench.FlatInterpolate(b, n) }})
 		for _, impl := range implsAt(n) {
 			jobs = append(jobs, job{key{caseIngest, impl, n}, "ns/snapshot", func(b *testing.B) { bench.Ingest(b, impl, n) }})
 		}
