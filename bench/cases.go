@@ -13,6 +13,14 @@ import (
 	"github.com/netsmooth/netsmooth/systems"
 )
 
+// release finalizes a pipeline when the benchmark ends, so that its
+// goroutines and memory do not outlive it into the next one.
+func release(b *testing.B, impl scenario.Client) {
+	if p, ok := impl.(*scenario.NetSmooth); ok {
+		b.Cleanup(p.Pipeline().Finalize)
+	}
+}
+
 func perEntity(b *testing.B, n int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/entity")
 }
@@ -21,7 +29,9 @@ func perEntity(b *testing.B, n int) {
 // frame receives one snapshot per entity (20 Hz snapshots at 60 FPS). The
 // snapshot generation is not timed; receiving them is.
 func Frame(b *testing.B, name string, n int) {
-	r := warmup(New(name, n), NewStream(n))
+	impl := New(name, n)
+	release(b, impl)
+	r := warmup(impl, NewStream(n))
 	r.b = b
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -34,7 +44,9 @@ func Frame(b *testing.B, name string, n int) {
 func FramePositionOnly(b *testing.B, name string, n int) {
 	s := NewStream(n)
 	s.PositionOnly = true
-	r := warmup(New(name, n), s)
+	impl := New(name, n)
+	release(b, impl)
+	r := warmup(impl, s)
 	r.b = b
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -48,6 +60,7 @@ func FramePositionOnly(b *testing.B, name string, n int) {
 // (ns/entity-between). Generating the snapshots is not counted.
 func FrameSplit(b *testing.B, name string, n int) {
 	impl := New(name, n)
+	release(b, impl)
 	r := warmup(impl, NewStream(n))
 	r.track = true
 	var cross, between time.Duration
@@ -82,6 +95,7 @@ func FrameSplit(b *testing.B, name string, n int) {
 // Retire systems, the baselines' Ingest), without interpolation.
 func Ingest(b *testing.B, name string, n int) {
 	impl, s := New(name, n), NewStream(n)
+	release(b, impl)
 	warmup(impl, s)
 	r := newRun(receiving(impl), s, TickRate, 1)
 	r.b = b
@@ -202,6 +216,7 @@ func (t stageTimer) Frame(dt float64) { t.s.run(dt) }
 // scenario; the other systems run untimed.
 func System(b *testing.B, stage Stage, n int) {
 	p := NewPipeline(n)
+	release(b, p)
 	r := warmup(p, NewStream(n))
 	timed := stages(p, stage)
 	timed.b = b

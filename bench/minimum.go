@@ -12,8 +12,9 @@ import (
 )
 
 // Minimum is the true lower bound of the steady scenario: the least work
-// per entity that produces the same output as the pipeline (position,
-// rotation and state drawn from the samples around the render time),
+// per entity that produces the same output as the pipeline (position and
+// rotation drawn from the samples around the render time; the steady
+// scenario carries no state word, so the lower bound keeps none),
 // written by hand with no ECS, no index, no validation and no generality,
 // in the layout that work needs and no more:
 //

@@ -126,8 +126,10 @@ func (p *Pipeline) Initialize() {
 	p.initialized = true
 }
 
-// Finalize finalizes the systems (unregisters their cached filters). The
-// pipeline's entities and resources stay in the world.
+// Finalize finalizes the systems: it unregisters their cached filters and
+// stops Interpolate's worker goroutines (Config.Interpolate.Workers; a
+// pipeline dropped without Finalize has them stopped by the garbage
+// collector). The pipeline's entities and resources stay in the world.
 func (p *Pipeline) Finalize() {
 	for _, s := range p.ordered {
 		s.Finalize(p.world)

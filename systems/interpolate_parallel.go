@@ -1,6 +1,7 @@
 package systems
 
 import (
+	"runtime"
 	"sync"
 
 	"github.com/mlange-42/arche/ecs"
@@ -20,42 +21,59 @@ const MaxWorkers = 64
 
 // workerPool is Interpolate's worker goroutines: each takes passes from
 // its channel and reports them done on wg. They are started by the first
-// frame that splits its entities and stopped by Finalize.
+// frame that splits its entities and stopped by Finalize, or, if the
+// pipeline is dropped without it, once the Interpolate is garbage: the
+// goroutines hold the pool, never the Interpolate or its world (a job
+// carries them for the length of one pass only).
 type workerPool struct {
 	jobs []chan interpJob
 	wg   sync.WaitGroup
+	once sync.Once
 }
 
 // interpJob is one worker's share of a frame: count entities from q's
-// current position, tallied into p.
+// current position, drawn by s and tallied into p.
 type interpJob struct {
+	s     *Interpolate
 	q     *ecs.Query
 	p     *interpPass
 	count int
 }
 
 func (s *Interpolate) startWorkers(n int) {
-	s.workers = &workerPool{jobs: make([]chan interpJob, n)}
-	for i := range s.workers.jobs {
+	pool := &workerPool{jobs: make([]chan interpJob, n)}
+	for i := range pool.jobs {
 		ch := make(chan interpJob)
-		s.workers.jobs[i] = ch
-		go func() {
-			for job := range ch {
-				s.pass(job.q, job.p, job.count)
-				s.workers.wg.Done()
-			}
-		}()
+		pool.jobs[i] = ch
+		go pool.work(ch)
+	}
+	s.workers = pool
+	runtime.AddCleanup(s, func(p *workerPool) { p.stop() }, pool)
+}
+
+// work runs the passes sent on ch until it is closed.
+func (pool *workerPool) work(ch chan interpJob) {
+	for job := range ch {
+		job.s.pass(job.q, job.p, job.count)
+		job = interpJob{} // hold nothing between frames
+		pool.wg.Done()
 	}
 }
 
+// stop ends the goroutines; only the first call does anything.
+func (pool *workerPool) stop() {
+	pool.once.Do(func() {
+		for _, ch := range pool.jobs {
+			close(ch)
+		}
+	})
+}
+
 func (s *Interpolate) stopWorkers() {
-	if s.workers == nil {
-		return
+	if s.workers != nil {
+		s.workers.stop()
+		s.workers = nil
 	}
-	for _, ch := range s.workers.jobs {
-		close(ch)
-	}
-	s.workers = nil
 }
 
 // runPasses draws every remote entity, on this goroutine alone or, with
@@ -89,13 +107,14 @@ func (s *Interpolate) runPasses(w *ecs.World) int {
 		start := j * chunk
 		s.queries[j] = w.Query(&s.cached)
 		s.queries[j].Step(start + 1) // at entity index start
-		s.workers.jobs[j-1] <- interpJob{q: &s.queries[j], p: &s.passes[j], count: min(chunk, n-start)}
+		s.workers.jobs[j-1] <- interpJob{s: s, q: &s.queries[j], p: &s.passes[j], count: min(chunk, n-start)}
 	}
 	s.queries[0].Step(1)
 	s.pass(&s.queries[0], &s.passes[0], chunk)
 	s.workers.wg.Wait()
 	for j := 0; j <= used; j++ {
 		s.queries[j].Close()
+		s.queries[j] = ecs.Query{} // no reference to the world between frames
 	}
 	return used + 1
 }

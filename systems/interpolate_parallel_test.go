@@ -2,9 +2,12 @@ package systems_test
 
 import (
 	"math"
+	"runtime"
 	"testing"
+	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
@@ -61,6 +64,12 @@ func TestInterpolateWorkersDrawTheSame(t *testing.T) {
 		frames := 0
 		corrOne, corrMany := corrections(one), corrections(many)
 		for tick := uint32(1); tick <= 150; tick++ {
+			if tick == 5 {
+				// Entities in several archetypes: the shares cross their
+				// boundaries.
+				splitArchetypes(t, one, n)
+				splitArchetypes(t, many, n)
+			}
 			msgs := variedStream(n, tick)
 			one.Push(msgs...)
 			many.Push(msgs...)
@@ -104,6 +113,30 @@ func TestInterpolateWorkersDrawTheSame(t *testing.T) {
 	}
 }
 
+// Tags that move entities to other archetypes.
+type (
+	tagA struct{}
+	tagB struct{}
+)
+
+// splitArchetypes moves every third of r's first n entities to one more
+// archetype, and every fifth to another.
+func splitArchetypes(t *testing.T, r *pipetest.Rig, n int) {
+	a, b := ecs.ComponentID[tagA](&r.World), ecs.ComponentID[tagB](&r.World)
+	for id := components.NetID(1); id <= components.NetID(n); id++ {
+		e, ok := r.Pipe.Lookup(id)
+		if !ok {
+			continue
+		}
+		if id%3 == 0 {
+			r.World.Add(e, a)
+		}
+		if id%5 == 0 {
+			r.World.Add(e, b)
+		}
+	}
+}
+
 // corrections is the Correction map of r's world.
 func corrections(r *pipetest.Rig) generic.Map1[components.Correction] {
 	return generic.NewMap1[components.Correction](&r.World)
@@ -123,4 +156,49 @@ func TestInterpolateWorkersConfig(t *testing.T) {
 	if _, err := systems.NewInterpolate(cfg); err == nil {
 		t.Error("ParallelMin = -1 accepted")
 	}
+}
+
+// A pipeline with Interpolate workers, dropped without Finalize, does not
+// keep its goroutines (nor its world) alive.
+func TestInterpolateWorkersDroppedPipeline(t *testing.T) {
+	var during int
+	func() {
+		r := workersRig(t)
+		during = runtime.NumGoroutine()
+		_ = r
+	}()
+	for range 100 {
+		runtime.GC()
+		if runtime.NumGoroutine() <= during-2 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d goroutines after the pipeline was dropped, %d with its 2 workers", runtime.NumGoroutine(), during)
+}
+
+// Finalize stops the workers at once.
+func TestInterpolateWorkersFinalize(t *testing.T) {
+	r := workersRig(t)
+	during := runtime.NumGoroutine()
+	r.Pipe.Finalize()
+	for range 100 {
+		if runtime.NumGoroutine() <= during-2 {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("%d goroutines after Finalize, %d with its 2 workers", runtime.NumGoroutine(), during)
+}
+
+// workersRig is a pipeline whose Interpolate has run on 3 goroutines.
+func workersRig(t *testing.T) *pipetest.Rig {
+	cfg := nsecs.DefaultConfig()
+	cfg.Interpolate.Workers, cfg.Interpolate.ParallelMin = 3, 10
+	r := pipetest.NewRig(t, cfg)
+	for tick := uint32(1); tick <= 10; tick++ {
+		r.Push(variedStream(200, tick)...)
+		r.Frame(0.05)
+	}
+	return r
 }
