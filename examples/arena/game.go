@@ -251,7 +251,12 @@ func (g *game) Draw(screen *ebiten.Image) {
 	}
 	g.done = err
 	if g.report != nil {
-		g.report(g.drawn-g.steadyFrom, time.Since(g.steadyAt), g.c.Stats())
+		var frames int
+		var elapsed time.Duration
+		if !g.steadyAt.IsZero() {
+			frames, elapsed = g.drawn-g.steadyFrom, time.Since(g.steadyAt)
+		}
+		g.report(frames, elapsed, g.c.Stats())
 	}
 }
 
@@ -446,7 +451,10 @@ func (g *game) drawOverlay(screen *ebiten.Image) {
 		interp = "OFF (newest snapshot, held)"
 	}
 	fmt.Fprintf(&b, "netsmooth arena   FPS %.0f   you: %s\n", ebiten.ActualFPS(), player(s.NetID))
-	fmt.Fprintf(&b, "netsmooth %.2f ms/frame (peak %.2f) for %d entities\n", ms(s.Cost), ms(s.Peak), s.Entities+1)
+	fmt.Fprintf(&b, "netsmooth %.2f ms/frame (peak %.2f) for %d entities\n", ms(s.Cost), ms(s.Peak), s.Entities+int(min(s.NetID, 1)))
+	if s.Err != nil {
+		fmt.Fprintf(&b, "%v\n", s.Err)
+	}
 	fmt.Fprintf(&b, "interpolation %s   delay %s   extrapolation %v\n", interp, arenanet.Delays[set.Delay].Name, arenanet.Policies[set.Policy])
 	fmt.Fprintf(&b, "delay %.0f ms (shown %.0f ms old)   past newest: %.2f%% of entity-frames, %.1f%% of frames\n", s.Delay, s.Present, s.PastNewestPct, s.UnderrunPct)
 	fmt.Fprintf(&b, "corrections %d   prediction error %.3f   hard cuts %d   snaps %d\n", s.Corrections, s.PredErr, s.HardCuts, s.Snaps)

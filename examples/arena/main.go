@@ -37,7 +37,9 @@ import (
 	"log"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -65,14 +67,25 @@ type options struct {
 
 func main() {
 	o, err := parseFlags(os.Args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "arena:", err)
+		fmt.Fprintln(os.Stderr, prefixed(err))
 		os.Exit(2)
 	}
 	if err := run(o); err != nil {
-		fmt.Fprintln(os.Stderr, "arena:", err)
+		fmt.Fprintln(os.Stderr, prefixed(err))
 		os.Exit(1)
 	}
+}
+
+// prefixed is err's message starting with "arena:" once.
+func prefixed(err error) string {
+	if msg := err.Error(); strings.HasPrefix(msg, "arena:") {
+		return msg
+	}
+	return "arena: " + err.Error()
 }
 
 func parseFlags(args []string) (*options, error) {
@@ -82,7 +95,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:7777", "UDP address the server listens on")
 	fs.StringVar(&o.http, "http", "127.0.0.1:8080", `address of the browser version ("" for none)`)
 	fs.StringVar(&o.join, "join", "", "join the server at this UDP address instead of starting one")
-	fs.StringVar(&o.ws, "ws", "", "join over WebSocket (ws://host/ws) instead of starting a server")
+	fs.StringVar(&o.ws, "ws", "", "join over WebSocket at this URL (ws://host:port/ws) instead of starting a server")
 	fs.StringVar(&o.screenshot, "screenshot", "", "save the screen to this PNG after -frames frames and exit")
 	fs.IntVar(&o.frames, "frames", 300, "frames to render in the screenshot mode")
 	fs.StringVar(&o.gif, "gif", "", "also record the last -gif-frames frames (every other one) as an animated GIF here, and exit")
@@ -98,17 +111,42 @@ func parseFlags(args []string) (*options, error) {
 	jitter := fs.Duration("jitter", arenanet.Jitters[o.set.Jitter], fmt.Sprintf("jitter, one of %v (key J)", arenanet.Jitters))
 	loss := fs.Float64("loss", arenanet.Losses[o.set.Loss], fmt.Sprintf("loss, one of %v (key L)", arenanet.Losses))
 	burst := fs.Bool("burst", false, "burst loss (key B)")
+	overlay := fs.Bool("overlay", true, "show the metrics overlay (key O)")
+	delay := fs.String("delay", arenanet.Delays[o.set.Delay].Name, fmt.Sprintf("interpolation delay, one of %q (key Q)", delayNames()))
+	extrap := fs.String("extrap", arenanet.Policies[o.set.Policy].String(), fmt.Sprintf("extrapolation policy, one of %q (key E)", policyNames()))
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
-	o.set.Interp, o.set.Trails, o.set.Burst = *interp, *trails, *burst
-	var ok [3]bool
-	o.set.Latency, ok[0] = index(arenanet.Latencies, *latency)
-	o.set.Jitter, ok[1] = index(arenanet.Jitters, *jitter)
-	o.set.Loss, ok[2] = index(arenanet.Losses, *loss)
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q: every setting is a flag (-h lists them)", fs.Arg(0))
+	}
+	o.set.Interp, o.set.Trails, o.set.Burst, o.set.Overlay = *interp, *trails, *burst, *overlay
+	var ok bool
+	if o.set.Latency, ok = index(arenanet.Latencies, *latency); !ok {
+		return nil, fmt.Errorf("-latency %v: want one of %v", *latency, arenanet.Latencies)
+	}
+	if o.set.Jitter, ok = index(arenanet.Jitters, *jitter); !ok {
+		return nil, fmt.Errorf("-jitter %v: want one of %v", *jitter, arenanet.Jitters)
+	}
+	if o.set.Loss, ok = index(arenanet.Losses, *loss); !ok {
+		return nil, fmt.Errorf("-loss %v: want one of %v", *loss, arenanet.Losses)
+	}
+	if o.set.Delay, ok = index(delayNames(), *delay); !ok {
+		return nil, fmt.Errorf("-delay %q: want one of %q", *delay, delayNames())
+	}
+	if o.set.Policy, ok = index(policyNames(), *extrap); !ok {
+		return nil, fmt.Errorf("-extrap %q: want one of %q", *extrap, policyNames())
+	}
+	if o.screenshot != "" || o.gif != "" {
+		for _, path := range []string{o.screenshot, o.gif} {
+			if dir := filepath.Dir(path); path != "" {
+				if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+					return nil, fmt.Errorf("cannot write %s: no directory %s", path, dir)
+				}
+			}
+		}
+	}
 	switch {
-	case !ok[0] || !ok[1] || !ok[2]:
-		return nil, fmt.Errorf("-latency, -jitter and -loss must be among the keys' choices: %v, %v, %v", arenanet.Latencies, arenanet.Jitters, arenanet.Losses)
 	case o.bots < 0 || o.bots > 16000:
 		return nil, fmt.Errorf("-bots %d: want 0..16000", o.bots)
 	case o.frames < 1:
@@ -121,6 +159,23 @@ func parseFlags(args []string) (*options, error) {
 		return nil, errors.New("-join and -ws: choose one")
 	}
 	return o, nil
+}
+
+// delayNames and policyNames are the -delay and -extrap choices.
+func delayNames() []string {
+	var names []string
+	for _, d := range arenanet.Delays {
+		names = append(names, d.Name)
+	}
+	return names
+}
+
+func policyNames() []string {
+	var names []string
+	for _, p := range arenanet.Policies {
+		names = append(names, p.String())
+	}
+	return names
 }
 
 func index[T comparable](xs []T, x T) (int, bool) {
@@ -138,10 +193,14 @@ func run(o *options) error {
 	}
 	udpAddr, wsURL := o.join, o.ws
 	if udpAddr == "" && wsURL == "" {
-		srv, err := arenanet.Serve(ctx, arenanet.ServeConfig{Bots: o.bots, UDPAddr: o.addr, HTTPAddr: o.http, Wasm: o.wasm}, log.Printf)
+		srvCtx, stopServer := context.WithCancel(ctx)
+		srv, err := arenanet.Serve(srvCtx, arenanet.ServeConfig{Bots: o.bots, UDPAddr: o.addr, HTTPAddr: o.http, Wasm: o.wasm}, log.Printf)
 		if err != nil {
+			stopServer()
 			return err
 		}
+		defer srv.Wait()
+		defer stopServer()
 		udpAddr = srv.UDPAddr()
 	}
 	c, err := arenanet.Connect(ctx, o.set, udpAddr, wsURL, o.seed)
@@ -167,8 +226,12 @@ func window(ctx context.Context, c, other *arenanet.Client, o *options) error {
 	g := newGame(c, other, shot{path: o.screenshot, frames: o.frames, gif: o.gif, gifFrames: o.gifFrames})
 	g.autopilot = o.autopilot
 	g.report = func(frames int, elapsed time.Duration, s arenanet.Stats) {
-		fmt.Printf("arena: after the first second, %d frames in %.2f s: %.1f FPS; netsmooth %.3f ms/frame (peak %.3f) for %d entities; delay %.0f ms, past the newest sample %.2f%% of entity-frames (%.1f%% of frames)\n",
-			frames, elapsed.Seconds(), float64(frames)/elapsed.Seconds(), ms(s.Cost), ms(s.Peak), s.Entities+1, s.Delay, s.PastNewestPct, s.UnderrunPct)
+		rate := "too short to measure the frame rate (it is measured after the first second)"
+		if elapsed > 0 && frames > 0 {
+			rate = fmt.Sprintf("after the first second, %d frames in %.2f s: %.1f FPS", frames, elapsed.Seconds(), float64(frames)/elapsed.Seconds())
+		}
+		fmt.Printf("arena: %s; netsmooth %.3f ms/frame (peak %.3f) for %d entities; delay %.0f ms, past the newest sample %.2f%% of entity-frames (%.1f%% of frames)\n",
+			rate, ms(s.Cost), ms(s.Peak), s.Entities+int(min(s.NetID, 1)), s.Delay, s.PastNewestPct, s.UnderrunPct)
 	}
 	go func() {
 		<-ctx.Done()
@@ -185,6 +248,11 @@ func window(ctx context.Context, c, other *arenanet.Client, o *options) error {
 	if err := ebiten.RunGame(g); err != nil && !errors.Is(err, errStopped) {
 		return err
 	}
+	if st := c.Stats(); st.Err != nil {
+		return st.Err
+	} else if st.NetID == 0 {
+		fmt.Fprintf(os.Stderr, "arena: no player from the server (is it running at %s?)\n", serverOf(o))
+	}
 	return nil
 }
 
@@ -197,4 +265,15 @@ func (g *game) stop(err error) {
 	case g.stopCh <- err:
 	default:
 	}
+}
+
+// serverOf names the server a client joined.
+func serverOf(o *options) string {
+	switch {
+	case o.ws != "":
+		return o.ws
+	case o.join != "":
+		return o.join
+	}
+	return o.addr
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"github.com/netsmooth/netsmooth/examples/arena/arenanet"
 	"syscall/js"
+	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
 )
@@ -28,7 +29,8 @@ func runBrowser() error {
 		scheme = "wss://"
 	}
 	url := scheme + loc.Get("host").String() + "/ws"
-	c, err := arenanet.Connect(context.Background(), arenanet.DefaultSettings(), "", url, 1)
+	seed := uint64(time.Now().UnixNano()) // every tab its own losses
+	c, err := arenanet.Connect(context.Background(), arenanet.DefaultSettings(), "", url, seed)
 	if err != nil {
 		return err
 	}

@@ -33,7 +33,6 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer page.Close()
 	srvCtx, stopSrv := context.WithCancel(ctx)
 	srv, err := StartServer(srvCtx, 300, "127.0.0.1:0", "127.0.0.1:0", page)
 	if err != nil {

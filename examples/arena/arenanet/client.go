@@ -45,17 +45,23 @@ var (
 	Losses    = []float64{0, 0.05, 0.1, 0.2, 0.3}
 )
 
-// Settings are what the keys change.
+// Settings are what the keys change; Client.Apply applies them while the
+// client runs.
 type Settings struct {
-	Interp  bool
-	Delay   int // index into Delays
-	Policy  int // index into Policies
-	Latency int // index into Latencies
-	Jitter  int // index into Jitters
-	Loss    int // index into Losses
-	Burst   bool
-	Trails  bool
-	Overlay bool
+	// Interp draws the remote entities interpolated; off, each is drawn
+	// at its newest snapshot, held until the next (no delay, Hold).
+	Interp bool
+	// Delay and Policy choose the interpolation delay and the
+	// extrapolation policy: indexes into Delays and Policies.
+	Delay, Policy int
+	// Latency, Jitter and Loss choose the simulated network of each
+	// direction: indexes into Latencies, Jitters and Losses. Burst adds
+	// burst loss (bursts of 8 packets on average, 10% of the time).
+	Latency, Jitter, Loss int
+	Burst                 bool
+	// Trails keeps the trails (Client.Trails); Overlay is for the
+	// screen's metrics overlay.
+	Trails, Overlay bool
 }
 
 // DefaultSettings: interpolation on, adaptive delay, Coast, a 50 ms
@@ -125,7 +131,8 @@ type ownState struct {
 // the other players interpolated from the snapshots the link decodes into
 // the pipeline's inbox, the client's own player predicted from the
 // keyboard and reconciled with the server. It knows nothing of the
-// screen: game.go draws what it holds.
+// screen: the arena command draws what it holds (EachRemote, Player,
+// Trails, Stats).
 type Client struct {
 	world  ecs.World
 	pipe   *nsecs.Pipeline
@@ -194,9 +201,10 @@ func newClient() (*Client, *session.ClientConfig, error) {
 }
 
 // Connect builds a client under the settings set and joins the arena
-// server: over UDP at udpAddr, or, if wsURL is set ("ws://host/ws"),
+// server: over UDP at udpAddr, or, if wsURL is set ("ws://host:port/ws"),
 // over WebSocket (the only way in a browser). seed seeds the simulated
-// network.
+// network. Cancelling ctx ends the connection; Close ends it and must be
+// called either way.
 func Connect(ctx context.Context, set Settings, udpAddr, wsURL string, seed uint64) (*Client, error) {
 	c, scfg, err := newClient()
 	if err != nil {
@@ -218,9 +226,10 @@ func Connect(ctx context.Context, set Settings, udpAddr, wsURL string, seed uint
 	return c, nil
 }
 
-// Step runs one frame of dt seconds with the player's stick: the
-// predicted player follows the server's assignment, the pipeline runs
-// (timed), the inputs go out.
+// Step runs one frame of dt seconds with the player's stick (netsmooth's
+// scenario.Stick: X and Y each -1, 0 or 1, y up): the predicted player
+// follows the server's assignment, the pipeline runs (timed), the inputs
+// go out.
 func (c *Client) Step(dt float64, stick scenario.Stick) {
 	c.frame++
 	c.followAssignment()
@@ -269,6 +278,11 @@ func (c *Client) followAssignment() {
 		start = c.own.state
 	}
 	c.own.mu.Unlock()
+	if e, ok := c.pipe.Lookup(components.NetID(id)); ok && c.world.Alive(e) {
+		// A restarted server gave us an entity we drew as another
+		// player's: it is ours now, predicted, no longer interpolated.
+		c.world.RemoveEntity(e)
+	}
 	e, err := c.pred.Spawn(&c.world, components.NetID(id), start)
 	if err != nil {
 		return // tried again next frame
@@ -410,6 +424,8 @@ type Stats struct {
 	Cost, Peak time.Duration
 	// NetID is the client's player, 0 until the server assigns one.
 	NetID uint32
+	// Err is why the connection ended, nil while it works.
+	Err error
 }
 
 // Stats gathers the overlay's numbers.
@@ -430,6 +446,7 @@ func (c *Client) Stats() Stats {
 		Cost:         c.cost,
 		Peak:         c.peak,
 		NetID:        c.meID,
+		Err:          c.link.Err(),
 	}
 	if m.Frames > 0 {
 		s.UnderrunPct = 100 * float64(m.UnderrunFrames) / float64(m.Frames)

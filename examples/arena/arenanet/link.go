@@ -30,6 +30,9 @@ type link interface {
 	// Traffic returns the bytes received and sent on the wire so far, and
 	// the packets the simulated network dropped each way.
 	Traffic() traffic
+	// Err is why the connection ended, nil while it works (UDP has no
+	// connection to lose: a silent server shows as no new snapshots).
+	Err() error
 	// Close ends the connection.
 	Close() error
 }
@@ -55,9 +58,10 @@ type wsLink struct {
 	stop  func()
 	wg    sync.WaitGroup
 
-	mu    sync.Mutex
-	bytes traffic // up only
-	buf   []byte
+	mu      sync.Mutex
+	bytes   traffic // up only
+	buf     []byte
+	readErr error
 }
 
 // dialWS connects to the arena's WebSocket at url ("ws://host/ws").
@@ -99,6 +103,9 @@ func (l *wsLink) read() {
 	for {
 		_, b, err := l.conn.Read(l.ctx)
 		if err != nil {
+			l.mu.Lock()
+			l.readErr = fmt.Errorf("arena: connection lost: %w", err)
+			l.mu.Unlock()
 			return
 		}
 		l.down.Send(b, netip.AddrPort{})
@@ -142,11 +149,19 @@ func (l *wsLink) Traffic() traffic {
 	return t
 }
 
+func (l *wsLink) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.readErr
+}
+
+// Close ends the connection cleanly: no more inputs, a normal closure
+// (which ends the reading goroutine), then the downlink.
 func (l *wsLink) Close() error {
-	l.stop()
 	l.upl.Close()
 	err := l.conn.Close(websocket.StatusNormalClosure, "")
 	l.wg.Wait()
+	l.stop()
 	l.down.Close()
 	return err
 }

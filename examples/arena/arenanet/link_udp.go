@@ -28,6 +28,8 @@ func (l *udpLink) SetConditions(c netsim.Config) error {
 	return errors.Join(l.SetImpair(&c), l.SetImpairReceive(&c))
 }
 
+func (l *udpLink) Err() error { return nil }
+
 func (l *udpLink) Traffic() traffic {
 	st := l.Stats()
 	ss := l.Session().Stats()

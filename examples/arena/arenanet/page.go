@@ -4,6 +4,7 @@ package arenanet
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"fmt"
 	"net/http"
@@ -11,44 +12,39 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
-	"time"
 )
 
 // Page builds the arena for the browser (GOOS=js GOARCH=wasm) and
-// serves it: the page, Go's wasm_exec.js and the module. The build runs
-// once, in the background, when the server starts, with the Go toolchain
-// that runs the server; until it is done the page says so and reloads.
+// serves it: the page, Go's wasm_exec.js and the module (gzipped for the
+// browsers that accept it: 16 MB become about 4). The build runs once, in
+// the background, when the server starts, with the go command on the
+// PATH (the one `go run` found); until it is done the page says so and
+// reloads.
 type Page struct {
-	dir string // where the build writes
-	src string // the arena's source directory
+	src      string // the arena's source directory
+	prebuilt string // a .wasm file to serve instead of building
 
-	mu    sync.Mutex
-	done  bool
-	err   error
-	wasm  []byte
-	glue  []byte
-	took  time.Duration
-	ready chan struct{}
+	mu     sync.Mutex
+	done   bool
+	err    error
+	wasm   []byte
+	wasmGz []byte
+	glue   []byte
+	ready  chan struct{}
 }
 
-// NewPage prepares a build of the arena's sources into a temporary
-// directory; prebuilt, if set, is a .wasm file to serve instead.
+// NewPage prepares a build of the arena's sources; prebuilt, if set, is
+// a .wasm file to serve instead.
 func NewPage(prebuilt string) (*Page, error) {
-	dir, err := os.MkdirTemp("", "arena-web-")
-	if err != nil {
-		return nil, err
-	}
-	b := &Page{dir: dir, src: sourceDir(), ready: make(chan struct{})}
 	if prebuilt != "" {
-		b.src = ""
-		b.wasm, err = os.ReadFile(prebuilt)
-		if err != nil {
-			return nil, err
+		if _, err := os.Stat(prebuilt); err != nil {
+			return nil, fmt.Errorf("arena: -wasm: %w", err)
 		}
 	}
-	return b, nil
+	return &Page{src: sourceDir(), prebuilt: prebuilt, ready: make(chan struct{})}, nil
 }
 
 // sourceDir is the directory of the arena's command: the parent of this
@@ -72,48 +68,65 @@ func (b *Page) WasmSize() int {
 	return len(b.wasm)
 }
 
-// Build compiles the wasm module and reads wasm_exec.js from the Go
-// installation; Wait and the handlers see the result.
+// Build compiles the wasm module (in a temporary directory, removed
+// afterwards) and reads wasm_exec.js from the Go installation; Wait and
+// the handlers see the result. Cancelling ctx stops the compiler.
 func (b *Page) Build(ctx context.Context) {
-	start := time.Now()
-	err := b.compile(ctx)
+	wasm, glue, err := b.compile(ctx)
+	var gz []byte
+	if err == nil {
+		gz, err = gzipped(wasm)
+	}
 	b.mu.Lock()
-	b.done, b.err, b.took = true, err, time.Since(start)
+	b.done, b.err, b.wasm, b.wasmGz, b.glue = true, err, wasm, gz, glue
 	b.mu.Unlock()
 	close(b.ready)
 }
 
-func (b *Page) compile(ctx context.Context) error {
+func (b *Page) compile(ctx context.Context) (wasm, glue []byte, err error) {
 	goroot, err := exec.CommandContext(ctx, "go", "env", "GOROOT").Output()
 	if err != nil {
-		return fmt.Errorf("arena: go env GOROOT: %w (the browser build needs the Go toolchain)", err)
+		return nil, nil, fmt.Errorf("arena: go env GOROOT: %w (the browser build needs the Go toolchain)", err)
 	}
 	root := strings.TrimSpace(string(goroot))
-	glue, err := os.ReadFile(filepath.Join(root, "lib", "wasm", "wasm_exec.js"))
-	if err != nil {
+	if glue, err = os.ReadFile(filepath.Join(root, "lib", "wasm", "wasm_exec.js")); err != nil {
 		if glue, err = os.ReadFile(filepath.Join(root, "misc", "wasm", "wasm_exec.js")); err != nil {
-			return fmt.Errorf("arena: wasm_exec.js not found in %s: %w", root, err)
+			return nil, nil, fmt.Errorf("arena: wasm_exec.js not found in %s: %w", root, err)
 		}
 	}
-	b.glue = glue
-	if b.wasm != nil {
-		return nil // prebuilt
+	if b.prebuilt != "" {
+		wasm, err = os.ReadFile(b.prebuilt)
+		return wasm, glue, err
 	}
-	out := filepath.Join(b.dir, "arena.wasm")
+	dir, err := os.MkdirTemp("", "arena-web-")
+	if err != nil {
+		return nil, nil, err
+	}
+	defer os.RemoveAll(dir)
+	out := filepath.Join(dir, "arena.wasm")
 	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, ".")
 	cmd.Dir = b.src
 	cmd.Env = append(os.Environ(), "GOOS=js", "GOARCH=wasm")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("arena: building the browser version in %s: %w\n%s", b.src, err, stderr.String())
+		return nil, nil, fmt.Errorf("arena: building the browser version in %s: %w\n%s", b.src, err, stderr.String())
 	}
-	wasm, err := os.ReadFile(out)
-	if err != nil {
-		return err
+	wasm, err = os.ReadFile(out)
+	return wasm, glue, err
+}
+
+// gzipped compresses b.
+func gzipped(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	if _, err := zw.Write(b); err != nil {
+		return nil, err
 	}
-	b.wasm = wasm
-	return nil
+	if err := zw.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
 }
 
 // Wait blocks until the build is done or ctx ends, and returns its error.
@@ -128,17 +141,15 @@ func (b *Page) Wait(ctx context.Context) error {
 	return b.err
 }
 
-// Close removes the build's files.
-func (b *Page) Close() error { return os.RemoveAll(b.dir) }
-
 // register adds the page's handlers to mux.
 func (b *Page) register(mux *http.ServeMux) {
 	mux.HandleFunc("/{$}", b.serveIndex)
+	mux.HandleFunc("/index.html", b.serveIndex)
 	mux.HandleFunc("/wasm_exec.js", func(w http.ResponseWriter, r *http.Request) {
-		b.serveFile(w, r, "text/javascript", func() []byte { return b.glue })
+		b.serveFile(w, r, "text/javascript", func() ([]byte, []byte) { return b.glue, nil })
 	})
 	mux.HandleFunc("/arena.wasm", func(w http.ResponseWriter, r *http.Request) {
-		b.serveFile(w, r, "application/wasm", func() []byte { return b.wasm })
+		b.serveFile(w, r, "application/wasm", func() ([]byte, []byte) { return b.wasm, b.wasmGz })
 	})
 }
 
@@ -164,15 +175,27 @@ func (b *Page) serveIndex(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (b *Page) serveFile(w http.ResponseWriter, _ *http.Request, typ string, body func() []byte) {
-	done, err := b.state()
+// serveFile serves the body pick returns, or its gzipped form (the
+// second, if not nil) to a browser that accepts it.
+func (b *Page) serveFile(w http.ResponseWriter, r *http.Request, typ string, pick func() (body, gz []byte)) {
+	b.mu.Lock()
+	done, err := b.done, b.err
+	body, gz := pick()
+	b.mu.Unlock()
 	if !done || err != nil {
 		http.Error(w, "the browser build is not ready", http.StatusServiceUnavailable)
 		return
 	}
-	w.Header().Set("Content-Type", typ)
-	w.Header().Set("Cache-Control", "no-store")
-	w.Write(body())
+	h := w.Header()
+	h.Set("Content-Type", typ)
+	h.Set("Cache-Control", "no-cache") // revalidate: a restarted server may serve another build
+	h.Set("Vary", "Accept-Encoding")
+	if gz != nil && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		h.Set("Content-Encoding", "gzip")
+		body = gz
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
 }
 
 func htmlEscape(s string) string {

@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/netsmooth/netsmooth/netsim/scenario"
@@ -41,6 +42,7 @@ type Server struct {
 	wsIDs    []session.ClientID
 	clientMu sync.Mutex // guards players for Players()
 	players  map[session.ClientID]*serverPlayer
+	done     chan struct{} // closed when a Serve'd server has stopped
 }
 
 // serverPlayer is a client's player on the server.
@@ -53,8 +55,11 @@ type serverPlayer struct {
 
 // PlayerInfo is what Players reports of a player.
 type PlayerInfo struct {
+	// NetID is the player's entity, assigned by the server.
 	NetID uint32
+	// State is its position and velocity now.
 	State scenario.Mover
+	// Moved is the distance it has travelled since it joined, in units.
 	Moved float32
 }
 
@@ -73,7 +78,7 @@ func StartServer(ctx context.Context, bots int, udpAddr, httpAddr string, page *
 	if httpAddr != "" {
 		if s.webL, err = net.Listen("tcp", httpAddr); err != nil {
 			udp.Close()
-			return nil, fmt.Errorf("arena: HTTP: %w", err)
+			return nil, fmt.Errorf("HTTP: %w", err)
 		}
 		mux := http.NewServeMux()
 		mux.Handle("/ws", s.ws)
@@ -221,7 +226,9 @@ type ServeConfig struct {
 
 // Serve starts the server and, with cfg.HTTPAddr, the build of the
 // browser version, and runs them until ctx ends; logf tells the user
-// where to connect.
+// where to connect. It returns once the server listens; Wait blocks until
+// it has stopped. (StartServer and Run do the same without the build and
+// the messages, for tests and programs that serve their own page.)
 func Serve(ctx context.Context, cfg ServeConfig, logf func(format string, args ...any)) (*Server, error) {
 	var page *Page
 	if cfg.HTTPAddr != "" {
@@ -232,29 +239,43 @@ func Serve(ctx context.Context, cfg ServeConfig, logf func(format string, args .
 	}
 	srv, err := StartServer(ctx, cfg.Bots, cfg.UDPAddr, cfg.HTTPAddr, page)
 	if err != nil {
-		if page != nil {
-			page.Close()
+		if errors.Is(err, syscall.EADDRINUSE) {
+			err = fmt.Errorf("%w (is another arena running? choose other addresses with -addr and -http)", err)
 		}
-		return nil, fmt.Errorf("%w (is another arena running? choose other addresses with -addr and -http)", err)
+		return nil, err
 	}
 	logf("arena: server on udp://%s with %d bots; another player: go run ./examples/arena -join %s", srv.UDPAddr(), cfg.Bots, srv.UDPAddr())
+	var building sync.WaitGroup
 	if page != nil {
 		logf("arena: building the browser version for http://%s (a minute at most the first time)", srv.WebAddr())
+		building.Add(1)
 		go func() {
-			defer page.Close()
+			defer building.Done()
 			page.Build(ctx)
 			if err := page.Wait(ctx); err != nil {
-				logf("%v", err)
+				if ctx.Err() == nil {
+					logf("%v", err)
+				}
 				return
 			}
 			logf("arena: browser version ready: http://%s (every tab is a player)", srv.WebAddr())
-			<-ctx.Done()
 		}()
 	}
+	srv.done = make(chan struct{})
 	go func() {
+		defer close(srv.done)
 		if err := srv.Run(ctx); err != nil {
 			logf("arena: server: %v", err)
 		}
+		building.Wait()
 	}()
 	return srv, nil
+}
+
+// Wait blocks until a server started by Serve has stopped (its context
+// ended): sockets closed, the browser build ended.
+func (s *Server) Wait() {
+	if s.done != nil {
+		<-s.done
+	}
 }

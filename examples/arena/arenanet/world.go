@@ -9,34 +9,34 @@ import (
 	"github.com/netsmooth/netsmooth/wire"
 )
 
-// The rules both ends know: the tick rate, the arena, the bots' paths,
-// the players' movement and the inputs' wire form.
+// The rules both ends know: the tick rate, the arena's size, the
+// players' NetIDs and top speed.
 const (
 	// TickRate is the server's simulation and snapshot rate, Hz.
 	TickRate = 20
-	// The arena is WorldW × WorldH units, drawn at pxPerUnit pixels a
-	// unit.
+	// WorldW and WorldH are the arena's size in world units (x right,
+	// y up, from 0).
 	WorldW, WorldH = 128, 80
-	pxPerUnit      = 8
-	// botSpeed is how fast the bots move, units per second.
-	botSpeed = 9
-	// teleportPeriod: every teleportEvery-th bot jumps to a new place
-	// every teleportPeriod seconds (its Epoch changes: a teleport).
-	teleportPeriod = 6
-	teleportEvery  = 25
-	// PlayerBase is above every bot's NetID: the server gives the
-	// players NetIDs PlayerBase+1, PlayerBase+2, ...
+	// PlayerBase is above every bot's NetID (1..bots): the server gives
+	// the players NetIDs PlayerBase+1, PlayerBase+2, ...
 	PlayerBase = 1 << 20
-	// PlayerSpeed and playerAccel: the players' top speed (units per
-	// second) and acceleration (units per second²).
+	// PlayerSpeed is the players' top speed, units per second.
 	PlayerSpeed = 16
-	playerAccel = 90
+)
+
+// The bots' and players' motion.
+const (
+	botSpeed       = 9  // units per second
+	teleportPeriod = 6  // seconds between a teleporting bot's jumps
+	teleportEvery  = 25 // every 25th bot teleports
+	playerAccel    = 90 // units per second²
 )
 
 // BotAt is bot k (NetID k+1) at tick t (fractional ticks allowed): its
 // position on a circle of its own, the rotation facing its way, and its
-// epoch. Every teleportEvery-th bot moves its circle to a new place every
-// teleportPeriod seconds: the epoch counts those jumps.
+// epoch. Every 25th bot moves its circle to a new place every 6 seconds
+// (a teleport): the epoch counts those jumps. Clients use it to draw the
+// true path next to the drawn one.
 func BotAt(k int, t float64) (mgl32.Vec2, mgl32.Quat, uint8) {
 	sec := t / TickRate
 	var epoch uint32

@@ -18,8 +18,17 @@ import (
 const wsFirstID session.ClientID = 1 << 31
 
 // wsQueue is how many packets may wait for a slow WebSocket; beyond it
-// the tick's packets are dropped (counted), as a congested link would.
+// the tick's packets are dropped, as a congested link would drop them.
 const wsQueue = 256
+
+// wsIdle disconnects a WebSocket client silent for this long (a client
+// sends an input packet every tick), as the UDP transport does; wsMax
+// bounds the WebSocket clients, so that silent sockets cannot take every
+// place of the shared session.
+const (
+	wsIdle = 10 * time.Second
+	wsMax  = 32
+)
 
 // wsHub carries the session's packets over WebSocket: one binary message
 // per packet, each way. Every connection is a client of the shared
@@ -39,9 +48,8 @@ type wsHub struct {
 
 // wsPeer is one WebSocket client: packets for it wait in out.
 type wsPeer struct {
-	out     chan []byte
-	cancel  func() // ends the connection
-	dropped uint64
+	out    chan []byte
+	cancel func() // ends the connection
 }
 
 func newWSHub(sess *session.Server, now func() uint32) *wsHub {
@@ -57,9 +65,9 @@ func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.SetReadLimit(int64(h.sess.Config().Wire.MaxPacket))
 	h.mu.Lock()
-	if h.closed {
+	if h.closed || len(h.conns) >= wsMax {
 		h.mu.Unlock()
-		c.Close(websocket.StatusGoingAway, "server closing")
+		c.Close(websocket.StatusTryAgainLater, "server closing or full")
 		return
 	}
 	id := h.next
@@ -77,14 +85,22 @@ func (h *wsHub) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.mu.Unlock()
 	defer h.wg.Done()
 
-	go h.write(ctx, c, p, cancel)
+	writing := make(chan struct{})
+	go func() {
+		defer close(writing)
+		h.write(ctx, c, p, cancel)
+	}()
 	for {
-		_, b, err := c.Read(ctx)
+		rctx, done := context.WithTimeout(ctx, wsIdle)
+		_, b, err := c.Read(rctx)
+		done()
 		if err != nil {
 			break
 		}
 		_ = h.sess.Receive(id, b, h.now()) // bad packets are counted in the session's Stats
 	}
+	cancel()
+	<-writing
 	h.mu.Lock()
 	delete(h.conns, id)
 	h.mu.Unlock()
@@ -141,8 +157,7 @@ func (h *wsHub) sendSnapshots(ids []session.ClientID) error {
 		for _, b := range packets {
 			select {
 			case p.out <- append([]byte(nil), b...):
-			default:
-				p.dropped++
+			default: // the socket is backed up: dropped, like a congested link's
 			}
 		}
 	}

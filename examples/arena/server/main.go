@@ -24,6 +24,7 @@ import (
 )
 
 func main() {
+	flag.CommandLine.Init("server", flag.ExitOnError)
 	cfg := arenanet.ServeConfig{}
 	flag.IntVar(&cfg.Bots, "bots", 400, "remote entities the server simulates (0..16000)")
 	flag.StringVar(&cfg.UDPAddr, "addr", "127.0.0.1:7777", "UDP address to listen on")
@@ -31,7 +32,11 @@ func main() {
 	flag.StringVar(&cfg.Wasm, "wasm", "", "serve this prebuilt arena.wasm instead of building one")
 	seconds := flag.Float64("seconds", 0, "stop after this many seconds (0: run until interrupted)")
 	flag.Parse()
-	if cfg.Bots < 0 || cfg.Bots > 16000 || *seconds < 0 {
+	switch {
+	case flag.NArg() > 0:
+		fmt.Fprintf(os.Stderr, "server: unexpected argument %q: every setting is a flag (-h lists them)\n", flag.Arg(0))
+		os.Exit(2)
+	case cfg.Bots < 0 || cfg.Bots > 16000 || *seconds < 0:
 		fmt.Fprintln(os.Stderr, "server: -bots must be within 0..16000 and -seconds not negative")
 		os.Exit(2)
 	}
@@ -42,10 +47,10 @@ func main() {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(*seconds*float64(time.Second)))
 		defer cancel()
 	}
-	if _, err := arenanet.Serve(ctx, cfg, log.Printf); err != nil {
+	srv, err := arenanet.Serve(ctx, cfg, log.Printf)
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "server:", err)
 		os.Exit(1)
 	}
-	<-ctx.Done()
-	time.Sleep(100 * time.Millisecond) // let the server close its sockets
+	srv.Wait() // until ctx ends: interrupted, or -seconds
 }
