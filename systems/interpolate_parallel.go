@@ -12,8 +12,9 @@ import (
 // even with Workers > 1, because handing work to another core (waking it,
 // and its cache missing what this core just wrote) costs about what it
 // saves. Measured on a 2-core machine, the whole frame with two workers
-// against one: 1.04× at 10k entities, 0.92× at 20k, 0.89× at 40k, 0.76×
-// at 100k, 0.70× at 1M (BENCHMARKS.md has the run).
+// against one: about 1.04× at 10k entities (with ParallelMin lowered),
+// 0.92× at 20k, 0.89× at 40k, 0.75× to 0.90× at 100k depending on the
+// run, 0.73× at 1M (BENCHMARKS.md has one run).
 const DefaultParallelMin = 20_000
 
 // MaxWorkers bounds InterpolateConfig.Workers.

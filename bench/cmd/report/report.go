@@ -258,8 +258,9 @@ go run ./bench/cmd/report
 
 (` + "`-max 100000`" + ` skips the 1M entity runs; ` + "`-benchtime`" + `, as for
 ` + "`go test`" + `, overrides the iteration counts, which by default scale with the
-entity count). Each number comes from one short run: expect some noise, and
-compare runs on the same machine only.
+entity count). Each number comes from one short run, but at 100k entities,
+where the targets are checked, from the median of three: expect some
+noise, and compare runs on the same machine only.
 
 `)
 }
