@@ -2,9 +2,9 @@ package ecs
 
 import (
 	"errors"
-	"github.com/netsmooth/netsmooth/blend"
 
 	"github.com/mlange-42/arche/ecs"
+	"github.com/netsmooth/netsmooth/blend"
 	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"

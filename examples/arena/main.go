@@ -33,7 +33,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/netsmooth/netsmooth/examples/arena/arenanet"
 	"log"
 	"os"
 	"os/signal"
@@ -44,6 +43,7 @@ import (
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/netsmooth/netsmooth/examples/arena/arenanet"
 )
 
 // options are the command's flags.

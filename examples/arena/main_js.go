@@ -5,11 +5,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/netsmooth/netsmooth/examples/arena/arenanet"
 	"syscall/js"
 	"time"
 
 	"github.com/hajimehoshi/ebiten/v2"
+	"github.com/netsmooth/netsmooth/examples/arena/arenanet"
 )
 
 // main is the browser version: it joins the server that served the page,

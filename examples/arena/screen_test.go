@@ -5,7 +5,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/netsmooth/netsmooth/examples/arena/internal/arenatest"
 	"image/png"
 	"os"
 	"os/exec"
@@ -14,6 +13,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/netsmooth/netsmooth/examples/arena/internal/arenatest"
 )
 
 // buildArena builds the command into a temporary directory.

@@ -5,7 +5,6 @@ package arenanet
 import (
 	"bytes"
 	"context"
-	"github.com/netsmooth/netsmooth/examples/arena/internal/arenatest"
 	"image/png"
 	"os"
 	"os/exec"
@@ -16,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
+	"github.com/netsmooth/netsmooth/examples/arena/internal/arenatest"
 )
 
 // The browser version, as a person uses it: the server builds it for

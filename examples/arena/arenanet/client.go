@@ -3,11 +3,11 @@ package arenanet
 import (
 	"context"
 	"fmt"
-	"github.com/go-gl/mathgl/mgl32"
 	"math"
 	"sync"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
