@@ -231,25 +231,26 @@ func System(b *testing.B, stage Stage, n int) {
 	perEntity(b, n)
 }
 
-// flatInterpolating is the flat baseline with only the interpolation step
-// of its frames timed.
-type flatInterpolating struct {
-	*Flat
-	b *testing.B
+// interpolationTimed is a baseline whose frames time only their
+// interpolation step.
+type interpolationTimed struct {
+	scenario.Client
+	ingest      func(dt float64)
+	interpolate func()
+	b           *testing.B
 }
 
-func (f flatInterpolating) Frame(dt float64) {
-	f.Ingest(dt)
-	f.b.StartTimer()
-	f.interpolate()
+func (t interpolationTimed) Frame(dt float64) {
+	t.ingest(dt)
+	t.b.StartTimer()
+	t.interpolate()
 }
 
-// FlatInterpolate measures the flat baseline's interpolation step alone in
-// the steady scenario: the lower bound for netsmooth's Interpolate system.
-func FlatInterpolate(b *testing.B, n int) {
-	f := NewFlat(n)
-	r := warmup(f, NewStream(n))
-	r.loop.Client = flatInterpolating{Flat: f, b: b}
+// interpolationOnly measures a baseline's interpolation step alone in the
+// steady scenario.
+func interpolationOnly(b *testing.B, impl scenario.Client, ingest func(float64), interpolate func(), n int) {
+	r := warmup(impl, NewStream(n))
+	r.loop.Client = interpolationTimed{Client: impl, ingest: ingest, interpolate: interpolate, b: b}
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -259,17 +260,11 @@ func FlatInterpolate(b *testing.B, n int) {
 	perEntity(b, n)
 }
 
-// minimumInterpolating is the lower bound with only the interpolation
-// step of its frames timed.
-type minimumInterpolating struct {
-	*Minimum
-	b *testing.B
-}
-
-func (m minimumInterpolating) Frame(dt float64) {
-	m.Ingest(dt)
-	m.b.StartTimer()
-	m.Interpolate()
+// FlatInterpolate measures the flat baseline's interpolation step alone in
+// the steady scenario: netsmooth's own layout and maths without the ECS.
+func FlatInterpolate(b *testing.B, n int) {
+	f := NewFlat(n)
+	interpolationOnly(b, f, f.Ingest, f.interpolate, n)
 }
 
 // MinimumInterpolate measures the lower bound's interpolation step alone
@@ -277,15 +272,7 @@ func (m minimumInterpolating) Frame(dt float64) {
 // system.
 func MinimumInterpolate(b *testing.B, n int) {
 	m := NewMinimum(n)
-	r := warmup(m, NewStream(n))
-	r.loop.Client = minimumInterpolating{Minimum: m, b: b}
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		r.loop.Step()
-	}
-	perEntity(b, n)
+	interpolationOnly(b, m, m.Ingest, m.Interpolate, n)
 }
 
 // churn is the server of the churn benchmark: the steady stream, with a
