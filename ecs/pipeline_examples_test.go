@@ -79,3 +79,37 @@ func ExamplePipeline_Metrics() {
 	// rejected non-finite: 1
 	// rejected future: 1
 }
+
+// A large world drawn on two cores: Interpolate splits the entities into
+// two shares from ParallelMin entities on (20,000 by default; lowered here
+// for a small example) and draws exactly what one goroutine would.
+// Finalize stops its worker goroutine.
+func ExampleConfig_workers() {
+	cfg := nsecs.DefaultConfig()
+	cfg.Interpolate.Workers = 2
+	cfg.Interpolate.ParallelMin = 100
+
+	world := ecs.NewWorld()
+	pipe, err := nsecs.New(&world, cfg)
+	if err != nil {
+		panic(err)
+	}
+	defer pipe.Finalize()
+	for tick := uint32(100); tick <= 110; tick++ {
+		for id := range 1000 {
+			pipe.Inbox().Push(systems.Message{
+				NetID: components.NetID(id + 1),
+				Tick:  tick,
+				Pos:   mgl32.Vec3{float32(tick-100) + float32(id), 0, 0},
+			})
+		}
+	}
+	pipe.Update(1.0 / 60)
+
+	e, _ := pipe.Lookup(1000)
+	renders := generic.NewMap1[components.Render](&world)
+	r := renders.Get(e)
+	fmt.Printf("entity 1000 at x=%.2f\n", r.Pos[0])
+	// Output:
+	// entity 1000 at x=1007.40
+}

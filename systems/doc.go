@@ -51,4 +51,11 @@
 // once on frames where the [Signals] say nothing drawn has a correction,
 // and Snap on frames where nothing drawn crossed a teleport or corrects
 // farther than its distance.
+//
+// # More than one core
+//
+// Interpolate, the largest per-frame cost, can split the remote entities
+// over several goroutines (InterpolateConfig.Workers, from ParallelMin
+// entities), drawing exactly what one goroutine draws. The other systems
+// run on the world's goroutine, where arche wants its queries made.
 package systems
