@@ -1,9 +1,14 @@
 // Package bench measures netsmooth's per-frame cost over entity counts and
-// compares it, in the same run, with two baselines:
+// compares it, in the same run, with a lower bound and two baselines:
 //
-//   - [Flat]: a hand-written loop over flat slices doing the same work for
-//     the steady snapshot stream (ring insert, bracket refresh, lerp, nlerp),
-//     with none of the ECS, index or generality: the practical lower bound.
+//   - [Minimum]: the true lower bound, the least work per entity that
+//     draws what the pipeline draws, by hand and in the layout that work
+//     needs (a hot bracket, a ring head, a cold ring), with no ECS, index,
+//     validation or generality; the reference of every ratio.
+//   - [Flat]: a hand-written loop over flat slices with netsmooth's own
+//     data layout and maths (ring insert, bracket refresh, lerp, nlerp),
+//     with none of the ECS, index or generality: it bounds the ECS and
+//     index overhead, not the work.
 //   - naive ([NewNaive]): the object-per-entity [scenario.DampedBuffer], in
 //     the style of a TypeScript snapshot buffer: a pointer per entity in a
 //     map from NetID, a slice of snapshots sorted on every push, mathgl

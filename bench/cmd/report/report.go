@@ -240,13 +240,13 @@ frame, an 8-byte ring head and a cold ring of 32-byte samples touched only
 on arrival and when the render time crosses a sample); a test checks that it
 draws the same positions and rotations as the pipeline, frame by frame.
 For context: **flat**, a hand-written loop with netsmooth's own data layout
-and maths (the 84-byte span, the ring's slot columns, validation), which
+and maths (the 92-byte span, the ring's slot columns, validation), which
 bounds the ECS and index overhead only; and **naive**, an object per entity
 held by pointer in a map from NetID, with a slice of snapshots sorted on
 every push and mathgl method chains, in the style of a TypeScript snapshot
 buffer (the scorecard's "damped buffer", here on netsmooth's clock).
-**netsmooth-2workers** is netsmooth with Interpolate split over two
-goroutines (` + "`InterpolateConfig.Workers = 2`" + `). Times are per entity and
+The rows "frame, 2 workers" are netsmooth's frame with Interpolate split
+over two goroutines (` + "`InterpolateConfig.Workers = 2`" + `). Times are per entity and
 frame (ns/entity), or per entity-snapshot received for ingest
 (ns/snapshot).
 
