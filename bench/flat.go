@@ -11,7 +11,7 @@ import (
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
-// Flat is the lower-bound baseline: the steady scenario's work done by hand
+// Flat is the layout baseline: the steady scenario's work done by hand
 // over flat slices indexed by NetID-1, with the same data layout and maths
 // as netsmooth (ring head and bracket in a span, the ring's slots as
 // columns, one slot read when the render time crosses a sample), so that only
