@@ -25,7 +25,7 @@ func TestComponentMemoryPerEntity(t *testing.T) {
 
 // TestBaselinesAgree: the flat baseline draws the same positions as the
 // pipeline on the steady scenario (it must do the same work to be a fair
-// lower bound), and the naive one too.
+// comparison), and the naive one too.
 func TestBaselinesAgree(t *testing.T) {
 	const n = 50
 	impls := []scenario.Client{NewPipeline(n), NewFlat(n), NewNaive()}
