@@ -28,30 +28,26 @@ func perEntity(b *testing.B, n int) {
 // Frame measures a whole render frame of the steady scenario: every third
 // frame receives one snapshot per entity (20 Hz snapshots at 60 FPS). The
 // snapshot generation is not timed; receiving them is.
-func Frame(b *testing.B, name string, n int) {
-	impl := New(name, n)
-	release(b, impl)
-	r := warmup(impl, NewStream(n))
-	r.b = b
-	b.ReportAllocs()
-	b.ResetTimer()
-	r.frames(b.N)
-	perEntity(b, n)
-}
+func Frame(b *testing.B, name string, n int) { frameOn(b, name, NewStream(n)) }
 
 // FramePositionOnly is Frame on a stream that never rotates: every
 // rotation is the identity, so no rotation needs blending.
 func FramePositionOnly(b *testing.B, name string, n int) {
 	s := NewStream(n)
 	s.PositionOnly = true
-	impl := New(name, n)
+	frameOn(b, name, s)
+}
+
+// frameOn measures whole frames of implementation name on stream s.
+func frameOn(b *testing.B, name string, s *Stream) {
+	impl := New(name, s.n)
 	release(b, impl)
 	r := warmup(impl, s)
 	r.b = b
 	b.ReportAllocs()
 	b.ResetTimer()
 	r.frames(b.N)
-	perEntity(b, n)
+	perEntity(b, s.n)
 }
 
 // FrameSplit measures whole frames like Frame, timed one by one, and

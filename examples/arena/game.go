@@ -6,8 +6,8 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"io"
 	"math"
-	"os"
 	"strings"
 	"time"
 
@@ -500,13 +500,5 @@ func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond)
 func savePNG(screen *ebiten.Image, path string) error {
 	img := image.NewRGBA(screen.Bounds())
 	screen.ReadPixels(img.Pix)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := png.Encode(f, img); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return writeFile(path, func(w io.Writer) error { return png.Encode(w, img) })
 }

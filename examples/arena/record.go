@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"image/gif"
+	"io"
 	"os"
 	"time"
 
@@ -60,11 +61,17 @@ func (r *recorder) save(path string) error {
 		anim.Delay[i] = max(cs, 2) // browsers show shorter delays as 100 ms
 		shown += time.Duration(anim.Delay[i]) * 10 * time.Millisecond
 	}
+	return writeFile(path, func(w io.Writer) error { return gif.EncodeAll(w, anim) })
+}
+
+// writeFile creates path and writes it with encode, reporting the first
+// error, the close's included.
+func writeFile(path string, encode func(io.Writer) error) error {
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
-	if err := gif.EncodeAll(f, anim); err != nil {
+	if err := encode(f); err != nil {
 		f.Close()
 		return err
 	}

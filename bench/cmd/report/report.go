@@ -171,13 +171,14 @@ func valueTarget(name string, m measurement, ok bool, limit float64) target {
 func (r *report) Targets() []target {
 	n := r.targetN()
 	get := func(c, impl string) (measurement, bool) { return r.get(c, impl, n) }
-	ratio := func(name, c, impl, ref string, limit float64) target {
-		a, okA := get(c, impl)
-		b, okB := get(caseFrame, ref)
-		if c != caseTwoWorkers {
-			b, okB = get(c, ref)
-		}
-		return ratioTarget(name, a, b, okA, okB, limit, false)
+	// ratio is the target a ≤ limit × b, on two measurements at n.
+	ratio := func(name string, a, b key, limit float64) target {
+		ma, okA := get(a.Case, a.Impl)
+		mb, okB := get(b.Case, b.Impl)
+		return ratioTarget(name, ma, mb, okA, okB, limit, false)
+	}
+	vsLowerBound := func(name, c string, limit float64) target {
+		return ratio(name, key{Case: c, Impl: bench.NetSmooth}, key{Case: c, Impl: bench.MinimumName}, limit)
 	}
 	frame, okFrame := get(caseFrame, bench.NetSmooth)
 	naive, okNaive := get(caseFrame, bench.NaiveName)
@@ -185,11 +186,11 @@ func (r *report) Targets() []target {
 	small, okSmall := r.get(caseFrame, bench.NetSmooth, 10_000)
 	large, okLarge := r.get(caseFrame, bench.NetSmooth, 1_000_000)
 	return []target{
-		ratio("whole frame ÷ lower bound", caseFrame, bench.NetSmooth, bench.MinimumName, 1.25),
-		ratio("Interpolate ÷ lower bound", caseInterpolate, bench.NetSmooth, bench.MinimumName, 1.15),
-		ratio("ingest ÷ lower bound", caseIngest, bench.NetSmooth, bench.MinimumName, 1.25),
+		vsLowerBound("whole frame ÷ lower bound", caseFrame, 1.25),
+		vsLowerBound("Interpolate ÷ lower bound", caseInterpolate, 1.15),
+		vsLowerBound("ingest ÷ lower bound", caseIngest, 1.25),
 		valueTarget("position-only frame, per entity", posOnly, okPosOnly, 15),
-		ratio("whole frame, Interpolate on 2 workers ÷ on 1", caseTwoWorkers, bench.NetSmooth, bench.NetSmooth, 0.7),
+		ratio("whole frame, Interpolate on 2 workers ÷ on 1", key{Case: caseTwoWorkers, Impl: bench.NetSmooth}, key{Case: caseFrame, Impl: bench.NetSmooth}, 0.7),
 		{Name: "allocations per frame (every netsmooth per-frame case)", Measured: float64(r.maxFrameAllocs()), Limit: 0, Unit: unitAllocs, Taken: len(r.Results) > 0},
 		ratioTarget("naive frame ÷ whole frame (speed-up)", naive, frame, okNaive, okFrame, 5, true),
 		{Name: "component memory per remote entity", Measured: float64(r.ComponentBytes), Limit: 1024, Unit: unitBytes, Taken: r.ComponentBytes > 0},
