@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
@@ -110,6 +111,7 @@ type Interpolate struct {
 	lagFrom      float32 // an entity with a longer interval than this needs a lag
 	lagGrow      float32 // how far a lag may grow this frame, in ticks
 	lagShrink    float32 // how far a lag may shrink this frame, in ticks
+	lagStep      float32 // the frame's render-time advance that lags shrink within
 	maxLag       float32 // ticks
 	base         float64 // the pipeline's render time
 	resets       uint64  // the clock's reset count at the last frame
@@ -245,15 +247,21 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 	fc := &p.fc
 	base, lagFrom := s.base, s.lagFrom
 	spanID, renderID, corrID := s.cols.span, s.render, s.corr
+	// The fast path's tallies stay in a local, merged into fc once after
+	// the loop: through the pointer, every entity would load and store
+	// them again (the compiler cannot tell that writing a Render leaves
+	// them alone). About 1.5 ns per entity at 100k.
+	var lerps lerpCounts
+	lerps.aheadMin = c.RingCapacity
 	for i := 0; count < 0 || i < count; i++ {
 		if (count < 0 || i > 0) && !q.Next() {
 			break
 		}
 		span := (*c.Span)(q.Get(spanID))
 		render := (*c.Render)(q.Get(renderID))
-		if corr := (*c.Correction)(q.Get(corrID)); !corr.IsZero() {
-			fc.corrected++ // Smooth and Snap must look at it
-			fc.maxCorrSq = max(fc.maxCorrSq, blend.LenSq(&corr.Pos))
+		if corr := (*c.Correction)(q.Get(corrID)); !correctionBitsZero(corr) && !corr.IsZero() {
+			lerps.corrected++ // Smooth and Snap must look at it
+			lerps.maxCorrSq = max(lerps.maxCorrSq, blend.LenSq(&corr.Pos))
 		}
 		rt := base
 		if span.Lag != 0 || span.Interval > lagFrom {
@@ -283,7 +291,11 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 				}
 				render.State = span.State
 				render.Flags = c.Visible
-				fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
+				a := span.Ring.Len() - span.Ring.Logical(int(span.ToPhys))
+				lerps.aheadSum += a
+				lerps.aheadN++
+				lerps.aheadMin = min(lerps.aheadMin, a)
+				lerps.aheadMax = max(lerps.aheadMax, a)
 				continue
 			}
 			if fast { // a Step span: hold sample 0
@@ -296,7 +308,39 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 		p.rt = rt
 		s.slow(q, p, span, render)
 	}
+	lerps.mergeInto(fc)
 }
+
+// lerpCounts are the tallies of pass's common case, kept in locals.
+type lerpCounts struct {
+	aheadSum, aheadN, aheadMin, aheadMax int
+	corrected                            int
+	maxCorrSq                            float32
+}
+
+// mergeInto adds the tallies to fc.
+func (l *lerpCounts) mergeInto(fc *frameCounts) {
+	fc.aheadSum += l.aheadSum
+	fc.aheadN += l.aheadN
+	fc.aheadMin = min(fc.aheadMin, l.aheadMin)
+	fc.aheadMax = max(fc.aheadMax, l.aheadMax)
+	fc.corrected += l.corrected
+	fc.maxCorrSq = max(fc.maxCorrSq, l.maxCorrSq)
+}
+
+// correctionBitsZero reports whether every bit of corr is zero: one test
+// of three words instead of six float comparisons, for the common case of
+// no correction. A correction of negative zeros fails it and is left to
+// IsZero.
+func correctionBitsZero(corr *c.Correction) bool {
+	w := (*[3]uint64)(unsafe.Pointer(corr))
+	return w[0]|w[1]|w[2] == 0
+}
+
+// A Correction is exactly the three words correctionBitsZero reads: this
+// fails to compile if it is not.
+var _ = [1]struct{}{}[unsafe.Sizeof(c.Correction{})-24]
+var _ = [1]struct{}{}[24-unsafe.Sizeof(c.Correction{})]
 
 // setLagBounds sets this frame's per-entity lag constants: entities sent
 // more than half a tick less often than the stream as a whole are drawn
@@ -310,7 +354,7 @@ func (s *Interpolate) setLagBounds(advance float64) {
 	if s.jumped {
 		adv = 0
 	}
-	s.lagGrow, s.lagShrink = 0.9*adv, adv/lagSlew
+	s.lagGrow, s.lagShrink, s.lagStep = 0.9*adv, adv/lagSlew, adv
 	s.maxLag = float32(s.cfg.MaxLag * s.rate)
 }
 
@@ -324,9 +368,9 @@ const lagSlew = 5
 // drawn does not depend on the time (not on screen yet, before its first
 // sample, or holding still past its newest) it takes the target at once.
 func (s *Interpolate) slewLag(span *c.Span) {
-	target := min(max(span.Interval-(s.lagFrom-0.5), 0), s.maxLag)
-	if span.Interval <= s.lagFrom {
-		target = 0
+	var target float32
+	if span.Interval > s.lagFrom {
+		target = min(span.Interval-(s.lagFrom-0.5), s.maxLag)
 	}
 	switch {
 	case span.Mode == c.SpanEmpty, span.Mode == c.SpanBefore, span.Flags&c.SpanHidden != 0,
@@ -336,7 +380,7 @@ func (s *Interpolate) slewLag(span *c.Span) {
 	}
 	if span.Lag > target {
 		// Proportional to the excess, between 5% and 50% of the advance.
-		adv := s.lagShrink * lagSlew
+		adv := s.lagStep
 		span.Lag = max(target, span.Lag-min(max((span.Lag-target)*s.lagShrink, 0.05*adv), 0.5*adv))
 		return
 	}

@@ -221,11 +221,6 @@ func (r *Receive) sampleWait(span *c.Span, known uint32) {
 	r.arrivals.Wait(wait)
 }
 
-// maxIntervalTicks bounds a measured send interval: a gap longer than this
-// (an entity idle for seconds, an absurd old tick) says nothing about how
-// often it is sent, and must not make the estimate absurd.
-const maxIntervalTicks = 64
-
 // unchangedUntil returns the newest tick before tick at which the server
 // said the entity was unchanged since its newest sample (a Complete marker
 // that did not name it), or newest if there was none.
@@ -261,7 +256,7 @@ func (r *Receive) appendStill(w *ecs.World, e ecs.Entity, head *c.RingHead, tick
 // at tick into its measured send interval, so an entity sent only when it
 // changes is not mistaken for a slow one.
 func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
-	gap := float32(min(tick-known, maxIntervalTicks))
+	gap := float32(min(tick-known, timeline.MaxIntervalTicks))
 	switch {
 	case gap == span.Interval:
 		// The steady state: nothing to change (and nothing to write).

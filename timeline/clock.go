@@ -356,7 +356,7 @@ func (c *Clock) observe(tick uint32) {
 			c.seenMask = c.seenMask<<gap | 1<<(gap-1)
 		}
 		c.newest = tick
-		g := math.Min(float64(gap), maxIntervalTicks)
+		g := math.Min(float64(gap), MaxIntervalTicks)
 		if c.stats.Interval == 0 {
 			c.stats.Interval = g
 		} else {
@@ -531,10 +531,12 @@ const scaleRamp = 8
 // reset thresholds jumps rather than fast-forwarding through the gap.
 const catchUpLimit = 3
 
-// maxIntervalTicks bounds a gap between new ticks counted in the interval
-// estimate: a longer one (a silence, an absurd tick) says nothing about
-// the send rate.
-const maxIntervalTicks = 64
+// MaxIntervalTicks bounds a gap between new ticks counted in a send
+// interval estimate, the stream's here and an entity's in the Receive
+// system: a longer one (a silence, an entity idle for seconds, an absurd
+// tick) says nothing about the send rate, and must not make the estimate
+// absurd.
+const MaxIntervalTicks = 64
 
 // delayFallTime is the time constant, in seconds, of a delay shrinking
 // from well above what the statistics ask for.
