@@ -13,8 +13,8 @@ import (
 // and its cache missing what this core just wrote) costs about what it
 // saves. Measured on a 2-core machine, the whole frame with two workers
 // against one: about 1.04× at 10k entities (with ParallelMin lowered),
-// 0.92× at 20k, 0.89× at 40k, 0.75× to 0.90× at 100k depending on the
-// run, 0.73× at 1M (BENCHMARKS.md has one run).
+// 0.96× at 20k, 0.83× at 40k, 0.77× at 100k and 0.78× at 1M (medians of
+// three runs; Receive, about 40% of a frame, stays on one goroutine).
 const DefaultParallelMin = 20_000
 
 // MaxWorkers bounds InterpolateConfig.Workers.
