@@ -25,7 +25,12 @@ import (
 //   - a ring head per entity (minHead, 8 bytes), touched only on arrival
 //     and when the render time crosses a sample;
 //   - a cold ring of 32-byte samples (minSample) per entity, written on
-//     arrival, read only when the bracket is rebuilt.
+//     arrival, read only when the bracket is rebuilt. The rings are stored
+//     slot-major (slot k of every entity in one array), as netsmooth's
+//     RingSlot columns are: entities sent together write, and cross, the
+//     same slot, so arrivals and crossings stream through memory instead
+//     of striding 512 bytes from entity to entity (which made the lower
+//     bound 15% slower to draw and 25% slower to ingest).
 //
 // Arrival never touches the bracket in steady state: a sample lands in
 // the cold ring, and the bracket moves to it when the render time gets
@@ -38,7 +43,7 @@ type Minimum struct {
 	pending []systems.Message
 	hot     []minBracket
 	heads   []minHead
-	ring    []minRing
+	slots   [c.RingCapacity][]minSample // slot k of every entity's ring
 	out     []c.Render
 }
 
@@ -66,9 +71,6 @@ type minSample struct {
 	Rot  mgl32.Quat
 }
 
-// minRing is an entity's cold ring of samples.
-type minRing [c.RingCapacity]minSample
-
 // MinimumBytesPerEntity is the Minimum's data per entity: bracket, ring
 // head, ring and the output.
 const MinimumBytesPerEntity = 68 + 8 + c.RingCapacity*32 + 32
@@ -76,8 +78,11 @@ const MinimumBytesPerEntity = 68 + 8 + c.RingCapacity*32 + 32
 // NewMinimum returns the lower bound for n entities (NetIDs 1..n), on a
 // clock configured like the default pipeline's.
 func NewMinimum(n int) *Minimum {
-	return &Minimum{clock: newClock(), hot: make([]minBracket, n), heads: make([]minHead, n),
-		ring: make([]minRing, n), out: make([]c.Render, n)}
+	m := &Minimum{clock: newClock(), hot: make([]minBracket, n), heads: make([]minHead, n), out: make([]c.Render, n)}
+	for k := range m.slots {
+		m.slots[k] = make([]minSample, n)
+	}
+	return m
 }
 
 // Receive implements [scenario.Client]: it queues snapshots for the next
@@ -120,7 +125,7 @@ func (m *Minimum) Ingest(dt float64) {
 			h.Start = (h.Start + 1) & (c.RingCapacity - 1)
 		}
 		h.Newest = msg.Tick
-		m.ring[k][phys] = minSample{Tick: msg.Tick, Pos: msg.Pos, Rot: msg.Rot}
+		m.slots[phys][k] = minSample{Tick: msg.Tick, Pos: msg.Pos, Rot: msg.Rot}
 		m.clock.Observe(msg.Tick)
 	}
 	m.clock.Advance()
@@ -156,11 +161,11 @@ func (m *Minimum) Interpolate() {
 // newest sample. It reports false when no two samples bracket rt.
 func (m *Minimum) rebuild(i int, b *minBracket, rt float64) bool {
 	h := &m.heads[i]
-	r := &m.ring[i]
+	r := &m.slots
 	if b.To != 0 {
 		next := (h.ToPos + 1) & (c.RingCapacity - 1)
-		if n := &r[next]; n.Tick > b.To && rt < float64(n.Tick) {
-			m.set(b, &r[h.ToPos], n)
+		if n := &r[next][i]; n.Tick > b.To && rt < float64(n.Tick) {
+			m.set(b, &r[h.ToPos][i], n)
 			h.ToPos = next
 			return true
 		}
@@ -168,7 +173,7 @@ func (m *Minimum) rebuild(i int, b *minBracket, rt float64) bool {
 	for k := int(h.Count) - 2; k >= 0; k-- {
 		pa := (int(h.Start) + k) & (c.RingCapacity - 1)
 		pb := (pa + 1) & (c.RingCapacity - 1)
-		if a, nb := &r[pa], &r[pb]; float64(a.Tick) <= rt && rt < float64(nb.Tick) {
+		if a, nb := &r[pa][i], &r[pb][i]; float64(a.Tick) <= rt && rt < float64(nb.Tick) {
 			m.set(b, a, nb)
 			h.ToPos = uint8(pb)
 			return true

@@ -237,8 +237,9 @@ three baselines do the same work. The reference is the **lower bound**
 (` + "`bench.Minimum`" + `): the least work per entity that draws what netsmooth
 draws, by hand, with no ECS, no index, no validation and no generality,
 in the layout that work needs (a 68-byte hot bracket per entity read every
-frame, an 8-byte ring head and a cold ring of 32-byte samples touched only
-on arrival and when the render time crosses a sample); a test checks that it
+frame, an 8-byte ring head and a cold, slot-major ring of 32-byte samples
+touched only on arrival and when the render time crosses a sample); a test
+checks that it
 draws the same positions and rotations as the pipeline, frame by frame.
 For context: **flat**, a hand-written loop with netsmooth's own data layout
 and maths (the 92-byte span, the ring's slot columns, validation), which
