@@ -15,7 +15,8 @@ import (
 
 // ClientConfig configures a [Client].
 type ClientConfig struct {
-	// Addr is the server's UDP address, "127.0.0.1:7777" say. Required.
+	// Addr is the server's UDP address, "127.0.0.1:7777" say. Required by
+	// Dial; NewClient, given its connection, ignores it.
 	Addr string
 	// Session configures the session.Client: the pipeline's inbox, the
 	// controlled NetID and where its authoritative states go (OnOwn,
@@ -37,20 +38,21 @@ type ClientConfig struct {
 	Seed uint64
 }
 
-// ClientStats are a [Client]'s counters at the socket; the session's are
-// in Session().Stats().
+// ClientStats are a [Client]'s counters at the connection; the session's
+// are in Session().Stats().
 type ClientStats struct {
-	// PacketsSent and BytesSent count the datagrams handed to the network
+	// PacketsSent and BytesSent count the packets handed to the connection
 	// (after Impair's losses, with its duplicates).
 	PacketsSent, BytesSent uint64
-	// PacketsReceived and BytesReceived count the datagrams read from the
-	// socket, before ImpairReceive; the session counts those it was handed
-	// (Session().Stats()).
+	// PacketsReceived and BytesReceived count the packets read from the
+	// connection, before ImpairReceive; the session counts those it was
+	// handed (Session().Stats()).
 	PacketsReceived, BytesReceived uint64
 	// BadPackets counts the packets the session refused.
 	BadPackets uint64
-	// ReadErrors and WriteErrors count socket errors (a connected UDP
-	// socket reports "connection refused" while no server listens).
+	// ReadErrors and WriteErrors count connection errors that did not end
+	// it (a connected UDP socket reports "connection refused" while no
+	// server listens).
 	ReadErrors, WriteErrors uint64
 	// Link is what Impair did to the packets sent, and LinkReceive what
 	// ImpairReceive did to the packets read: zero if never set, and
@@ -59,15 +61,21 @@ type ClientStats struct {
 	Link, LinkReceive netsim.Stats
 }
 
-// Client is a game client's UDP endpoint: a socket connected to the
-// server, a session.Client, and a goroutine that reads the socket and
-// hands every packet to the session (through ImpairReceive, if set), which
+// Client is a game client's end of the connection to the server: a
+// connection (a UDP socket from [Dial], any [Conn] from [NewClient]), a
+// session.Client, and a goroutine that reads the connection and hands
+// every packet to the session (through ImpairReceive, if set), which
 // pushes the entities into the pipeline's inbox. The game sends its inputs
 // with SendInputs. Close stops everything.
 type Client struct {
 	endpoint
+	conn  Conn
+	udp   *net.UDPConn // nil unless Dial made the connection
 	sess  *session.Client
 	start time.Time
+
+	errMu sync.Mutex
+	err   error // why the connection ended, guarded by errMu
 
 	sendMu sync.Mutex
 	buf    []byte
@@ -111,7 +119,28 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
 	_ = conn.SetReadBuffer(1 << 20) // best effort: room for a few ticks of snapshots
-	c := &Client{endpoint: endpoint{conn: conn}, sess: sess, start: time.Now()}
+	// One byte more than the largest packet: oversized packets are
+	// refused, not cut.
+	uc := &udpConn{UDPConn: conn, buf: make([]byte, sess.Config().Wire.MaxPacket+1)}
+	return start(ctx, cfg, sess, uc, conn)
+}
+
+// NewClient runs a Client over conn, a connection to the server made by
+// the game (a WebSocket, say; see [Conn]), and starts reading it. The
+// Client owns conn from then on: Close closes it, as NewClient does when
+// it returns an error. cfg.Addr is not used. Cancelling ctx closes the client, as Close does.
+func NewClient(ctx context.Context, conn Conn, cfg ClientConfig) (*Client, error) {
+	sess, err := session.NewClient(cfg.Session)
+	if err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return start(ctx, cfg, sess, conn, nil)
+}
+
+// start runs a Client over conn.
+func start(ctx context.Context, cfg ClientConfig, sess *session.Client, conn Conn, udp *net.UDPConn) (*Client, error) {
+	c := &Client{endpoint: endpoint{conn: conn}, conn: conn, udp: udp, sess: sess, start: time.Now()}
 	c.send.init(cfg.Seed, c.start, func(b []byte, _ netip.AddrPort) { c.write(b) })
 	c.recv.init(receiveSeed(cfg.Seed), c.start, func(b []byte, _ netip.AddrPort) { c.receive(b) })
 	if err := c.run(ctx, cfg.Impair, cfg.ImpairReceive, c.read); err != nil {
@@ -146,8 +175,23 @@ func (c *Client) Session() *session.Client { return c.sess }
 // of the packets' timing fields, and of ServerTick's argument.
 func (c *Client) Now() uint32 { return uint32(time.Since(c.start).Milliseconds()) }
 
-// LocalAddr returns the client's address.
-func (c *Client) LocalAddr() netip.AddrPort { return c.conn.LocalAddr().(*net.UDPAddr).AddrPort() }
+// LocalAddr returns the client's UDP address; the zero AddrPort for a
+// connection from NewClient.
+func (c *Client) LocalAddr() netip.AddrPort {
+	if c.udp == nil {
+		return netip.AddrPort{}
+	}
+	return c.udp.LocalAddr().(*net.UDPAddr).AddrPort()
+}
+
+// Err returns why the connection ended (a WebSocket closed by the server,
+// say), or nil while it works and after Close. A UDP socket has no
+// connection to lose: a silent server shows as no new snapshots.
+func (c *Client) Err() error {
+	c.errMu.Lock()
+	defer c.errMu.Unlock()
+	return c.err
+}
 
 // ServerTick estimates the server's tick now (see
 // session.Client.ServerTick).
@@ -169,9 +213,9 @@ func (c *Client) SendInputs() error {
 	return nil
 }
 
-// write sends one datagram and counts it.
+// write sends one packet and counts it.
 func (c *Client) write(b []byte) {
-	_, err := c.conn.Write(b)
+	err := c.conn.WritePacket(b)
 	c.mu.Lock()
 	if err != nil {
 		c.stats.WriteErrors++
@@ -182,24 +226,28 @@ func (c *Client) write(b []byte) {
 	c.mu.Unlock()
 }
 
-// read is the receiving goroutine: it ends when the socket is closed.
+// read is the receiving goroutine: it ends with the connection.
 func (c *Client) read() {
-	buf := make([]byte, c.sess.Config().Wire.MaxPacket+1) // one more: oversized packets are refused, not cut
 	for {
-		n, err := c.conn.Read(buf)
+		b, err := c.conn.ReadPacket()
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
+			if errors.Is(err, ErrTemporary) {
+				c.count(func(st *ClientStats) { st.ReadErrors++ })
+				time.Sleep(time.Millisecond) // no busy loop on a persistent error
+				continue
 			}
-			c.count(func(st *ClientStats) { st.ReadErrors++ })
-			time.Sleep(time.Millisecond) // no busy loop on a persistent error
-			continue
+			if !c.closing.Load() {
+				c.errMu.Lock()
+				c.err = fmt.Errorf("transport: connection lost: %w", err)
+				c.errMu.Unlock()
+			}
+			return
 		}
 		c.mu.Lock()
 		c.stats.PacketsReceived++
-		c.stats.BytesReceived += uint64(n)
+		c.stats.BytesReceived += uint64(len(b))
 		c.mu.Unlock()
-		c.recv.send(buf[:n], netip.AddrPort{})
+		c.recv.send(b, netip.AddrPort{})
 	}
 }
 
@@ -230,7 +278,7 @@ func (c *Client) Stats() ClientStats {
 	return st
 }
 
-// Close closes the socket and stops the client's goroutines, waiting for
-// them. Packets held by Impair and ImpairReceive are dropped. Only the
+// Close closes the connection and stops the client's goroutines, waiting
+// for them. Packets held by Impair and ImpairReceive are dropped. Only the
 // first call does anything.
 func (c *Client) Close() error { return c.close() }

@@ -1,7 +1,9 @@
 // Package transport carries netsmooth's protocol over UDP: a [Server]
 // that owns a session.Server and one UDP socket, and a [Client] that owns
-// a session.Client and a socket connected to the server. It uses the
-// standard library only, besides netsmooth's packages.
+// a session.Client and a socket connected to the server, or any other
+// connection that carries packets whole (a WebSocket in a browser; see
+// [NewClient]). It uses the standard library only, besides netsmooth's
+// packages.
 //
 // # Server
 //
@@ -77,26 +79,51 @@
 // impairment's random streams, burst state and counters (ClientStats.Link
 // and LinkReceive, ServerStats.Link) carry on; see netsim.Link.SetConfig.
 //
-// [Impairment] is exported for transports of the game's own: a WebSocket
-// client in a browser impairs what it sends with Impairment.Send in front
-// of its socket, and what it receives by sending it through a second
-// Impairment whose deliver function feeds the session. It needs only
-// goroutines and timers, so it runs under js/wasm too:
+// # Other connections
+//
+// A browser has no UDP. [NewClient] runs the same Client over any
+// connection that carries packets whole, one per message: a [Conn] (read a
+// packet, write a packet, close), such as a WebSocket. The game dials it
+// and wraps it in a few lines; the Client does the rest as over UDP,
+// impairments included (a reliable connection loses nothing by itself, so
+// Impair and ImpairReceive are what make it lossy in a test or a demo),
+// and Err reports a connection the server ended. With
+// github.com/coder/websocket, which builds for js/wasm:
+//
+//	type wsConn struct{ c *websocket.Conn }
+//
+//	func (w wsConn) ReadPacket() ([]byte, error) {
+//		_, b, err := w.c.Read(context.Background())
+//		return b, err
+//	}
+//	func (w wsConn) WritePacket(b []byte) error {
+//		return w.c.Write(context.Background(), websocket.MessageBinary, b)
+//	}
+//	func (w wsConn) Close() error { return w.c.Close(websocket.StatusNormalClosure, "") }
+//
+//	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:8080/ws", nil)
+//	cli, err := transport.NewClient(ctx, wsConn{ws}, transport.ClientConfig{Session: ...})
+//
+// The server end of such a connection drives a session.Server itself
+// (Connect a client, Receive every message it sends, write it its Snapshot
+// packets every tick): examples/arena serves WebSocket players beside UDP
+// ones that way.
+//
+// [Impairment] is exported for transports of the game's own that need
+// more: it needs only goroutines and timers, so it runs under js/wasm too.
 //
 //	down, err := transport.NewImpairment(netsim.Config{Latency: 80 * time.Millisecond}, seed,
 //		func(b []byte, _ netip.AddrPort) { sess.Receive(b, now()) })
 //	defer down.Close()
-//	// for every message read from the WebSocket:
-//	down.Send(msg, netip.AddrPort{})
-//	// on a key press:
-//	cfg := down.Config()
+//	down.Send(msg, netip.AddrPort{}) // for every message read
+//	cfg := down.Config()             // on a key press:
 //	cfg.Loss = min(cfg.Loss+0.05, 1)
 //	err = down.SetConfig(cfg)
 //
 // # Shutdown
 //
-// Close (or cancelling the context given to Listen or Dial) closes the
-// socket, stops the reading goroutine and the impairments', and waits for
-// them: nothing is left running. Packets still held by an impairment are
-// dropped.
+// Close (or cancelling the context given to Listen, Dial or NewClient)
+// closes the connection, stops the reading goroutine and the
+// impairments', and waits for them: nothing is left running. Packets still
+// held by an impairment are dropped.
 package transport

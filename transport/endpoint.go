@@ -3,6 +3,7 @@ package transport
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/netip"
 	"sync"
@@ -12,17 +13,19 @@ import (
 	"github.com/netsmooth/netsmooth/netsim"
 )
 
-// endpoint is what a Client and a Server share: the socket, the paths its
-// packets take (each optionally impaired), the goroutine that reads the
-// socket, and a close that stops everything once.
+// endpoint is what a Client and a Server share: the connection (closed
+// last), the paths its packets take (each optionally impaired), the
+// goroutine that reads the connection, and a close that stops everything
+// once.
 type endpoint struct {
-	conn *net.UDPConn
+	conn io.Closer
 	// send is the path of what the endpoint sends. recv is the path of what
 	// a Client reads, before its session sees it (ImpairReceive); a
 	// Server's is never configured, and costs nothing.
 	send, recv path
 
 	wg        sync.WaitGroup
+	closing   atomic.Bool // close was called: read errors from then on are its own
 	closeOnce sync.Once
 	closeErr  error
 	stopMu    sync.Mutex
@@ -58,6 +61,7 @@ func (e *endpoint) run(ctx context.Context, send, recv *netsim.Config, read func
 // goroutines; packets held by the impairments are dropped. Only the first
 // call does anything.
 func (e *endpoint) close() error {
+	e.closing.Store(true)
 	e.closeOnce.Do(func() {
 		e.stopMu.Lock()
 		if e.stopCtx != nil {

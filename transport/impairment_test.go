@@ -75,10 +75,14 @@ func TestImpairmentSetConfigLoss(t *testing.T) {
 		if err := m.SetConfig(netsim.Config{Loss: loss}); err != nil {
 			t.Fatal(err)
 		}
+		before := m.Stats().Delivered
 		for range n {
 			m.Send([]byte{1}, netip.AddrPort{})
 		}
-		drained(t, m)
+		// Delivered counts a packet just before the goroutine hands it
+		// over: wait for the hand-overs too.
+		want := int(drained(t, m).Delivered - before)
+		until(t, "the deliveries", func() {}, func() bool { return len(ch) >= want })
 		got := len(ch)
 		for range got {
 			<-ch
@@ -232,7 +236,10 @@ func TestImpairmentConcurrent(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	drained(t, m)
+	// Delivered counts a packet just before the goroutine hands it over,
+	// and Close stops the hand-overs: wait for them first.
+	done := drained(t, m).Delivered
+	until(t, "the deliveries", func() {}, func() bool { return uint64(n.Load()) >= done })
 	m.Close()
 	if st := m.Stats(); st.Sent != 2000 || uint64(n.Load()) != st.Delivered {
 		t.Fatalf("Stats %+v, %d delivered", st, n.Load())

@@ -73,6 +73,7 @@ type ServerStats struct {
 // SendSnapshots after each tick. Close stops everything.
 type Server struct {
 	endpoint
+	udp   *net.UDPConn
 	sess  *session.Server
 	cfg   ServerConfig
 	wcfg  wire.Config
@@ -118,7 +119,7 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 		return nil, fmt.Errorf("transport: %w", err)
 	}
 	_ = conn.SetReadBuffer(1 << 20) // best effort: room for a few ticks of snapshots
-	s := &Server{endpoint: endpoint{conn: conn}, sess: sess, cfg: cfg, wcfg: sess.Config().Wire, start: time.Now(),
+	s := &Server{endpoint: endpoint{conn: conn}, udp: conn, sess: sess, cfg: cfg, wcfg: sess.Config().Wire, start: time.Now(),
 		byAddr: make(map[netip.AddrPort]*peer), nextID: 1}
 	s.send.init(cfg.Seed, s.start, s.write)
 	if err := s.run(ctx, cfg.Impair, nil, s.read); err != nil {
@@ -135,7 +136,7 @@ func Listen(ctx context.Context, cfg ServerConfig) (*Server, error) {
 func (s *Server) SetImpair(cfg *netsim.Config) error { return s.send.set(cfg) }
 
 // Addr returns the address the server listens on.
-func (s *Server) Addr() netip.AddrPort { return s.conn.LocalAddr().(*net.UDPAddr).AddrPort() }
+func (s *Server) Addr() netip.AddrPort { return s.udp.LocalAddr().(*net.UDPAddr).AddrPort() }
 
 // Session returns the session: the game sets the world on it
 // (BeginTick, SetEntity, Despawn) and takes each client's inputs
@@ -173,7 +174,7 @@ func (s *Server) read() {
 	buf := make([]byte, s.wcfg.MaxPacket+1) // one more: oversized packets are refused, not cut
 	var probe wire.InputPacket
 	for {
-		n, addr, err := s.conn.ReadFromUDPAddrPort(buf)
+		n, addr, err := s.udp.ReadFromUDPAddrPort(buf)
 		if err != nil {
 			if errors.Is(err, net.ErrClosed) {
 				return
@@ -266,7 +267,7 @@ func (s *Server) SendSnapshots() error {
 
 // write sends one datagram and counts it.
 func (s *Server) write(b []byte, to netip.AddrPort) {
-	_, err := s.conn.WriteToUDPAddrPort(b, to)
+	_, err := s.udp.WriteToUDPAddrPort(b, to)
 	s.mu.Lock()
 	if err != nil {
 		s.stats.WriteErrors++

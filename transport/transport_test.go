@@ -275,7 +275,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	if err := s.Close(); err != nil { // already closed: nothing to do
 		t.Fatal(err)
 	}
-	if _, _, err := s.conn.ReadFromUDPAddrPort(make([]byte, 1)); err == nil {
+	if _, _, err := s.udp.ReadFromUDPAddrPort(make([]byte, 1)); err == nil {
 		t.Fatal("the server's socket is open")
 	}
 }

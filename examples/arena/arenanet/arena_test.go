@@ -210,3 +210,36 @@ func TestSettingsApplyLive(t *testing.T) {
 		t.Errorf("30%% loss dropped %d packets down in 2 s, want some tens", after.lostDown-before.lostDown)
 	}
 }
+
+// A WebSocket player whose server goes away is told so (the overlay shows
+// Stats.Err); while the server runs there is no error.
+func TestLostWebSocketShows(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	srv, err := StartServer(ctx, 10, "127.0.0.1:0", "127.0.0.1:0", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_ = srv.Run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	c := testClient(t, srv, true, DefaultSettings())
+	still := []scenario.Stick{{}}
+	play(500*time.Millisecond, []*Client{c}, still)
+	if err := c.Stats().Err; err != nil {
+		t.Fatalf("Err while the server runs: %v", err)
+	}
+	cancel()
+	<-done
+	for end := time.Now().Add(5 * time.Second); c.Stats().Err == nil; {
+		if time.Now().After(end) {
+			t.Fatal("no error 5 s after the server went away")
+		}
+		play(100*time.Millisecond, []*Client{c}, still)
+	}
+}

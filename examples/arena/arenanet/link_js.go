@@ -13,5 +13,5 @@ import (
 // dialUDP: a browser has no UDP; the browser version joins over
 // WebSocket.
 func dialUDP(context.Context, string, session.ClientConfig, netsim.Config, uint64) (link, error) {
-	return nil, errors.New("arena: no UDP in the browser: join over WebSocket")
+	return link{}, errors.New("arena: no UDP in the browser: join over WebSocket")
 }
