@@ -251,8 +251,7 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 	// the loop: through the pointer, every entity would load and store
 	// them again (the compiler cannot tell that writing a Render leaves
 	// them alone). About 1.5 ns per entity at 100k.
-	var lerps lerpCounts
-	lerps.aheadMin = c.RingCapacity
+	lerps := frameCounts{aheadMin: c.RingCapacity}
 	for i := 0; count < 0 || i < count; i++ {
 		if (count < 0 || i > 0) && !q.Next() {
 			break
@@ -308,24 +307,7 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 		p.rt = rt
 		s.slow(q, p, span, render)
 	}
-	lerps.mergeInto(fc)
-}
-
-// lerpCounts are the tallies of pass's common case, kept in locals.
-type lerpCounts struct {
-	aheadSum, aheadN, aheadMin, aheadMax int
-	corrected                            int
-	maxCorrSq                            float32
-}
-
-// mergeInto adds the tallies to fc.
-func (l *lerpCounts) mergeInto(fc *frameCounts) {
-	fc.aheadSum += l.aheadSum
-	fc.aheadN += l.aheadN
-	fc.aheadMin = min(fc.aheadMin, l.aheadMin)
-	fc.aheadMax = max(fc.aheadMax, l.aheadMax)
-	fc.corrected += l.corrected
-	fc.maxCorrSq = max(fc.maxCorrSq, l.maxCorrSq)
+	fc.merge(&lerps)
 }
 
 // correctionBitsZero reports whether every bit of corr is zero: one test

@@ -80,22 +80,7 @@ func TestNewClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	tk := uint32(0)
-	got := map[uint32]bool{}
-	var msgs []systems.Message
-	until(t, "entities and a round trip", func() {
-		tk++
-		if err := c.SendInputs(); err != nil {
-			t.Fatal(err)
-		}
-		tick(t, s, tk, 3)
-		msgs, _ = inbox.Drain(msgs)
-		for _, m := range msgs {
-			if m.Kind != systems.Complete {
-				got[uint32(m.NetID)] = true
-			}
-		}
-	}, func() bool {
+	exchange(t, s, c, inbox, 3, nil, func(got map[uint32]bool) bool {
 		_, ok := c.Session().Sync()
 		return len(got) == 3 && ok
 	})

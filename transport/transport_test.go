@@ -76,6 +76,32 @@ func until(t *testing.T, what string, step func(), done func() bool) {
 	}
 }
 
+// exchange runs server ticks of n entities, the client sending inputs
+// (queued by queue, if set) before each, until done says the entities the
+// client's inbox received (Complete markers aside) are enough.
+func exchange(t *testing.T, s *Server, c *Client, inbox *systems.Inbox, n int, queue func(tk uint32), done func(got map[uint32]bool) bool) {
+	t.Helper()
+	tk := uint32(0)
+	got := map[uint32]bool{}
+	var msgs []systems.Message
+	until(t, "entities and a round trip", func() {
+		tk++
+		if queue != nil {
+			queue(tk)
+		}
+		if err := c.SendInputs(); err != nil {
+			t.Fatal(err)
+		}
+		tick(t, s, tk, n)
+		msgs, _ = inbox.Drain(msgs)
+		for _, m := range msgs {
+			if m.Kind != systems.Complete {
+				got[uint32(m.NetID)] = true
+			}
+		}
+	}, func() bool { return done(got) })
+}
+
 // A client connects with its first input packet, receives the world's
 // entities into its inbox, and learns the round trip.
 func TestLoopback(t *testing.T) {
@@ -87,27 +113,13 @@ func TestLoopback(t *testing.T) {
 	c, inbox := dial(t, s.Addr().String(), ClientConfig{Session: session.ClientConfig{
 		NetID: 3, OnOwn: func(o session.Own) { owns <- o },
 	}})
-	tk := uint32(0)
-	got := map[uint32]bool{}
-	var msgs []systems.Message
-	until(t, "entities and a round trip", func() {
-		tk++
-		c.Session().QueueInput(tk, []byte{1})
-		if err := c.SendInputs(); err != nil {
-			t.Fatal(err)
-		}
-		tick(t, s, tk, 5)
-		msgs, _ = inbox.Drain(msgs)
-		for _, m := range msgs {
-			if m.Kind != systems.Complete {
-				got[uint32(m.NetID)] = true
-			}
-		}
-	}, func() bool {
+	var own3 bool
+	exchange(t, s, c, inbox, 5, func(tk uint32) { c.Session().QueueInput(tk, []byte{1}) }, func(got map[uint32]bool) bool {
 		_, ok := c.Session().Sync()
+		own3 = got[3]
 		return len(got) == 4 && len(owns) > 0 && ok
 	})
-	if got[3] {
+	if own3 {
 		t.Fatal("the controlled entity went to the inbox")
 	}
 	st := s.Stats()

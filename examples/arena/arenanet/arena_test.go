@@ -5,6 +5,7 @@ package arenanet
 import (
 	"context"
 	"math"
+	"sync"
 	"testing"
 	"time"
 
@@ -16,9 +17,19 @@ import (
 // WebSocket endpoint but no browser build, stopped with the test.
 func testServer(t *testing.T, bots int) *Server {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := StartServer(ctx, bots, "127.0.0.1:0", "127.0.0.1:0", nil)
+	srv, stop := runServer(t, context.Background(), bots, nil)
+	t.Cleanup(stop)
+	return srv
+}
+
+// runServer starts a server with bots (and page, if not nil) and runs it
+// until stop, which waits for it to end.
+func runServer(t *testing.T, ctx context.Context, bots int, page *Page) (srv *Server, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(ctx)
+	srv, err := StartServer(ctx, bots, "127.0.0.1:0", "127.0.0.1:0", page)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
@@ -28,11 +39,13 @@ func testServer(t *testing.T, bots int) *Server {
 			t.Errorf("server: %v", err)
 		}
 	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return srv
+	var once sync.Once
+	return srv, func() {
+		once.Do(func() {
+			cancel()
+			<-done
+		})
+	}
 }
 
 // testClient joins srv over UDP (or WebSocket, with ws) under the given
@@ -214,28 +227,15 @@ func TestSettingsApplyLive(t *testing.T) {
 // A WebSocket player whose server goes away is told so (the overlay shows
 // Stats.Err); while the server runs there is no error.
 func TestLostWebSocketShows(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	srv, err := StartServer(ctx, 10, "127.0.0.1:0", "127.0.0.1:0", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = srv.Run(ctx)
-	}()
-	defer func() {
-		cancel()
-		<-done
-	}()
+	srv, stop := runServer(t, context.Background(), 10, nil)
+	defer stop()
 	c := testClient(t, srv, true, DefaultSettings())
 	still := []scenario.Stick{{}}
 	play(500*time.Millisecond, []*Client{c}, still)
 	if err := c.Stats().Err; err != nil {
 		t.Fatalf("Err while the server runs: %v", err)
 	}
-	cancel()
-	<-done
+	stop()
 	for end := time.Now().Add(5 * time.Second); c.Stats().Err == nil; {
 		if time.Now().After(end) {
 			t.Fatal("no error 5 s after the server went away")

@@ -33,20 +33,8 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srvCtx, stopSrv := context.WithCancel(ctx)
-	srv, err := StartServer(srvCtx, 300, "127.0.0.1:0", "127.0.0.1:0", page)
-	if err != nil {
-		t.Fatal(err)
-	}
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = srv.Run(srvCtx)
-	}()
-	defer func() {
-		stopSrv()
-		<-served
-	}()
+	srv, stop := runServer(t, ctx, 300, page)
+	defer stop()
 	start := time.Now()
 	page.Build(ctx)
 	if err := page.Wait(ctx); err != nil {
