@@ -50,9 +50,9 @@ type ClientStats struct {
 	PacketsReceived, BytesReceived uint64
 	// BadPackets counts the packets the session refused.
 	BadPackets uint64
-	// ReadErrors and WriteErrors count connection errors that did not end
-	// it (a connected UDP socket reports "connection refused" while no
-	// server listens).
+	// ReadErrors counts the read errors reading went on after
+	// (ErrTemporary: a connected UDP socket reports "connection refused"
+	// while no server listens); WriteErrors counts every failed write.
 	ReadErrors, WriteErrors uint64
 	// Link is what Impair did to the packets sent, and LinkReceive what
 	// ImpairReceive did to the packets read: zero if never set, and
@@ -128,7 +128,8 @@ func Dial(ctx context.Context, cfg ClientConfig) (*Client, error) {
 // NewClient runs a Client over conn, a connection to the server made by
 // the game (a WebSocket, say; see [Conn]), and starts reading it. The
 // Client owns conn from then on: Close closes it, as NewClient does when
-// it returns an error. cfg.Addr is not used. Cancelling ctx closes the client, as Close does.
+// it returns an error. cfg.Addr is not used. Cancelling ctx closes the
+// client, as Close does.
 func NewClient(ctx context.Context, conn Conn, cfg ClientConfig) (*Client, error) {
 	sess, err := session.NewClient(cfg.Session)
 	if err != nil {
@@ -151,13 +152,15 @@ func start(ctx context.Context, cfg ClientConfig, sess *session.Client, conn Con
 
 // SetImpair changes the impairment of the packets the client sends from
 // now on to cfg, or with nil removes it: packets then go straight to the
-// socket. It is safe to call while SendInputs runs, from any goroutine.
+// connection. It is safe to call while SendInputs runs, from any
+// goroutine.
 //
 // The client keeps one [Impairment] for its sends, created by the first
-// configuration (at Dial or here) with Seed: a new cfg applies to it as
-// [Impairment.SetConfig] describes (its random streams, burst state and
-// counters carry on; packets it holds keep their delivery times, also
-// after SetImpair(nil)). Its Outages and Suspends windows count from Dial.
+// configuration (at Dial or NewClient, or here) with Seed: a new cfg
+// applies to it as [Impairment.SetConfig] describes (its random streams,
+// burst state and counters carry on; packets it holds keep their delivery
+// times, also after SetImpair(nil)). Its Outages and Suspends windows
+// count from Dial or NewClient.
 // An invalid cfg returns its error and changes nothing; after Close,
 // SetImpair returns an error wrapping net.ErrClosed.
 func (c *Client) SetImpair(cfg *netsim.Config) error { return c.send.set(cfg) }
@@ -171,8 +174,8 @@ func (c *Client) SetImpairReceive(cfg *netsim.Config) error { return c.recv.set(
 // counters, and QueueInput for the inputs SendInputs sends.
 func (c *Client) Session() *session.Client { return c.sess }
 
-// Now returns the client's clock in ms, the time since Dial: the clock
-// of the packets' timing fields, and of ServerTick's argument.
+// Now returns the client's clock in ms, the time since Dial or NewClient:
+// the clock of the packets' timing fields, and of ServerTick's argument.
 func (c *Client) Now() uint32 { return uint32(time.Since(c.start).Milliseconds()) }
 
 // LocalAddr returns the client's UDP address; the zero AddrPort for a
@@ -184,9 +187,10 @@ func (c *Client) LocalAddr() netip.AddrPort {
 	return c.udp.LocalAddr().(*net.UDPAddr).AddrPort()
 }
 
-// Err returns why the connection ended (a WebSocket closed by the server,
-// say), or nil while it works and after Close. A UDP socket has no
-// connection to lose: a silent server shows as no new snapshots.
+// Err returns why the connection ended, if it ended before Close (a
+// WebSocket closed by the server, say, or by its own library on an error),
+// and nil while it works. A UDP socket has no connection to lose: a silent
+// server shows as no new snapshots.
 func (c *Client) Err() error {
 	c.errMu.Lock()
 	defer c.errMu.Unlock()
@@ -231,7 +235,7 @@ func (c *Client) read() {
 	for {
 		b, err := c.conn.ReadPacket()
 		if err != nil {
-			if errors.Is(err, ErrTemporary) {
+			if errors.Is(err, ErrTemporary) && !c.closing.Load() {
 				c.count(func(st *ClientStats) { st.ReadErrors++ })
 				time.Sleep(time.Millisecond) // no busy loop on a persistent error
 				continue

@@ -9,7 +9,7 @@ import (
 // Conn is a connection to a server that carries the session's packets
 // whole, one per message: what a [Client] runs over. [Dial] makes one of
 // a UDP socket; [NewClient] takes any other, such as a WebSocket in a
-// browser (which has no UDP), a WebTransport stream or a pipe in a test.
+// browser (which has no UDP), WebTransport datagrams or a pipe in a test.
 // A reliable connection loses nothing by itself; ClientConfig.Impair and
 // ImpairReceive put the network the game wants to see on it.
 type Conn interface {
@@ -17,12 +17,17 @@ type Conn interface {
 	// may be reused by the next call. An error wrapping ErrTemporary is
 	// counted (ClientStats.ReadErrors) and reading goes on; any other
 	// ends the connection: the Client stops reading and reports it from
-	// Err, unless the Client was closed.
+	// Err, unless the Client was closed. After Close, ReadPacket must
+	// return an error (a temporary one then ends the reading too).
 	ReadPacket() ([]byte, error)
-	// WritePacket sends one packet, whole. It may be called from several
-	// goroutines at once, and while ReadPacket blocks.
+	// WritePacket sends one packet, whole, and must not keep b, which the
+	// Client reuses. It may be called from several goroutines at once,
+	// and while ReadPacket blocks. Without Impair it runs on the goroutine
+	// that called SendInputs: a connection that can stall (TCP under a
+	// WebSocket) should bound the time it waits.
 	WritePacket(b []byte) error
-	// Close ends the connection; a blocked ReadPacket returns an error.
+	// Close ends the connection and makes a blocked ReadPacket return. It
+	// may be called while ReadPacket and WritePacket run.
 	Close() error
 }
 

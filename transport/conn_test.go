@@ -6,8 +6,10 @@ import (
 	"io"
 	"net"
 	"net/netip"
+	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/session"
@@ -117,16 +119,83 @@ func TestNewClient(t *testing.T) {
 	}
 }
 
-// NewClient refuses a bad configuration and closes the connection it was
-// given.
+// NewClient refuses a bad configuration, the session's or the
+// impairment's, and closes the connection it was given.
 func TestNewClientConfigError(t *testing.T) {
 	s := listen(t, ServerConfig{})
-	conn := dialGameConn(t, s.Addr())
-	bad := ClientConfig{Impair: &netsim.Config{Loss: 2}}
-	if _, err := NewClient(context.Background(), conn, bad); err == nil {
-		t.Fatal("a bad Impair accepted")
+	for _, bad := range []ClientConfig{
+		{}, // no inbox
+		{Session: session.ClientConfig{Inbox: systems.NewInbox(0)}, Impair: &netsim.Config{Loss: 2}},
+	} {
+		conn := dialGameConn(t, s.Addr())
+		if _, err := NewClient(context.Background(), conn, bad); err == nil {
+			t.Fatalf("%+v accepted", bad)
+		}
+		if _, err := conn.udp.Write([]byte{1}); !errors.Is(err, net.ErrClosed) {
+			t.Fatalf("%+v: the connection is still open (write: %v)", bad, err)
+		}
 	}
-	if _, err := conn.udp.Write([]byte{1}); !errors.Is(err, net.ErrClosed) {
-		t.Fatalf("the connection is still open (write: %v)", err)
+}
+
+// A UDP client with no server to talk to keeps reading: the socket's
+// "connection refused" is counted, not taken for the end.
+func TestDialNoServerKeepsReading(t *testing.T) {
+	l, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.LocalAddr().String()
+	l.Close() // nobody listens there now
+	c, _ := dial(t, addr, ClientConfig{})
+	until(t, "a refused read counted", func() { _ = c.SendInputs() }, func() bool { return c.Stats().ReadErrors > 0 })
+	if err := c.Err(); err != nil {
+		t.Fatalf("Err = %v, want nil: a refused UDP read does not end the client", err)
+	}
+}
+
+// stubbornConn is a Conn whose every read error, even after Close, is
+// temporary.
+type stubbornConn struct {
+	closed chan struct{}
+	once   sync.Once
+}
+
+func (s *stubbornConn) ReadPacket() ([]byte, error) {
+	<-s.closed
+	return nil, ErrTemporary
+}
+
+func (s *stubbornConn) WritePacket([]byte) error { return nil }
+
+func (s *stubbornConn) Close() error {
+	s.once.Do(func() { close(s.closed) })
+	return nil
+}
+
+// Cancelling the context closes a client from NewClient: its connection
+// is closed, Err stays nil and no goroutine is left, even with a Conn
+// whose reads after Close fail as temporary errors.
+func TestNewClientCancel(t *testing.T) {
+	before := runtime.NumGoroutine()
+	ctx, cancel := context.WithCancel(context.Background())
+	conn := &stubbornConn{closed: make(chan struct{})}
+	c, err := NewClient(ctx, conn, ClientConfig{Session: session.ClientConfig{Inbox: systems.NewInbox(0)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	select {
+	case <-conn.closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("the connection was not closed 5 s after the context was cancelled")
+	}
+	if g := goroutines(before); g > before {
+		t.Fatalf("%d goroutines left, %d before", g, before)
+	}
+	if err := c.Err(); err != nil {
+		t.Fatalf("Err = %v after the context was cancelled, want nil", err)
+	}
+	if err := c.Close(); err != nil { // already closed: nothing to do
+		t.Fatal(err)
 	}
 }

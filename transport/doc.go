@@ -97,9 +97,17 @@
 //		return b, err
 //	}
 //	func (w wsConn) WritePacket(b []byte) error {
-//		return w.c.Write(context.Background(), websocket.MessageBinary, b)
+//		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+//		defer cancel()
+//		return w.c.Write(ctx, websocket.MessageBinary, b)
 //	}
-//	func (w wsConn) Close() error { return w.c.Close(websocket.StatusNormalClosure, "") }
+//	func (w wsConn) Close() error {
+//		err := w.c.Close(websocket.StatusNormalClosure, "")
+//		if errors.Is(err, net.ErrClosed) {
+//			return nil // the server closed it first
+//		}
+//		return err
+//	}
 //
 //	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:8080/ws", nil)
 //	cli, err := transport.NewClient(ctx, wsConn{ws}, transport.ClientConfig{Session: ...})

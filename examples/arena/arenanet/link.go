@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"time"
 
 	"github.com/coder/websocket"
@@ -59,8 +60,14 @@ func (w wsConn) WritePacket(b []byte) error {
 }
 
 // Close ends the connection with a normal closure, which ends a blocked
-// ReadPacket.
-func (w wsConn) Close() error { return w.c.Close(websocket.StatusNormalClosure, "") }
+// ReadPacket; a connection the server closed first is no error.
+func (w wsConn) Close() error {
+	err := w.c.Close(websocket.StatusNormalClosure, "")
+	if errors.Is(err, net.ErrClosed) {
+		return nil
+	}
+	return err
+}
 
 // dialWS connects to the arena's WebSocket at url ("ws://host/ws").
 func dialWS(ctx context.Context, url string, cfg session.ClientConfig, cond netsim.Config, seed uint64) (link, error) {
