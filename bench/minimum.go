@@ -30,7 +30,7 @@ import (
 //     RingSlot columns are: entities sent together write, and cross, the
 //     same slot, so arrivals and crossings stream through memory instead
 //     of striding 512 bytes from entity to entity (which made the lower
-//     bound 15% slower to draw and 25% slower to ingest).
+//     bound about 10% slower to draw and 30% slower to ingest).
 //
 // Arrival never touches the bracket in steady state: a sample lands in
 // the cold ring, and the bracket moves to it when the render time gets
