@@ -222,10 +222,10 @@ func TestLinkBurstPartialLossAndGoodStateLoss(t *testing.T) {
 func TestLinkBurstZeroValueAndExtremes(t *testing.T) {
 	// The zero Burst adds nothing: outcomes equal a link without the field,
 	// even with the other impairments on.
-	a := runScript(newLink(t, chaos, 5))
+	a := runScript(t, newLink(t, chaos, 5))
 	withZero := chaos
 	withZero.Burst = Burst{Exit: 0.5, Loss: 1} // Enter 0: never Bad
-	if b := runScript(newLink(t, withZero, 5)); !slices.Equal(a, b) {
+	if b := runScript(t, newLink(t, withZero, 5)); !slices.Equal(a, b) {
 		t.Error("a Burst with Enter 0 changed the link's deliveries")
 	}
 

@@ -396,28 +396,18 @@ func everything() Config {
 
 // runScript drives l with an irregular but fixed pattern of sends and
 // deliveries and returns the deliveries.
-func runScript(l *Link[pkt]) []Timed[pkt] {
-	var out []Timed[pkt]
-	var now time.Duration
-	for i := range 5000 {
-		now += time.Duration(i%7) * ms
-		for range 1 + i%3 {
-			l.Send(now, pkt{id: i, sent: now})
-		}
-		if i%5 != 0 {
-			out = l.DeliverTimed(now, out)
-		}
-	}
-	return l.DeliverTimed(math.MaxInt64, out)
+func runScript(t *testing.T, l *Link[pkt]) []Timed[pkt] {
+	t.Helper()
+	return scriptWithChanges(t, l, nil)
 }
 
 func TestLinkDeterminism(t *testing.T) {
-	a := runScript(newLink(t, chaos, 42))
-	b := runScript(newLink(t, chaos, 42))
+	a := runScript(t, newLink(t, chaos, 42))
+	b := runScript(t, newLink(t, chaos, 42))
 	if !slices.Equal(a, b) {
 		t.Fatal("two links with the same seed delivered different sequences")
 	}
-	c := runScript(newLink(t, chaos, 43))
+	c := runScript(t, newLink(t, chaos, 43))
 	if slices.Equal(a, c) {
 		t.Fatal("links with seeds 42 and 43 delivered identical sequences")
 	}
@@ -430,7 +420,7 @@ func TestLinkDeterminism(t *testing.T) {
 // to the random streams (or a platform difference) is caught.
 func TestLinkGolden(t *testing.T) {
 	l := newLink(t, chaos, 2024)
-	got := runScript(l)
+	got := runScript(t, l)
 	var sum time.Duration
 	for _, d := range got {
 		sum += d.At - d.Msg.sent
@@ -461,7 +451,7 @@ func TestLinkGoldenEverything(t *testing.T) {
 	cfg.Bandwidth = 600_000 // 2 ms per 1200-byte packet: overloaded
 	cfg.QueueBytes = 6000
 	l := newLink(t, cfg, 2024)
-	got := runScript(l)
+	got := runScript(t, l)
 	var sum time.Duration
 	for _, d := range got {
 		sum += d.At - d.Msg.sent

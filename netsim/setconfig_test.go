@@ -226,8 +226,9 @@ func TestLinkSetConfigWindows(t *testing.T) {
 	})
 }
 
-// scriptWithChanges is runScript with a SetConfig call before step i for
-// each changes[i], failing on an error.
+// scriptWithChanges drives l with an irregular but fixed pattern of sends
+// and deliveries, with a SetConfig call before step i for each
+// changes[i] (failing on an error), and returns the deliveries.
 func scriptWithChanges(t *testing.T, l *Link[pkt], changes map[int]Config) []Timed[pkt] {
 	t.Helper()
 	var out []Timed[pkt]
