@@ -483,19 +483,22 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 	lost := span.LosesBracket()
 	if newest, ok := head.NewestTick(); !ok || msg.Tick > newest {
 		// The common case: a sample newer than all others, one slot write.
+		known := newest
 		if ok {
-			known := r.unchangedUntil(newest, msg.Tick)
-			if known > newest {
+			if known = r.unchangedUntil(newest, msg.Tick); known > newest {
 				r.appendStill(w, e, head, known)
 				before = head.Len() // appendStill counted its own sample
 			}
+		}
+		// The slot Append takes, looked up before anything is written.
+		slot := r.cols.slot(w, e, head.Phys(head.Len()))
+		if _, evicted := head.Append(msg.Tick); evicted {
+			m.Evicted++
+		}
+		fill(slot, msg, rot, spawned)
+		if ok {
 			r.sampleWait(span, known)
 			r.measureInterval(span, known, msg.Tick)
-		}
-		phys, evicted := head.Append(msg.Tick)
-		fill(r.cols.slot(w, e, phys), msg, rot, spawned)
-		if evicted {
-			m.Evicted++
 		}
 	} else if msg.Tick == newest {
 		return r.replace(span, r.cols.slot(w, e, head.Phys(before-1)), msg, rot)
@@ -552,15 +555,13 @@ func (r *Receive) check(msg *Message, rot *mgl32.Quat) RejectReason {
 	return accept
 }
 
-// fill writes msg as a ring sample into s.
-func fill(s *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
-	s.Tick, s.State, s.Epoch, s.Pos, s.Rot = msg.Tick, msg.State, msg.Epoch, msg.Pos, *rot
-	s.Flags = 0
+// fill writes msg as a ring sample into dst, in one store: dst is
+// usually a cold cache line, which piecewise stores would stall on.
+func fill(dst *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
+	s := c.Sample{Tick: msg.Tick, State: msg.State, Epoch: msg.Epoch, Pos: msg.Pos, Rot: *rot}
 	if msg.HasVelocity {
 		s.Vel = msg.Vel
 		s.Flags |= c.HasVelocity
-	} else {
-		s.Vel = mgl32.Vec3{}
 	}
 	if msg.Kind == Teleport {
 		s.Flags |= c.Cut
@@ -568,6 +569,7 @@ func fill(s *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
 	if spawned {
 		s.Flags |= c.Spawn
 	}
+	*dst = s
 }
 
 func (r *Receive) spawn(w *ecs.World, id c.NetID, born uint32) (ecs.Entity, bool) {
