@@ -39,3 +39,23 @@ func TestCorrectionBitsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestAheadCounts: the counts give the same sum, count, minimum and
+// maximum as tallying every entity one by one.
+func TestAheadCounts(t *testing.T) {
+	values := []int{3, 3, 5, 1, 16, 3, 0}
+	var h aheadCounts
+	want := frameCounts{aheadMin: c.RingCapacity}
+	for _, v := range values {
+		h.add(v)
+		want.ahead(v)
+	}
+	got := frameCounts{aheadMin: c.RingCapacity}
+	h.tally(&got)
+	if got != want {
+		t.Fatalf("tally %+v, want %+v", got, want)
+	}
+	if got.aheadSum != 31 || got.aheadN != 7 || got.aheadMin != 0 || got.aheadMax != 16 {
+		t.Fatalf("tally %+v, want sum 31 of 7, 0..16", got)
+	}
+}
