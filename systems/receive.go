@@ -112,6 +112,7 @@ type Receive struct {
 	interval     float64 // the stream's send interval, ticks
 	synced       bool    // whether the clock has synced
 	ready        bool
+	generalOnly  bool // every message through handle (tests compare the paths)
 }
 
 // NewReceive returns the Receive system for cfg, or the configuration error.
@@ -162,6 +163,12 @@ func (r *Receive) Update(w *ecs.World) {
 	m.Rejected[RejectInboxFull] += dropped
 	for i := range msgs {
 		msg := &msgs[i]
+		// Most messages take the shortcut; everything else, and every
+		// message the shortcut declines, the general path.
+		if !r.generalOnly && r.appendCommon(w, msg) {
+			r.arrivals.Observed(msg.Tick, true)
+			continue
+		}
 		if out := r.handle(w, msg); out != notEvidence {
 			// A well-formed message tells where the server's clock is,
 			// whether or not its sample could be used.
@@ -406,6 +413,44 @@ func (r *Receive) handle(w *ecs.World, msg *Message) outcome {
 	return evidence
 }
 
+// appendCommon stores the common message, as handle would, without its
+// calls: a Snapshot with plain numbers (in range, a unit rotation) for a
+// live entity, newer than every sample the entity has and with no
+// Complete marker in between. It reports false, having changed nothing,
+// for any other message, which handle then takes.
+func (r *Receive) appendCommon(w *ecs.World, msg *Message) bool {
+	if msg.Kind != Snapshot || !plainNumbers(msg, r.cfg.MaxAbs) || float64(msg.Tick) > r.futureLimit {
+		return false
+	}
+	entry := r.index.get(msg.NetID)
+	if entry.state != entryLive || msg.Tick < entry.bornTick || !w.Alive(entry.entity) {
+		return false
+	}
+	e := entry.entity
+	span := (*c.Span)(w.GetUnchecked(e, r.cols.span))
+	head := &span.Ring
+	newest, ok := head.NewestTick()
+	if !ok || msg.Tick <= newest || span.Stale(msg.Tick) || r.unchangedUntil(newest, msg.Tick) != newest {
+		return false
+	}
+	r.appendNewest(w, e, span, msg, &msg.Rot, false, newest, head.Len(), span.LosesBracket())
+	return true
+}
+
+// plainNumbers reports whether every number of msg is within lim, and its
+// rotation a unit quaternion (as servers send them), which check passes as
+// they are: one comparison per number, which fails for NaN and
+// infinities too, and no square root.
+func plainNumbers(msg *Message, lim float32) bool {
+	p, v, q := &msg.Pos, &msg.Vel, &msg.Rot
+	if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
+		abs32(v[0]) <= lim && abs32(v[1]) <= lim && abs32(v[2]) <= lim) {
+		return false
+	}
+	n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]
+	return n > 0.99999 && n < 1.00001
+}
+
 // lookup returns the index entry of id, forgetting an entity the game
 // removed itself.
 func (r *Receive) lookup(w *ecs.World, id c.NetID) indexEntry {
@@ -489,17 +534,11 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 				r.appendStill(w, e, head, known)
 				before = head.Len() // appendStill counted its own sample
 			}
+		} else {
+			known = msg.Tick // the first sample: no gap to measure
 		}
-		// The slot Append takes, looked up before anything is written.
-		slot := r.cols.slot(w, e, head.Phys(head.Len()))
-		if _, evicted := head.Append(msg.Tick); evicted {
-			m.Evicted++
-		}
-		fill(slot, msg, rot, spawned)
-		if ok {
-			r.sampleWait(span, known)
-			r.measureInterval(span, known, msg.Tick)
-		}
+		r.appendNewest(w, e, span, msg, rot, spawned, known, before, lost)
+		return true
 	} else if msg.Tick == newest {
 		return r.replace(span, r.cols.slot(w, e, head.Phys(before-1)), msg, rot)
 	} else {
@@ -516,10 +555,36 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 			m.Evicted++
 		}
 	}
-	m.Accepted++
-	m.occupancyMove(before, head.Len())
-	span.NoteArrival(msg.Tick, lost)
+	r.stored(span, msg.Tick, before, lost)
 	return true
+}
+
+// appendNewest stores a checked sample newer than every sample entity e
+// has, known being the tick the entity was last known at (its newest
+// sample, or a Complete marker after it; the sample's own tick for a first
+// sample), before the ring's length and lost whether the span loses its
+// bracket (both from before this message).
+func (r *Receive) appendNewest(w *ecs.World, e ecs.Entity, span *c.Span, msg *Message, rot *mgl32.Quat, spawned bool, known uint32, before int, lost bool) {
+	head := &span.Ring
+	// The slot Append takes, looked up before the head changes.
+	slot := r.cols.slot(w, e, head.Phys(head.Len()))
+	if _, evicted := head.Append(msg.Tick); evicted {
+		r.metrics.Evicted++
+	}
+	fill(slot, msg, rot, spawned)
+	if known != msg.Tick {
+		r.sampleWait(span, known)
+		r.measureInterval(span, known, msg.Tick)
+	}
+	r.stored(span, msg.Tick, before, lost)
+}
+
+// stored counts a sample stored in span's ring at tick, which had before
+// samples, and marks the span for a rebuild if the sample may change it.
+func (r *Receive) stored(span *c.Span, tick uint32, before int, lost bool) {
+	r.metrics.Accepted++
+	r.metrics.occupancyMove(before, span.Ring.Len())
+	span.NoteArrival(tick, lost)
 }
 
 // accept is check's verdict for a good message (not a reason).
@@ -527,26 +592,19 @@ const accept = NumRejectReasons
 
 // check validates a snapshot's numbers and normalises its rotation into rot.
 func (r *Receive) check(msg *Message, rot *mgl32.Quat) RejectReason {
-	// One comparison per number catches NaN, infinities and out-of-range
-	// values at once; only a failing message is examined further.
 	lim := r.cfg.MaxAbs
+	if plainNumbers(msg, lim) {
+		return accept // the common case
+	}
 	p, v, q := &msg.Pos, &msg.Vel, &msg.Rot
-	if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
-		abs32(v[0]) <= lim && abs32(v[1]) <= lim && abs32(v[2]) <= lim &&
-		abs32(q.W) <= 2 && abs32(q.V[0]) <= 2 && abs32(q.V[1]) <= 2 && abs32(q.V[2]) <= 2) {
-		for _, x := range [...]float32{p[0], p[1], p[2], v[0], v[1], v[2], q.W, q.V[0], q.V[1], q.V[2]} {
-			if !finite32(x) {
-				return RejectNonFinite
-			}
-		}
-		if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
-			abs32(v[0]) <= lim && abs32(v[1]) <= lim && abs32(v[2]) <= lim) {
-			return RejectInvalid
+	for _, x := range [...]float32{p[0], p[1], p[2], v[0], v[1], v[2], q.W, q.V[0], q.V[1], q.V[2]} {
+		if !finite32(x) {
+			return RejectNonFinite
 		}
 	}
-	// Servers send unit quaternions (or none, zero): skip the square root.
-	if n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]; n > 0.99999 && n < 1.00001 {
-		return accept
+	if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
+		abs32(v[0]) <= lim && abs32(v[1]) <= lim && abs32(v[2]) <= lim) {
+		return RejectInvalid
 	}
 	var ok bool
 	if *rot, ok = blend.Normalize(*q); !ok {

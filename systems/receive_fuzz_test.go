@@ -136,3 +136,153 @@ func (r *reader) float() float32 {
 	}
 	return math.Float32frombits(binary.LittleEndian.Uint32(buf[:]))
 }
+
+// FuzzCommonPath checks Receive's shortcut for the common message (a
+// plain Snapshot of a live entity, newer than all its samples) against its
+// general path: two pipelines, one with the shortcut and one without, are
+// fed the same stream (mostly sane snapshots, with Complete markers,
+// lifecycle messages, late and repeated ticks and garbage mixed in), and
+// after every frame their metrics, render times, and every entity's span,
+// ring, Render and Correction must be identical.
+func FuzzCommonPath(f *testing.F) {
+	f.Add([]byte{1, 1, 2, 3, 4, 1, 2, 0, 9, 2, 3, 1, 5, 0, 9, 3, 0, 9, 1, 1, 1})
+	f.Add([]byte("\x01\x00\x00\x10\x02\x01\x00\x20\x03\x02\x01\x30\x07\x10\x01\x00\x00\x40\x04\x05\x07\x20\x06\x02\x00\x11\x12\x00\x20"))
+	seed := make([]byte, 1, 800)
+	for i := range 150 {
+		seed = append(seed, byte(1+i%3), byte(i%6), byte(i%2), byte(i*7), byte(i%60))
+		if i%6 == 5 {
+			seed = append(seed, 0, 40)
+		}
+	}
+	f.Add(seed)
+	// Bursts: more samples of one entity in a frame than its ring holds.
+	burst := []byte{1}
+	for i := range 120 {
+		burst = append(burst, 1, byte(i/40), 0, byte(i), byte(i%50))
+		if i%30 == 29 {
+			burst = append(burst, 0, 10)
+		}
+	}
+	f.Add(burst)
+	// A Complete marker between two samples of an entity.
+	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 20, 4, 2, 1, 0, 2, 0, 0, 0, 20, 4, 5, 1, 0, 2, 0, 0, 0, 20})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		rd := reader{data: data}
+		cfg := nsecs.DefaultConfig()
+		if rd.byte()&1 != 0 {
+			// Drawn far behind: rings fill up, and new samples evict the
+			// ones the span is built from.
+			cfg = cfgAt(20, 24)
+		}
+		cfg.Receive.MaxEntities = 5
+		a, b := newRig(t, cfg), newRig(t, cfg)
+		for _, s := range b.Pipe.Systems() {
+			if rcv, ok := s.(*systems.Receive); ok {
+				systems.SetGeneralOnly(rcv, true)
+			}
+		}
+		base := uint32(1000)
+		var last [6]uint32
+		for ops := 0; ops < 500 && !rd.done(); ops++ {
+			op := rd.byte()
+			var m systems.Message
+			switch op % 8 {
+			case 0:
+				dt := float64(rd.byte()) / 255 * 0.1
+				base += uint32(dt * 20)
+				a.Frame(dt)
+				b.Frame(dt)
+				sameState(t, a, b)
+				continue
+			case 1, 2, 3:
+				// A sane snapshot: newer than the entity's last (or, with
+				// the top bit, a little older), a unit rotation.
+				id := rd.byte() % 6
+				step := uint32(rd.byte() % 3)
+				if op&0x80 != 0 {
+					last[id] -= min(step, last[id])
+				} else {
+					last[id] = max(last[id]+1+step, base-3)
+				}
+				angle := float64(rd.byte()) / 40
+				sin, cos := math.Sincos(angle)
+				m = systems.Message{
+					NetID:       components.NetID(id),
+					Tick:        last[id],
+					Pos:         mgl32.Vec3{rd.float(), 0.5, float32(id)},
+					Rot:         mgl32.Quat{W: float32(cos), V: mgl32.Vec3{0, float32(sin), 0}},
+					HasVelocity: op&0x40 != 0,
+					Vel:         mgl32.Vec3{1, 0, 0},
+					State:       uint16(op >> 5),
+				}
+			case 4:
+				m = systems.Message{Kind: systems.Complete, Tick: base - 3 + uint32(rd.byte()%6)}
+			case 5, 6:
+				// Lifecycle and teleports, around the stream's tick.
+				kinds := [...]systems.Kind{systems.Spawn, systems.Despawn, systems.Teleport}
+				m = systems.Message{
+					Kind:  kinds[int(rd.byte())%len(kinds)],
+					NetID: components.NetID(rd.byte() % 6),
+					Tick:  base - 4 + uint32(rd.byte()%8),
+					Rot:   mgl32.QuatIdent(),
+				}
+			default:
+				// Garbage: any kind, any numbers.
+				m = systems.Message{
+					Kind:  systems.Kind(rd.byte() % 6),
+					NetID: components.NetID(rd.byte() % 6),
+					Tick:  uint32(int64(base) + int64(int8(rd.byte()))),
+					Pos:   mgl32.Vec3{rd.float(), rd.float(), rd.float()},
+					Vel:   mgl32.Vec3{rd.float(), rd.float(), rd.float()},
+					Rot:   mgl32.Quat{W: rd.float(), V: mgl32.Vec3{rd.float(), rd.float(), rd.float()}},
+				}
+			}
+			a.Pipe.Inbox().Push(m)
+			b.Pipe.Inbox().Push(m)
+		}
+		a.Frame(1.0 / 60)
+		b.Frame(1.0 / 60)
+		sameState(t, a, b)
+	})
+}
+
+// sameState fails t unless the two pipelines are in the same state: their
+// metrics and render times, and every NetID's entity's span, ring samples,
+// Render and Correction.
+func sameState(t *testing.T, a, b *rig) {
+	t.Helper()
+	if ma, mb := *a.Pipe.Metrics(), *b.Pipe.Metrics(); ma != mb {
+		t.Fatalf("metrics differ:\n%+v\n%+v", ma, mb)
+	}
+	if ra, rb := a.RenderTick(), b.RenderTick(); ra != rb && !(math.IsNaN(ra) && math.IsNaN(rb)) {
+		t.Fatalf("render ticks differ: %v, %v", ra, rb)
+	}
+	spans := generic.NewMap1[components.Span](&a.World)
+	spansB := generic.NewMap1[components.Span](&b.World)
+	for id := range components.NetID(6) {
+		ea, okA := a.Pipe.Lookup(id)
+		eb, okB := b.Pipe.Lookup(id)
+		if okA != okB {
+			t.Fatalf("NetID %d: known %v with the shortcut, %v without", id, okA, okB)
+		}
+		if !okA {
+			continue
+		}
+		if sa, sb := *spans.Get(ea), *spansB.Get(eb); sa != sb {
+			t.Fatalf("NetID %d: spans differ:\n%+v\n%+v", id, sa, sb)
+		}
+		ringA, _ := systems.RingOf(&a.World, ea)
+		ringB, _ := systems.RingOf(&b.World, eb)
+		for i := range ringA.Len() {
+			if *ringA.At(i) != *ringB.At(i) {
+				t.Fatalf("NetID %d: sample %d differs:\n%+v\n%+v", id, i, *ringA.At(i), *ringB.At(i))
+			}
+		}
+		if ra, rb := a.RenderOf(ea), b.RenderOf(eb); ra != rb {
+			t.Fatalf("NetID %d: renders differ:\n%+v\n%+v", id, ra, rb)
+		}
+		if ca, cb := a.Correction(id), b.Correction(id); ca != cb {
+			t.Fatalf("NetID %d: corrections differ:\n%+v\n%+v", id, ca, cb)
+		}
+	}
+}
