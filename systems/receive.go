@@ -429,11 +429,14 @@ func (r *Receive) appendCommon(w *ecs.World, msg *Message) bool {
 	e := entry.entity
 	span := (*c.Span)(w.GetUnchecked(e, r.cols.span))
 	head := &span.Ring
+	// The slot an append takes, looked up with the span: the entity's row
+	// is found once.
+	slot := r.cols.slot(w, e, head.Phys(head.Len()))
 	newest, ok := head.NewestTick()
 	if !ok || msg.Tick <= newest || span.Stale(msg.Tick) || r.unchangedUntil(newest, msg.Tick) != newest {
 		return false
 	}
-	r.appendNewest(w, e, span, msg, &msg.Rot, false, newest, head.Len(), span.LosesBracket())
+	r.appendNewest(span, slot, msg, &msg.Rot, false, newest, head.Len(), span.LosesBracket())
 	return true
 }
 
@@ -537,7 +540,8 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 		} else {
 			known = msg.Tick // the first sample: no gap to measure
 		}
-		r.appendNewest(w, e, span, msg, rot, spawned, known, before, lost)
+		slot := r.cols.slot(w, e, head.Phys(head.Len())) // the slot Append takes
+		r.appendNewest(span, slot, msg, rot, spawned, known, before, lost)
 		return true
 	} else if msg.Tick == newest {
 		return r.replace(span, r.cols.slot(w, e, head.Phys(before-1)), msg, rot)
@@ -559,16 +563,13 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 	return true
 }
 
-// appendNewest stores a checked sample newer than every sample entity e
-// has, known being the tick the entity was last known at (its newest
-// sample, or a Complete marker after it; the sample's own tick for a first
-// sample), before the ring's length and lost whether the span loses its
-// bracket (both from before this message).
-func (r *Receive) appendNewest(w *ecs.World, e ecs.Entity, span *c.Span, msg *Message, rot *mgl32.Quat, spawned bool, known uint32, before int, lost bool) {
-	head := &span.Ring
-	// The slot Append takes, looked up before the head changes.
-	slot := r.cols.slot(w, e, head.Phys(head.Len()))
-	if _, evicted := head.Append(msg.Tick); evicted {
+// appendNewest stores a checked sample newer than every sample in span's
+// ring into slot, the slot an append takes. known is the tick the entity
+// was last known at (its newest sample, or a Complete marker after it; the
+// sample's own tick for a first sample); before is the ring's length and
+// lost whether the span loses its bracket, both from before this message.
+func (r *Receive) appendNewest(span *c.Span, slot *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool, known uint32, before int, lost bool) {
+	if _, evicted := span.Ring.Append(msg.Tick); evicted {
 		r.metrics.Evicted++
 	}
 	fill(slot, msg, rot, spawned)
