@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"math"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -31,12 +32,13 @@ type InterpolateConfig struct {
 	// MaxLag bounds, in seconds, how much later than the others an entity
 	// sent less often is drawn (see components.Span.Lag).
 	MaxLag float64
-	// Workers, when above 1, splits the remote entities into that many
-	// equal shares drawn at once: one on the world's goroutine, the others
-	// on worker goroutines Interpolate starts (and Finalize stops). What
-	// is drawn is identical to a single goroutine's. It pays on large
-	// worlds only: below ParallelMin entities a frame stays on one
-	// goroutine. Zero or 1: the world's goroutine alone (the default).
+	// Workers, when above 1, draws the remote entities on that many
+	// goroutines at once: the world's goroutine and worker goroutines
+	// Interpolate starts (and Finalize stops), taking chunks of the
+	// entities in turn. What is drawn is identical to a single
+	// goroutine's. It pays on large worlds only: below ParallelMin
+	// entities a frame stays on one goroutine. Zero or 1: the world's
+	// goroutine alone (the default).
 	Workers int
 	// ParallelMin is the entity count from which Workers apply (0 means
 	// DefaultParallelMin).
@@ -121,10 +123,12 @@ type Interpolate struct {
 	minCorr2     float32
 	ready        bool
 
-	// The passes over the entities: one, or one per worker (Workers).
+	// The passes over the entities: one, or with workers one per chunk.
 	passes  []interpPass
 	queries []ecs.Query
 	workers *workerPool
+	plan    chunkPlan    // this frame's chunks, with workers
+	next    atomic.Int32 // the next chunk to take
 }
 
 // interpPass is one pass over a share of the entities: the current
@@ -157,7 +161,10 @@ func NewInterpolate(cfg InterpolateConfig) (*Interpolate, error) {
 	if cfg.ParallelMin == 0 {
 		cfg.ParallelMin = DefaultParallelMin
 	}
-	k := max(cfg.Workers, 1)
+	k := 1
+	if cfg.Workers > 1 {
+		k = min(cfg.Workers*chunksPerWorker, maxChunks)
+	}
 	return &Interpolate{cfg: cfg, passes: make([]interpPass, k), queries: make([]ecs.Query, k)}, nil
 }
 

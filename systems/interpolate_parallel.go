@@ -12,39 +12,42 @@ import (
 // even with Workers > 1, because handing work to another core (waking it,
 // and its cache missing what this core just wrote) costs about what it
 // saves. Measured on a 2-core machine, the whole frame with two workers
-// against one: about 1.04× at 10k entities (with ParallelMin lowered),
-// 0.96× at 20k, 0.83× at 40k, 0.77× at 100k and 0.78× at 1M (medians of
-// three runs; Receive, about 40% of a frame, stays on one goroutine).
+// against one: 0.84× at 20k entities, 0.82× at 40k and 0.76× at 100k
+// (medians of five runs; Receive, about a third of a frame, stays on one
+// goroutine).
 const DefaultParallelMin = 20_000
 
 // MaxWorkers bounds InterpolateConfig.Workers.
 const MaxWorkers = 64
 
-// workerPool is Interpolate's worker goroutines: each takes passes from
-// its channel and reports them done on wg. They are started by the first
-// frame that splits its entities and stopped by Finalize, or, if the
-// pipeline is dropped without it, once the Interpolate is garbage: the
-// goroutines hold the pool, never the Interpolate or its world (a job
-// carries them for the length of one pass only).
+// chunksPerWorker and maxChunks: with workers, a frame's entities are cut
+// into chunksPerWorker chunks per goroutine (at most maxChunks, each an
+// arche query of its own), which the goroutines take one after another
+// until none is left. A goroutine that starts late (waking a parked
+// worker takes tens of microseconds, a tenth of a millisecond on a busy
+// VM) or runs slower takes fewer, instead of the frame waiting for it.
+const (
+	chunksPerWorker = 8
+	maxChunks       = 32
+)
+
+// workerPool is Interpolate's worker goroutines: each takes frames from
+// its channel, draws chunks of them, and reports done on wg. They are
+// started by the first frame that splits its entities and stopped by
+// Finalize, or, if the pipeline is dropped without it, once the
+// Interpolate is garbage: the goroutines hold the pool, never the
+// Interpolate or its world (a frame carries them until its chunks are
+// taken).
 type workerPool struct {
-	jobs []chan interpJob
+	jobs []chan *Interpolate
 	wg   sync.WaitGroup
 	once sync.Once
 }
 
-// interpJob is one worker's share of a frame: count entities from q's
-// current position, drawn by s and tallied into p.
-type interpJob struct {
-	s     *Interpolate
-	q     *ecs.Query
-	p     *interpPass
-	count int
-}
-
 func (s *Interpolate) startWorkers(n int) {
-	pool := &workerPool{jobs: make([]chan interpJob, n)}
+	pool := &workerPool{jobs: make([]chan *Interpolate, n)}
 	for i := range pool.jobs {
-		ch := make(chan interpJob)
+		ch := make(chan *Interpolate)
 		pool.jobs[i] = ch
 		go pool.work(ch)
 	}
@@ -52,11 +55,11 @@ func (s *Interpolate) startWorkers(n int) {
 	runtime.AddCleanup(s, func(p *workerPool) { p.stop() }, pool)
 }
 
-// work runs the passes sent on ch until it is closed.
-func (pool *workerPool) work(ch chan interpJob) {
-	for job := range ch {
-		job.s.pass(job.q, job.p, job.count)
-		job = interpJob{} // hold nothing between frames
+// work draws chunks of the frames sent on ch until it is closed.
+func (pool *workerPool) work(ch chan *Interpolate) {
+	for s := range ch {
+		s.drawChunks()
+		s = nil // hold nothing between frames
 		pool.wg.Done()
 	}
 }
@@ -78,11 +81,13 @@ func (s *Interpolate) stopWorkers() {
 }
 
 // runPasses draws every remote entity, on this goroutine alone or, with
-// Workers > 1 and at least ParallelMin entities, split into Workers equal
-// shares, one on this goroutine and the others on the workers. The query
-// bookkeeping (creating, positioning and closing the queries, which arche
-// allows on the world's goroutine only) happens here; the workers only
-// iterate their share. It returns the number of passes run.
+// Workers > 1 and at least ParallelMin entities, in chunks that this
+// goroutine and the workers take in turn. The query bookkeeping (creating,
+// positioning and closing a query per chunk, which arche allows on the
+// world's goroutine only) happens here; the goroutines only iterate the
+// chunks they take. It returns the number of passes run: chunks, each
+// with its own tallies, merged in chunk order (so the sums do not depend
+// on which goroutine drew what).
 func (s *Interpolate) runPasses(w *ecs.World) int {
 	q := w.Query(&s.cached)
 	k := s.cfg.Workers
@@ -97,27 +102,45 @@ func (s *Interpolate) runPasses(w *ecs.World) int {
 	if s.workers == nil {
 		s.startWorkers(k - 1)
 	}
-	chunk := (n + k - 1) / k
-	used := 0 // workers given a share
-	for j := 1; j < k && j*chunk < n; j++ {
-		used = j
-	}
+	size := (n + len(s.passes) - 1) / len(s.passes)
+	chunks := (n + size - 1) / size
 	s.queries[0] = q
-	s.workers.wg.Add(used)
-	for j := 1; j <= used; j++ {
-		start := j * chunk
-		s.queries[j] = w.Query(&s.cached)
-		s.queries[j].Step(start + 1) // at entity index start
-		s.workers.jobs[j-1] <- interpJob{s: s, q: &s.queries[j], p: &s.passes[j], count: min(chunk, n-start)}
-	}
 	s.queries[0].Step(1)
-	s.pass(&s.queries[0], &s.passes[0], chunk)
+	for j := 1; j < chunks; j++ {
+		s.queries[j] = w.Query(&s.cached)
+		s.queries[j].Step(j*size + 1) // at entity index j*size
+	}
+	s.plan = chunkPlan{entities: n, size: size, chunks: chunks}
+	s.next.Store(0)
+	s.workers.wg.Add(len(s.workers.jobs))
+	for _, ch := range s.workers.jobs {
+		ch <- s
+	}
+	s.drawChunks()
 	s.workers.wg.Wait()
-	for j := 0; j <= used; j++ {
+	for j := range chunks {
 		s.queries[j].Close()
 		s.queries[j] = ecs.Query{} // no reference to the world between frames
 	}
-	return used + 1
+	return chunks
+}
+
+// chunkPlan is how a frame's entities are cut into chunks: size entities
+// each (the last one fewer).
+type chunkPlan struct {
+	entities, size, chunks int
+}
+
+// drawChunks takes the frame's chunks not taken yet, one at a time, and
+// draws them, until none is left.
+func (s *Interpolate) drawChunks() {
+	for {
+		j := int(s.next.Add(1)) - 1
+		if j >= s.plan.chunks {
+			return
+		}
+		s.pass(&s.queries[j], &s.passes[j], min(s.plan.size, s.plan.entities-j*s.plan.size))
+	}
 }
 
 // merge adds another pass's tallies to fc.

@@ -65,7 +65,7 @@ func TestInterpolateWorkersDrawTheSame(t *testing.T) {
 		corrOne, corrMany := corrections(one), corrections(many)
 		for tick := uint32(1); tick <= 150; tick++ {
 			if tick == 5 {
-				// Entities in several archetypes: the shares cross their
+				// Entities in several archetypes: the chunks cross their
 				// boundaries.
 				splitArchetypes(t, one, n)
 				splitArchetypes(t, many, n)
