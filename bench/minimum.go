@@ -125,7 +125,11 @@ func (m *Minimum) Ingest(dt float64) {
 			h.Start = (h.Start + 1) & (c.RingCapacity - 1)
 		}
 		h.Newest = msg.Tick
-		m.slots[phys][k] = minSample{Tick: msg.Tick, Pos: msg.Pos, Rot: msg.Rot}
+		rot := msg.Rot
+		if rot == (mgl32.Quat{}) {
+			rot = mgl32.QuatIdent() // no rotation sent
+		}
+		m.slots[phys][k] = minSample{Tick: msg.Tick, Pos: msg.Pos, Rot: rot}
 		m.clock.Observe(msg.Tick)
 	}
 	m.clock.Advance()

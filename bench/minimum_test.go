@@ -3,6 +3,7 @@ package bench
 import (
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/generic"
 	c "github.com/netsmooth/netsmooth/components"
 )
@@ -11,10 +12,19 @@ import (
 // steady scenario, frame by frame (position and rotation, every entity),
 // so the ratios against it compare the same output.
 func TestMinimumAgrees(t *testing.T) {
+	t.Run("turning", func(t *testing.T) { minimumAgrees(t, false) })
+	t.Run("position only", func(t *testing.T) { minimumAgrees(t, true) })
+}
+
+// minimumAgrees compares the lower bound with the pipeline on the steady
+// stream, or on the stream that never sets a rotation.
+func minimumAgrees(t *testing.T, positionOnly bool) {
 	const n = 64
 	pipe, low := NewPipeline(n), NewMinimum(n)
-	rp := newRun(pipe, NewStream(n), FPS, FramesPerTick)
-	rl := newRun(low, NewStream(n), FPS, FramesPerTick)
+	sp, sl := NewStream(n), NewStream(n)
+	sp.PositionOnly, sl.PositionOnly = positionOnly, positionOnly
+	rp := newRun(pipe, sp, FPS, FramesPerTick)
+	rl := newRun(low, sl, FPS, FramesPerTick)
 	renders := generic.NewMap1[c.Render](pipe.World())
 	compared := 0
 	for frame := range 60 * FramesPerTick {
@@ -38,6 +48,9 @@ func TestMinimumAgrees(t *testing.T) {
 			}
 			if d := got.Rot.Dot(want.Rot); d < 1-1e-5 {
 				t.Fatalf("frame %d entity %d: pipeline turned %v, lower bound %v", frame, id, want.Rot, got.Rot)
+			}
+			if positionOnly && got.Rot != mgl32.QuatIdent() {
+				t.Fatalf("frame %d entity %d: turned %v on a stream without rotations", frame, id, got.Rot)
 			}
 			compared++
 		}

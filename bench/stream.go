@@ -27,9 +27,9 @@ type Stream struct {
 	// Kind is the kind of every message: Snapshot unless set, Teleport to
 	// make every entity snap each tick.
 	Kind systems.Kind
-	// PositionOnly sends the identity rotation: a game that never sets
-	// rotations (top-down 2D, position-only), where nothing should be
-	// spent on them.
+	// PositionOnly sends no rotation (the zero quaternion, which stands
+	// for the identity): a game that never sets rotations (top-down 2D,
+	// position-only), where nothing should be spent on them.
 	PositionOnly bool
 	n            int
 	tick         uint32
@@ -49,7 +49,7 @@ func (s *Stream) Tick() []systems.Message {
 	sin, cos := math.Sincos(heading / 2)
 	rot := mgl32.Quat{W: float32(cos), V: mgl32.Vec3{0, 0, float32(sin)}}
 	if s.PositionOnly {
-		rot = mgl32.QuatIdent()
+		rot = mgl32.Quat{}
 	}
 	for i := range s.buf {
 		fi := float32(i)

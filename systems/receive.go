@@ -422,6 +422,11 @@ func (r *Receive) appendCommon(w *ecs.World, msg *Message) bool {
 	if msg.Kind != Snapshot || !plainNumbers(msg, r.cfg.MaxAbs) || float64(msg.Tick) > r.futureLimit {
 		return false
 	}
+	rot := &msg.Rot
+	identity := mgl32.QuatIdent()
+	if *rot == (mgl32.Quat{}) {
+		rot = &identity // no rotation sent: a game that never sets one
+	}
 	entry := r.index.get(msg.NetID)
 	if entry.state != entryLive || msg.Tick < entry.bornTick || !w.Alive(entry.entity) {
 		return false
@@ -436,14 +441,15 @@ func (r *Receive) appendCommon(w *ecs.World, msg *Message) bool {
 	if !ok || msg.Tick <= newest || span.Stale(msg.Tick) || r.unchangedUntil(newest, msg.Tick) != newest {
 		return false
 	}
-	r.appendNewest(span, slot, msg, &msg.Rot, false, newest, head.Len(), span.LosesBracket())
+	r.appendNewest(span, slot, msg, rot, false, newest, head.Len(), span.LosesBracket())
 	return true
 }
 
 // plainNumbers reports whether every number of msg is within lim, and its
-// rotation a unit quaternion (as servers send them), which check passes as
-// they are: one comparison per number, which fails for NaN and
-// infinities too, and no square root.
+// rotation a unit quaternion (as servers send them) or zero (as games that
+// never set one send it), which check passes as they are, a zero rotation
+// standing for the identity: one comparison per number, which fails for
+// NaN and infinities too, and no square root.
 func plainNumbers(msg *Message, lim float32) bool {
 	p, v, q := &msg.Pos, &msg.Vel, &msg.Rot
 	if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
@@ -451,7 +457,7 @@ func plainNumbers(msg *Message, lim float32) bool {
 		return false
 	}
 	n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]
-	return n > 0.99999 && n < 1.00001
+	return n > 0.99999 && n < 1.00001 || *q == (mgl32.Quat{})
 }
 
 // lookup returns the index entry of id, forgetting an entity the game
@@ -595,6 +601,9 @@ const accept = NumRejectReasons
 func (r *Receive) check(msg *Message, rot *mgl32.Quat) RejectReason {
 	lim := r.cfg.MaxAbs
 	if plainNumbers(msg, lim) {
+		if msg.Rot == (mgl32.Quat{}) {
+			*rot = mgl32.QuatIdent()
+		}
 		return accept // the common case
 	}
 	p, v, q := &msg.Pos, &msg.Vel, &msg.Rot

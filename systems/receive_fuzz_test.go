@@ -164,6 +164,8 @@ func FuzzCommonPath(f *testing.F) {
 		}
 	}
 	f.Add(burst)
+	// Snapshots without a rotation (the identity).
+	f.Add([]byte{0, 0x21, 1, 0, 0, 0, 0x21, 1, 0, 0, 0, 0, 20, 0x21, 1, 0, 0, 0, 0, 20, 0x21, 1, 0, 0, 0, 0, 20})
 	// A Complete marker between two samples of an entity.
 	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 20, 4, 2, 1, 0, 2, 0, 0, 0, 20, 4, 5, 1, 0, 2, 0, 0, 0, 20})
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -214,6 +216,9 @@ func FuzzCommonPath(f *testing.F) {
 					HasVelocity: op&0x40 != 0,
 					Vel:         mgl32.Vec3{1, 0, 0},
 					State:       uint16(op >> 5),
+				}
+				if op&0x20 != 0 {
+					m.Rot = mgl32.Quat{} // never set: the identity
 				}
 			case 4:
 				m = systems.Message{Kind: systems.Complete, Tick: base - 3 + uint32(rd.byte()%6)}

@@ -333,3 +333,27 @@ func TestNewReceiveRejectsBadConfig(t *testing.T) {
 		t.Fatalf("the defaults: %v", err)
 	}
 }
+
+// TestZeroRotationIsIdentity: a snapshot without a rotation (the zero
+// quaternion, what a game that never sets one sends) is stored and drawn
+// as the identity, the first sample of an entity and the ones after it
+// alike.
+func TestZeroRotationIsIdentity(t *testing.T) {
+	r := newRig(t, cfgAt(20, 2))
+	for tick := uint32(1); tick <= 6; tick++ {
+		r.Push(snap(1, tick, float32(tick)))
+		r.Frame(0.05)
+	}
+	ring := r.Ring(1)
+	if ring.Len() < 3 {
+		t.Fatalf("ring %v, want several samples", ringTicks(ring))
+	}
+	for i := range ring.Len() {
+		if rot := ring.At(i).Rot; rot != mgl32.QuatIdent() {
+			t.Fatalf("sample at tick %d stored with rotation %v, want the identity", ring.At(i).Tick, rot)
+		}
+	}
+	if rd := r.Render(1); rd.Flags&components.Visible == 0 || rd.Rot != mgl32.QuatIdent() {
+		t.Fatalf("drawn %+v, want visible with the identity", rd)
+	}
+}
