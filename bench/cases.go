@@ -30,8 +30,9 @@ func perEntity(b *testing.B, n int) {
 // snapshot generation is not timed; receiving them is.
 func Frame(b *testing.B, name string, n int) { frameOn(b, name, NewStream(n)) }
 
-// FramePositionOnly is Frame on a stream that never rotates: every
-// rotation is the identity, so no rotation needs blending.
+// FramePositionOnly is Frame on a stream that never sets a rotation (the
+// zero quaternion, standing for the identity), as a top-down 2D game
+// sends it: no rotation needs blending.
 func FramePositionOnly(b *testing.B, name string, n int) {
 	s := NewStream(n)
 	s.PositionOnly = true

@@ -329,7 +329,7 @@ func (r *report) writeSystems(b *strings.Builder) {
 The whole frame; the frames in which the render time crosses a sample
 (every bracket moves on; in this scenario they are also the frames a
 snapshot arrives) and the others, timed one by one; the frame on a stream
-that never rotates; each of netsmooth's systems alone (the others run
+that never sets a rotation (as a top-down 2D game sends it); each of netsmooth's systems alone (the others run
 untimed); and ingest (handing a snapshot of every entity over and running
 Receive, Timeline and Retire, without interpolation; ns/snapshot). The
 lower bound runs the same (its interpolation step alone for Interpolate);
