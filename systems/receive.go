@@ -414,10 +414,10 @@ func (r *Receive) handle(w *ecs.World, msg *Message) outcome {
 }
 
 // appendCommon stores the common message, as handle would, without its
-// calls: a Snapshot with plain numbers (in range, a unit rotation) for a
-// live entity, newer than every sample the entity has and with no
-// Complete marker in between. It reports false, having changed nothing,
-// for any other message, which handle then takes.
+// calls: a Snapshot with plain numbers (in range, a unit rotation or
+// none) for a live entity, newer than every sample the entity has and
+// with no Complete marker in between. It reports false, having changed
+// nothing, for any other message, which handle then takes.
 func (r *Receive) appendCommon(w *ecs.World, msg *Message) bool {
 	if msg.Kind != Snapshot || !plainNumbers(msg, r.cfg.MaxAbs) || float64(msg.Tick) > r.futureLimit {
 		return false
