@@ -202,6 +202,25 @@ func TestAbsurdFirstTicksRecover(t *testing.T) {
 	}
 }
 
+// TestAbsurdDespawnsBeforeSyncRecover: before anything was accepted, the
+// server despawns every entity the sane stream will send, at ticks far
+// ahead of it (or at the end of the tick range). Nothing can judge those
+// ticks yet, so the tombstones stand and refuse the stream; the refused
+// messages still sync the clock, the clock re-anchors to the stream, the
+// tombstones beyond it are dropped, and the stream is drawn right.
+func TestAbsurdDespawnsBeforeSyncRecover(t *testing.T) {
+	for _, ahead := range []uint32{1 << 24, math.MaxUint32 - 5000} {
+		t.Run(fmt.Sprint(ahead), func(t *testing.T) {
+			r := newRig(t, nsecs.DefaultConfig())
+			for id := components.NetID(1); id <= 3; id++ {
+				r.Push(systems.Message{Kind: systems.Despawn, NetID: id, Tick: 5000 + ahead})
+			}
+			r.Frame(1.0 / saneFPS)
+			newSane(5000, 1, 2, 3).recovers(t, r)
+		})
+	}
+}
+
 // TestFutureTicksWithinSaneStream: after sync, a dozen frames each carry
 // one packet a million ticks ahead next to the sane stream: refused, and
 // nothing moves the clock.

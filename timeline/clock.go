@@ -289,12 +289,20 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 
 // RefusedN records that n messages for tick arrived this frame that the
 // pipeline could not use (stale, duplicate, of an earlier life...). They do
-// not feed the estimate or the statistics, but they are evidence of where
-// the server's clock is: a restarted server's stream is refused as stale
-// until the clock re-anchors to it.
+// not feed the statistics, but they are evidence of where the server's
+// clock is: a restarted server's stream is refused as stale until the
+// clock re-anchors to it. Before the clock has synced they feed the
+// estimate too, so that a stream refused from its first message (say, by
+// tombstones a hostile server left at absurd ticks before anything could
+// be judged) still syncs the clock, and the pipeline can then drop
+// whatever lies beyond it.
 func (c *Clock) RefusedN(tick uint32, n int) {
-	if n > 0 {
-		c.weigh(tick, n, false)
+	if n <= 0 {
+		return
+	}
+	c.weigh(tick, n, false)
+	if !c.synced {
+		c.env.add(float64(tick) - c.local*c.cfg.TickRate)
 	}
 }
 

@@ -397,3 +397,25 @@ func TestRefusedFutureReanchors(t *testing.T) {
 		t.Fatalf("reanchors %d, server tick %v; want 1 and about 202", c.Reanchors(), c.ServerTick())
 	}
 }
+
+// TestRefusedArrivalsSync: a stream the pipeline refuses from its first
+// message on still syncs the clock (so that whatever refuses it can be
+// judged against server time); after sync, refused arrivals no longer
+// move the estimate.
+func TestRefusedArrivalsSync(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	for i := range 3 {
+		c.BeginFrame(0.05)
+		c.RefusedN(uint32(5000+i), 3)
+		c.Advance()
+	}
+	if !c.Synced() || math.Abs(c.ServerTick()-5002) > 1 {
+		t.Fatalf("synced %v at server tick %v; want synced near 5002", c.Synced(), c.ServerTick())
+	}
+	c.BeginFrame(0.05)
+	c.RefusedN(9000, 1) // one refused arrival far ahead: not an estimate
+	c.Advance()
+	if c.ServerTick() > 5010 {
+		t.Fatalf("a refused arrival after sync moved the estimate to %v", c.ServerTick())
+	}
+}
