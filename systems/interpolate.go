@@ -208,8 +208,8 @@ type frameCounts struct {
 	extrapolated, held, corrections, teleports int
 	corrected                                  int     // entities with a correction to smooth
 	maxCorrSq                                  float32 // bounds their squared lengths
-	aheadSum, aheadN, aheadMin, aheadMax       int
 	corrDist, corrMax                          float64
+	aheads                                     aheadCounts
 }
 
 // Update implements the arche-model System interface.
@@ -248,7 +248,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 // q past the last of them (so a worker never ends, and closes, a query:
 // the world's goroutine does).
 func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
-	p.fc = frameCounts{aheadMin: c.RingCapacity}
+	p.fc = frameCounts{}
 	p.occ = [c.RingCapacity + 1]int32{}
 	p.complete = s.complete
 	fc := &p.fc
@@ -258,8 +258,7 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 	// the loop: through the pointer, every entity would load and store
 	// them again (the compiler cannot tell that writing a Render leaves
 	// them alone). About 1.5 ns per entity at 100k.
-	lerps := frameCounts{aheadMin: c.RingCapacity}
-	var aheads aheadCounts
+	var lerps frameCounts
 	for i := 0; count < 0 || i < count; i++ {
 		if (count < 0 || i > 0) && !q.Next() {
 			break
@@ -298,43 +297,59 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 				}
 				render.State = span.State
 				render.Flags = c.Visible
-				aheads.add(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
+				lerps.aheads.add(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
 				continue
 			}
 			if fast { // a Step span: hold sample 0
 				p.rt = rt
 				s.eval(p, span, render)
-				fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
+				fc.aheads.add(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
 				continue
 			}
 		}
 		p.rt = rt
 		s.slow(q, p, span, render)
 	}
-	aheads.tally(&lerps)
 	fc.merge(&lerps)
 }
 
-// aheadCounts counts the fast path's entities by how many samples they
-// have ahead of the render time (0 to RingCapacity): one increment per
-// entity instead of updating a sum, a count, a minimum and a maximum,
-// which are worked out from the counts once per pass. About 0.5 ns per
-// entity at 100k.
+// aheadCounts counts the entities drawn by how many samples they have
+// ahead of the render time (0 to RingCapacity): one increment per entity
+// instead of updating a sum, a count, a minimum and a maximum, which
+// stats works out once a frame. About 0.5 ns per entity at 100k.
 type aheadCounts [2 * c.RingCapacity]int32
 
 // add counts one entity with n samples ahead. The mask only keeps the
 // index in range; n never exceeds RingCapacity.
 func (h *aheadCounts) add(n int) { h[n&(len(h)-1)]++ }
 
-// tally adds the counted entities to fc's ahead statistics.
-func (h *aheadCounts) tally(fc *frameCounts) {
-	for a, n := range h {
-		if n > 0 {
-			fc.ahead(a)
-			fc.aheadSum += a * int(n-1)
-			fc.aheadN += int(n - 1)
-		}
+// merge adds o's counts to h.
+func (h *aheadCounts) merge(o *aheadCounts) {
+	for a, n := range o {
+		h[a] += n
 	}
+}
+
+// stats returns the fewest, mean and most samples ahead over the entities
+// counted; all zero if none was.
+func (h *aheadCounts) stats() (lo int, mean float64, hi int) {
+	sum, n := 0, 0
+	lo = -1
+	for a, k := range h {
+		if k == 0 {
+			continue
+		}
+		if lo < 0 {
+			lo = a
+		}
+		hi = a
+		sum += a * int(k)
+		n += int(k)
+	}
+	if n == 0 {
+		return 0, 0, 0
+	}
+	return lo, float64(sum) / float64(n), hi
 }
 
 // correctionBitsZero reports whether every bit of corr is zero: one test
@@ -427,11 +442,11 @@ func (s *Interpolate) slow(q *ecs.Query, p *interpPass, span *c.Span, render *c.
 	}
 	switch span.Mode {
 	case c.SpanLerp, c.SpanStep:
-		fc.ahead(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
+		fc.aheads.add(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
 	case c.SpanBefore:
-		fc.ahead(span.Ring.Len())
+		fc.aheads.add(span.Ring.Len())
 	case c.SpanPast:
-		fc.ahead(0)
+		fc.aheads.add(0)
 	}
 }
 
@@ -451,11 +466,7 @@ func (s *Interpolate) cut(q *ecs.Query, p *interpPass, span *c.Span, render *c.R
 // publish stores the frame's tallies in m.
 func (fc *frameCounts) publish(m *Metrics) {
 	m.FrameExtrapolated, m.FrameHeld = fc.extrapolated, fc.held
-	m.AheadMin, m.AheadMax, m.AheadMean = 0, 0, 0
-	if fc.aheadN > 0 {
-		m.AheadMin, m.AheadMax = fc.aheadMin, fc.aheadMax
-		m.AheadMean = float64(fc.aheadSum) / float64(fc.aheadN)
-	}
+	m.AheadMin, m.AheadMean, m.AheadMax = fc.aheads.stats()
 	m.Extrapolated += uint64(fc.extrapolated)
 	m.Held += uint64(fc.held)
 	if fc.extrapolated+fc.held > 0 {
@@ -467,14 +478,6 @@ func (fc *frameCounts) publish(m *Metrics) {
 	m.MaxCorrection = math.Max(m.MaxCorrection, fc.corrMax)
 	m.FrameTeleports += fc.teleports
 	m.Teleports += uint64(fc.teleports)
-}
-
-// ahead records how many samples one entity has ahead of the render time.
-func (fc *frameCounts) ahead(n int) {
-	fc.aheadSum += n
-	fc.aheadN++
-	fc.aheadMin = min(fc.aheadMin, n)
-	fc.aheadMax = max(fc.aheadMax, n)
 }
 
 // Finalize implements the arche-model System interface.

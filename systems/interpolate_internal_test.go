@@ -40,22 +40,22 @@ func TestCorrectionBitsZero(t *testing.T) {
 	}
 }
 
-// TestAheadCounts: the counts give the same sum, count, minimum and
-// maximum as tallying every entity one by one.
+// TestAheadCounts: the counts give the minimum, mean and maximum of the
+// values counted, also merged from two passes, and zeros for none.
 func TestAheadCounts(t *testing.T) {
-	values := []int{3, 3, 5, 1, 16, 3, 0}
-	var h aheadCounts
-	want := frameCounts{aheadMin: c.RingCapacity}
-	for _, v := range values {
-		h.add(v)
-		want.ahead(v)
+	var a, b aheadCounts
+	for _, v := range []int{3, 3, 5, 1} {
+		a.add(v)
 	}
-	got := frameCounts{aheadMin: c.RingCapacity}
-	h.tally(&got)
-	if got != want {
-		t.Fatalf("tally %+v, want %+v", got, want)
+	for _, v := range []int{16, 3, 0} {
+		b.add(v)
 	}
-	if got.aheadSum != 31 || got.aheadN != 7 || got.aheadMin != 0 || got.aheadMax != 16 {
-		t.Fatalf("tally %+v, want sum 31 of 7, 0..16", got)
+	a.merge(&b)
+	if lo, mean, hi := a.stats(); lo != 0 || hi != 16 || math.Abs(mean-31.0/7) > 1e-12 {
+		t.Fatalf("stats %d, %v, %d; want 0, 31/7, 16", lo, mean, hi)
+	}
+	var none aheadCounts
+	if lo, mean, hi := none.stats(); lo != 0 || mean != 0 || hi != 0 {
+		t.Fatalf("stats of nothing %d, %v, %d; want zeros", lo, mean, hi)
 	}
 }

@@ -151,10 +151,7 @@ func (fc *frameCounts) merge(o *frameCounts) {
 	fc.teleports += o.teleports
 	fc.corrected += o.corrected
 	fc.maxCorrSq = max(fc.maxCorrSq, o.maxCorrSq)
-	fc.aheadSum += o.aheadSum
-	fc.aheadN += o.aheadN
-	fc.aheadMin = min(fc.aheadMin, o.aheadMin)
-	fc.aheadMax = max(fc.aheadMax, o.aheadMax)
+	fc.aheads.merge(&o.aheads)
 	fc.corrDist += o.corrDist
 	fc.corrMax = max(fc.corrMax, o.corrMax)
 }
