@@ -422,11 +422,6 @@ func (r *Receive) appendCommon(w *ecs.World, msg *Message) bool {
 	if msg.Kind != Snapshot || !plainNumbers(msg, r.cfg.MaxAbs) || float64(msg.Tick) > r.futureLimit {
 		return false
 	}
-	rot := &msg.Rot
-	identity := mgl32.QuatIdent()
-	if *rot == (mgl32.Quat{}) {
-		rot = &identity // no rotation sent: a game that never sets one
-	}
 	entry := r.index.get(msg.NetID)
 	if entry.state != entryLive || msg.Tick < entry.bornTick || !w.Alive(entry.entity) {
 		return false
@@ -441,15 +436,15 @@ func (r *Receive) appendCommon(w *ecs.World, msg *Message) bool {
 	if !ok || msg.Tick <= newest || span.Stale(msg.Tick) || r.unchangedUntil(newest, msg.Tick) != newest {
 		return false
 	}
-	r.appendNewest(span, slot, msg, rot, false, newest, head.Len(), span.LosesBracket())
+	r.appendNewest(span, slot, msg, &msg.Rot, false, newest, head.Len(), span.LosesBracket())
 	return true
 }
 
 // plainNumbers reports whether every number of msg is within lim, and its
 // rotation a unit quaternion (as servers send them) or zero (as games that
-// never set one send it), which check passes as they are, a zero rotation
-// standing for the identity: one comparison per number, which fails for
-// NaN and infinities too, and no square root.
+// never set one send it; fill stores it as the identity), which check
+// passes as they are: one comparison per number, which fails for NaN and
+// infinities too, and no square root.
 func plainNumbers(msg *Message, lim float32) bool {
 	p, v, q := &msg.Pos, &msg.Vel, &msg.Rot
 	if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
@@ -601,9 +596,6 @@ const accept = NumRejectReasons
 func (r *Receive) check(msg *Message, rot *mgl32.Quat) RejectReason {
 	lim := r.cfg.MaxAbs
 	if plainNumbers(msg, lim) {
-		if msg.Rot == (mgl32.Quat{}) {
-			*rot = mgl32.QuatIdent()
-		}
 		return accept // the common case
 	}
 	p, v, q := &msg.Pos, &msg.Vel, &msg.Rot
@@ -624,9 +616,13 @@ func (r *Receive) check(msg *Message, rot *mgl32.Quat) RejectReason {
 }
 
 // fill writes msg as a ring sample into dst, in one store: dst is
-// usually a cold cache line, which piecewise stores would stall on.
+// usually a cold cache line, which piecewise stores would stall on. rot is
+// the checked rotation; zero (none sent) is stored as the identity.
 func fill(dst *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
 	s := c.Sample{Tick: msg.Tick, State: msg.State, Epoch: msg.Epoch, Pos: msg.Pos, Rot: *rot}
+	if s.Rot == (mgl32.Quat{}) {
+		s.Rot = mgl32.QuatIdent()
+	}
 	if msg.HasVelocity {
 		s.Vel = msg.Vel
 		s.Flags |= c.HasVelocity
