@@ -329,12 +329,13 @@ func (r *report) writeSystems(b *strings.Builder) {
 The whole frame; the frames in which the render time crosses a sample
 (every bracket moves on; in this scenario they are also the frames a
 snapshot arrives) and the others, timed one by one; the frame on a stream
-that never sets a rotation (as a top-down 2D game sends it); each of netsmooth's systems alone (the others run
-untimed); and ingest (handing a snapshot of every entity over and running
-Receive, Timeline and Retire, without interpolation; ns/snapshot). The
-lower bound runs the same (its interpolation step alone for Interpolate);
-flat and naive are context (naive up to 100k entities only). Allocations
-are per frame (per batch of snapshots for ingest).
+that never sets a rotation (as a top-down 2D game sends it); each of
+netsmooth's systems alone (the others run untimed); and ingest (handing a
+snapshot of every entity over and running Receive, Timeline and Retire,
+without interpolation; ns/snapshot). The lower bound runs the same (its
+interpolation step alone for Interpolate); flat and naive are context
+(naive up to 100k entities only). Allocations are per frame (per batch of
+snapshots for ingest).
 
 `)
 	var rows [][]string
