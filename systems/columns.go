@@ -27,25 +27,11 @@ func (cols *columns) slot(w *ecs.World, e ecs.Entity, phys int) *c.Sample {
 	return (*c.Sample)(w.GetUnchecked(e, cols.slots[phys]))
 }
 
-// slotQ returns the current query entity's sample in physical slot phys.
-func (cols *columns) slotQ(q *ecs.Query, phys int) *c.Sample {
-	return (*c.Sample)(q.Get(cols.slots[phys]))
-}
-
 // view returns the general ring view of entity e.
 func (cols *columns) view(w *ecs.World, e ecs.Entity, head *c.RingHead) c.Ring {
 	v := c.Ring{Head: head}
 	for k, id := range cols.slots {
 		v.Slots[k] = (*c.Sample)(w.GetUnchecked(e, id))
-	}
-	return v
-}
-
-// viewQ returns the general ring view of the current query entity.
-func (cols *columns) viewQ(q *ecs.Query, head *c.RingHead) c.Ring {
-	v := c.Ring{Head: head}
-	for k, id := range cols.slots {
-		v.Slots[k] = (*c.Sample)(q.Get(id))
 	}
 	return v
 }

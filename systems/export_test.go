@@ -3,3 +3,11 @@ package systems
 // SetGeneralOnly makes r handle every message on its general path, without
 // the shortcut for the common one, so that tests can check the two agree.
 func SetGeneralOnly(r *Receive, on bool) { r.generalOnly = on }
+
+// SetPerEntity makes s fetch every entity's components through its query,
+// as it does when arche's archetype bounds cannot be read, so that tests
+// can check that drawing runs of entities agrees.
+func SetPerEntity(s *Interpolate) {
+	s.perEntity = true
+	s.bounds = queryBounds{}
+}

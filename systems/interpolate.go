@@ -102,9 +102,12 @@ type Interpolate struct {
 	metrics *Metrics
 	signals *Signals
 	cols    columns
-	cached  ecs.CachedFilter
-	render  ecs.ID
-	corr    ecs.ID
+	bounds  queryBounds // where the query's current archetype ends
+	// perEntity keeps bounds unset: every run is one entity (tests).
+	perEntity bool
+	cached    ecs.CachedFilter
+	render    ecs.ID
+	corr      ecs.ID
 
 	// Per-frame constants.
 	rate, limit  float64
@@ -141,6 +144,7 @@ type interpPass struct {
 	complete uint32
 	fc       frameCounts
 	occ      [c.RingCapacity + 1]int32 // Metrics.Occupancy changes
+	run      run                       // the run being drawn
 	_        [64]byte                  // no false sharing between workers
 }
 
@@ -193,6 +197,9 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 	s.metrics = mustResource[Metrics](w)
 	s.signals = mustResource[Signals](w)
 	s.cols = newColumns(w)
+	if !s.perEntity {
+		s.bounds = archetypeBounds()
+	}
 	s.render = ecs.ComponentID[c.Render](w)
 	s.corr = ecs.ComponentID[c.Correction](w)
 	mask := ecs.All(s.cols.span, s.render, s.corr, ecs.ComponentID[c.Remote](w))
@@ -246,7 +253,10 @@ func (s *Interpolate) Update(w *ecs.World) {
 // pass draws the entities of query q: with count < 0, all of them (q not
 // started); else count entities from q's current position, never moving
 // q past the last of them (so a worker never ends, and closes, a query:
-// the world's goroutine does).
+// the world's goroutine does). It draws them a run at a time: the
+// entities from q's position to the end of their archetype (or of the
+// count), whose components are consecutive elements of the archetype's
+// columns (see archetypeBounds).
 func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 	p.fc = frameCounts{}
 	p.occ = [c.RingCapacity + 1]int32{}
@@ -254,62 +264,78 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 	fc := &p.fc
 	base, lagFrom := s.base, s.lagFrom
 	spanID, renderID, corrID := s.cols.span, s.render, s.corr
+	bounds := s.bounds
+	r := &p.run
 	// The fast path's tallies stay in a local, merged into fc once after
 	// the loop: through the pointer, every entity would load and store
 	// them again (the compiler cannot tell that writing a Render leaves
 	// them alone). About 1.5 ns per entity at 100k.
 	var lerps frameCounts
-	for i := 0; count < 0 || i < count; i++ {
-		if (count < 0 || i > 0) && !q.Next() {
+	if count < 0 && !q.Next() {
+		return
+	}
+	for count != 0 {
+		n := bounds.rest(q)
+		if count > 0 {
+			n = min(n, count)
+			count -= n
+		}
+		spans := unsafe.Slice((*c.Span)(q.Get(spanID)), n)
+		renders := unsafe.Slice((*c.Render)(q.Get(renderID)), n)
+		corrs := unsafe.Slice((*c.Correction)(q.Get(corrID)), n)
+		r.start(q, &s.cols)
+		for i := range spans {
+			span, render, corr := &spans[i], &renders[i], &corrs[i]
+			if !correctionBitsZero(corr) && !corr.IsZero() {
+				lerps.corrected++ // Smooth and Snap must look at it
+				lerps.maxCorrSq = max(lerps.maxCorrSq, blend.LenSq(&corr.Pos))
+			}
+			rt := base
+			if span.Lag != 0 || span.Interval > lagFrom {
+				s.slewLag(span)
+				rt -= float64(span.Lag)
+			}
+			if span.Flags&c.SpanDirty == 0 && (span.Mode == c.SpanLerp || span.Mode == c.SpanStep) {
+				// Crossing To usually needs just the next slot.
+				fast := rt < float64(span.To) || s.advance(r, i, span, rt)
+				if fast && span.Mode == c.SpanLerp {
+					// The common case, written out so that it inlines: position
+					// lerp and normalised quaternion lerp (Rot1 is pre-aligned).
+					t := float32((rt - float64(span.From)) * float64(span.Inv))
+					p0, p1 := &span.Pos0, &span.Pos1
+					render.Pos = mgl32.Vec3{p0[0] + (p1[0]-p0[0])*t, p0[1] + (p1[1]-p0[1])*t, p0[2] + (p1[2]-p0[2])*t}
+					if r0, r1 := &span.Rot0, &span.Rot1; *r0 == *r1 {
+						render.Rot = *r0
+					} else {
+						qw := r0.W + (r1.W-r0.W)*t
+						qx := r0.V[0] + (r1.V[0]-r0.V[0])*t
+						qy := r0.V[1] + (r1.V[1]-r0.V[1])*t
+						qz := r0.V[2] + (r1.V[2]-r0.V[2])*t
+						// Aligned unit quaternions blend to a length in [0.7, 1]:
+						// never near zero, so no guard is needed here.
+						inv := 1 / float32(math.Sqrt(float64(qw*qw+qx*qx+qy*qy+qz*qz)))
+						render.Rot = mgl32.Quat{W: qw * inv, V: mgl32.Vec3{qx * inv, qy * inv, qz * inv}}
+					}
+					render.State = span.State
+					render.Flags = c.Visible
+					lerps.aheads.add(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
+					continue
+				}
+				if fast { // a Step span: hold sample 0
+					p.rt = rt
+					s.eval(p, span, render)
+					fc.aheads.add(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
+					continue
+				}
+			}
+			p.rt = rt
+			s.slow(r, i, p, span, render, corr)
+		}
+		if count == 0 || !q.Step(n) {
 			break
 		}
-		span := (*c.Span)(q.Get(spanID))
-		render := (*c.Render)(q.Get(renderID))
-		if corr := (*c.Correction)(q.Get(corrID)); !correctionBitsZero(corr) && !corr.IsZero() {
-			lerps.corrected++ // Smooth and Snap must look at it
-			lerps.maxCorrSq = max(lerps.maxCorrSq, blend.LenSq(&corr.Pos))
-		}
-		rt := base
-		if span.Lag != 0 || span.Interval > lagFrom {
-			s.slewLag(span)
-			rt -= float64(span.Lag)
-		}
-		if span.Flags&c.SpanDirty == 0 && (span.Mode == c.SpanLerp || span.Mode == c.SpanStep) {
-			// Crossing To usually needs just the next slot.
-			fast := rt < float64(span.To) || s.advance(q, span, rt)
-			if fast && span.Mode == c.SpanLerp {
-				// The common case, written out so that it inlines: position
-				// lerp and normalised quaternion lerp (Rot1 is pre-aligned).
-				t := float32((rt - float64(span.From)) * float64(span.Inv))
-				p0, p1 := &span.Pos0, &span.Pos1
-				render.Pos = mgl32.Vec3{p0[0] + (p1[0]-p0[0])*t, p0[1] + (p1[1]-p0[1])*t, p0[2] + (p1[2]-p0[2])*t}
-				if r0, r1 := &span.Rot0, &span.Rot1; *r0 == *r1 {
-					render.Rot = *r0
-				} else {
-					qw := r0.W + (r1.W-r0.W)*t
-					qx := r0.V[0] + (r1.V[0]-r0.V[0])*t
-					qy := r0.V[1] + (r1.V[1]-r0.V[1])*t
-					qz := r0.V[2] + (r1.V[2]-r0.V[2])*t
-					// Aligned unit quaternions blend to a length in [0.7, 1]:
-					// never near zero, so no guard is needed here.
-					inv := 1 / float32(math.Sqrt(float64(qw*qw+qx*qx+qy*qy+qz*qz)))
-					render.Rot = mgl32.Quat{W: qw * inv, V: mgl32.Vec3{qx * inv, qy * inv, qz * inv}}
-				}
-				render.State = span.State
-				render.Flags = c.Visible
-				lerps.aheads.add(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
-				continue
-			}
-			if fast { // a Step span: hold sample 0
-				p.rt = rt
-				s.eval(p, span, render)
-				fc.aheads.add(span.Ring.Len() - span.Ring.Logical(int(span.ToPhys)))
-				continue
-			}
-		}
-		p.rt = rt
-		s.slow(q, p, span, render)
 	}
+	r.q = nil // no reference to the world between frames
 	fc.merge(&lerps)
 }
 
@@ -425,14 +451,14 @@ func (s *Interpolate) markAllDirty(w *ecs.World) {
 // slow draws an entity whose span must be rebuilt or is not a plain lerp:
 // a new sample landed in it, the render time left it, it crosses a
 // teleport, or it extrapolates or holds.
-func (s *Interpolate) slow(q *ecs.Query, p *interpPass, span *c.Span, render *c.Render) {
+func (s *Interpolate) slow(r *run, i int, p *interpPass, span *c.Span, render *c.Render, corr *c.Correction) {
 	fc := &p.fc
 	if s.needsRefresh(p, span) {
-		s.refresh(q, p, span, (*c.Correction)(q.Get(s.corr)))
+		s.refresh(r, i, p, span, corr)
 	}
 	s.eval(p, span, render)
 	if span.Flags&c.SpanTeleported != 0 {
-		s.cut(q, p, span, render)
+		s.cut(r, i, p, span, render)
 	}
 	switch {
 	case render.Flags&c.Extrapolated != 0:
@@ -454,10 +480,10 @@ func (s *Interpolate) slow(q *ecs.Query, p *interpPass, span *c.Span, render *c.
 // drawing is flagged for Snap (which draws it at the target, with no
 // correction) and the samples from before the teleport, which can never be
 // drawn again, leave the ring.
-func (s *Interpolate) cut(q *ecs.Query, p *interpPass, span *c.Span, render *c.Render) {
+func (s *Interpolate) cut(r *run, i int, p *interpPass, span *c.Span, render *c.Render) {
 	span.Flags &^= c.SpanTeleported
 	render.Flags |= c.Teleported
-	ring := s.cols.viewQ(q, &span.Ring)
+	ring := r.view(i, &span.Ring)
 	before := ring.Len()
 	ring.DropBefore(span.From)
 	p.occupancyMove(before, ring.Len())
@@ -494,7 +520,7 @@ func (s *Interpolate) Finalize(w *ecs.World) {
 // read instead of a rebuild. It reports false when the span needs the
 // general rebuild instead (a Step span's teleport is crossed there, where
 // it is detected and flagged).
-func (s *Interpolate) advance(q *ecs.Query, span *c.Span, rt float64) bool {
+func (s *Interpolate) advance(r *run, i int, span *c.Span, rt float64) bool {
 	if span.Mode != c.SpanLerp {
 		return false
 	}
@@ -504,7 +530,7 @@ func (s *Interpolate) advance(q *ecs.Query, span *c.Span, rt float64) bool {
 		return false // To was the newest sample: extrapolation starts
 	}
 	np := (int(span.ToPhys) + 1) & (c.RingCapacity - 1)
-	next := s.cols.slotQ(q, np)
+	next := r.slot(i, np)
 	if rt >= float64(next.Tick) || next.Tick <= span.To {
 		return false // skipped past more than one sample, or inconsistent
 	}
@@ -581,7 +607,7 @@ func (s *Interpolate) eval(p *interpPass, span *c.Span, render *c.Render) {
 // refresh rebuilds the span from the ring. If new data moved the target of
 // an entity already on screen, the jump goes into corr; if the render time
 // crossed a discontinuity, the span is marked teleported.
-func (s *Interpolate) refresh(q *ecs.Query, p *interpPass, span *c.Span, corr *c.Correction) {
+func (s *Interpolate) refresh(r *run, i int, p *interpPass, span *c.Span, corr *c.Correction) {
 	fc := &p.fc
 	shown := span.Mode != c.SpanEmpty && span.Flags&c.SpanHidden == 0
 	dirty := span.Flags&c.SpanDirty != 0
@@ -596,7 +622,7 @@ func (s *Interpolate) refresh(q *ecs.Query, p *interpPass, span *c.Span, corr *c
 		p.complete = s.complete
 	}
 
-	ring := s.cols.viewQ(q, &span.Ring)
+	ring := r.view(i, &span.Ring)
 	first := s.rebuild(p, span, &ring)
 
 	if !shown || span.Flags&c.SpanHidden != 0 || span.Mode == c.SpanEmpty {

@@ -89,14 +89,18 @@ func (s *Interpolate) stopWorkers() {
 // with its own tallies, merged in chunk order (so the sums do not depend
 // on which goroutine drew what).
 func (s *Interpolate) runPasses(w *ecs.World) int {
-	q := w.Query(&s.cached)
+	// The queries live in s.queries, not in locals: a pass keeps a
+	// pointer to its query while it draws, which would move a local to
+	// the heap every frame.
+	s.queries[0] = w.Query(&s.cached)
 	k := s.cfg.Workers
 	n := 0
 	if k > 1 {
-		n = q.Count()
+		n = s.queries[0].Count()
 	}
 	if k <= 1 || n < max(s.cfg.ParallelMin, k) {
-		s.pass(&q, &s.passes[0], -1)
+		s.pass(&s.queries[0], &s.passes[0], -1)
+		s.queries[0] = ecs.Query{}
 		return 1
 	}
 	if s.workers == nil {
@@ -104,7 +108,6 @@ func (s *Interpolate) runPasses(w *ecs.World) int {
 	}
 	size := (n + len(s.passes) - 1) / len(s.passes)
 	chunks := (n + size - 1) / size
-	s.queries[0] = q
 	s.queries[0].Step(1)
 	for j := 1; j < chunks; j++ {
 		s.queries[j] = w.Query(&s.cached)

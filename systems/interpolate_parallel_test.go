@@ -1,6 +1,7 @@
 package systems_test
 
 import (
+	"fmt"
 	"math"
 	"runtime"
 	"testing"
@@ -55,62 +56,97 @@ func variedStream(n int, t uint32) []systems.Message {
 // one: every entity's Render and Correction, every frame, and the same
 // counts in Metrics. Run with -race: the workers share nothing they write.
 func TestInterpolateWorkersDrawTheSame(t *testing.T) {
-	const n = 3000
 	for _, workers := range []int{2, 3, 7} {
 		cfg := nsecs.DefaultConfig()
 		one := pipetest.NewRig(t, cfg)
 		cfg.Interpolate.Workers, cfg.Interpolate.ParallelMin = workers, 100
 		many := pipetest.NewRig(t, cfg)
-		frames := 0
-		corrOne, corrMany := corrections(one), corrections(many)
-		for tick := uint32(1); tick <= 150; tick++ {
-			if tick == 5 {
-				// Entities in several archetypes: the chunks cross their
-				// boundaries.
-				splitArchetypes(t, one, n)
-				splitArchetypes(t, many, n)
-			}
-			msgs := variedStream(n, tick)
-			one.Push(msgs...)
-			many.Push(msgs...)
-			for range 3 {
-				one.Frame(1.0 / 60)
-				many.Frame(1.0 / 60)
-				frames++
-				for id := components.NetID(1); id <= n; id++ {
-					ea, okA := one.Pipe.Lookup(id)
-					eb, okB := many.Pipe.Lookup(id)
-					if okA != okB {
-						t.Fatalf("workers=%d frame %d entity %d: exists %v and %v", workers, frames, id, okA, okB)
-					}
-					if !okA {
-						continue
-					}
-					if a, b := one.RenderOf(ea), many.RenderOf(eb); a != b {
-						t.Fatalf("workers=%d frame %d entity %d: one goroutine drew %+v, %d drew %+v", workers, frames, id, a, workers, b)
-					}
-					if a, b := *corrOne.Get(ea), *corrMany.Get(eb); a != b {
-						t.Fatalf("workers=%d frame %d entity %d: corrections %+v and %+v", workers, frames, id, a, b)
-					}
+		drawTheSame(t, fmt.Sprintf("Workers=%d", workers), one, many)
+	}
+}
+
+// Interpolate drawing a run of entities at a time, striding through their
+// archetype's columns, draws exactly what it draws fetching every entity's
+// components through the query, with entities spread over several
+// archetypes, on one goroutine and on three.
+func TestInterpolateRunsDrawTheSame(t *testing.T) {
+	for _, workers := range []int{1, 3} {
+		cfg := nsecs.DefaultConfig()
+		cfg.Interpolate.Workers, cfg.Interpolate.ParallelMin = workers, 100
+		each := pipetest.NewRig(t, cfg)
+		systems.SetPerEntity(interpolateOf(t, each))
+		runs := pipetest.NewRig(t, cfg)
+		drawTheSame(t, fmt.Sprintf("runs, Workers=%d", workers), each, runs)
+	}
+}
+
+// interpolateOf returns r's Interpolate system.
+func interpolateOf(t *testing.T, r *pipetest.Rig) *systems.Interpolate {
+	for _, s := range r.Pipe.Systems() {
+		if ip, ok := s.(*systems.Interpolate); ok {
+			return ip
+		}
+	}
+	t.Fatal("the pipeline has no Interpolate")
+	return nil
+}
+
+// drawTheSame runs the same varied stream of 3000 entities through the
+// pipelines of rigs a and b, moving entities to other archetypes on the
+// way, and fails t unless both draw every entity the same every frame and
+// end with the same metrics. It finalizes both.
+func drawTheSame(t *testing.T, name string, one, other *pipetest.Rig) {
+	t.Helper()
+	const n = 3000
+	frames := 0
+	corrOne, corrOther := corrections(one), corrections(other)
+	for tick := uint32(1); tick <= 150; tick++ {
+		if tick == 5 {
+			// Entities in several archetypes: runs and chunks end at
+			// their boundaries.
+			splitArchetypes(t, one, n)
+			splitArchetypes(t, other, n)
+		}
+		msgs := variedStream(n, tick)
+		one.Push(msgs...)
+		other.Push(msgs...)
+		for range 3 {
+			one.Frame(1.0 / 60)
+			other.Frame(1.0 / 60)
+			frames++
+			for id := components.NetID(1); id <= n; id++ {
+				ea, okA := one.Pipe.Lookup(id)
+				eb, okB := other.Pipe.Lookup(id)
+				if okA != okB {
+					t.Fatalf("%s: frame %d entity %d: exists %v and %v", name, frames, id, okA, okB)
+				}
+				if !okA {
+					continue
+				}
+				if a, b := one.RenderOf(ea), other.RenderOf(eb); a != b {
+					t.Fatalf("%s: frame %d entity %d: drew %+v and %+v", name, frames, id, a, b)
+				}
+				if a, b := *corrOne.Get(ea), *corrOther.Get(eb); a != b {
+					t.Fatalf("%s: frame %d entity %d: corrections %+v and %+v", name, frames, id, a, b)
 				}
 			}
 		}
-		a, b := one.Pipe.Metrics(), many.Pipe.Metrics()
-		if a.Extrapolated != b.Extrapolated || a.Held != b.Held || a.Corrections != b.Corrections ||
-			a.Teleports != b.Teleports || a.UnderrunFrames != b.UnderrunFrames || a.Occupancy != b.Occupancy ||
-			a.AheadMin != b.AheadMin || a.AheadMax != b.AheadMax || a.Snaps != b.Snaps {
-			t.Fatalf("workers=%d: metrics differ:\none  %+v\nmany %+v", workers, a, b)
-		}
-		if math.Abs(a.CorrectionDistance-b.CorrectionDistance) > 1e-9*a.CorrectionDistance {
-			t.Fatalf("workers=%d: correction distance %v and %v", workers, a.CorrectionDistance, b.CorrectionDistance)
-		}
-		// The stream exercised what it is meant to.
-		if a.Extrapolated == 0 || a.Corrections == 0 || a.Teleports == 0 {
-			t.Fatalf("the stream did not exercise the slow paths: %+v", a)
-		}
-		one.Pipe.Finalize()
-		many.Pipe.Finalize()
 	}
+	a, b := one.Pipe.Metrics(), other.Pipe.Metrics()
+	if a.Extrapolated != b.Extrapolated || a.Held != b.Held || a.Corrections != b.Corrections ||
+		a.Teleports != b.Teleports || a.UnderrunFrames != b.UnderrunFrames || a.Occupancy != b.Occupancy ||
+		a.AheadMin != b.AheadMin || a.AheadMax != b.AheadMax || a.Snaps != b.Snaps {
+		t.Fatalf("%s: metrics differ:\n%+v\n%+v", name, a, b)
+	}
+	if math.Abs(a.CorrectionDistance-b.CorrectionDistance) > 1e-9*a.CorrectionDistance {
+		t.Fatalf("%s: correction distance %v and %v", name, a.CorrectionDistance, b.CorrectionDistance)
+	}
+	// The stream exercised what it is meant to.
+	if a.Extrapolated == 0 || a.Corrections == 0 || a.Teleports == 0 {
+		t.Fatalf("the stream did not exercise the slow paths: %+v", a)
+	}
+	one.Pipe.Finalize()
+	other.Pipe.Finalize()
 }
 
 // Tags that move entities to other archetypes.
