@@ -443,12 +443,17 @@ func (r *Receive) appendCommon(w *ecs.World, msg *Message) bool {
 // plainNumbers reports whether every number of msg is within lim, and its
 // rotation a unit quaternion (as servers send them) or zero (as games that
 // never set one send it; fill stores it as the identity), which check
-// passes as they are: one comparison per number, which fails for NaN and
-// infinities too, and no square root.
+// passes as they are. The six coordinates are compared as the bits of
+// their absolute values, which order as the values do (lim is positive
+// and finite) and put NaN and the infinities above every finite number:
+// the largest of them, a branch-free max, is compared once. The rotation
+// needs no square root.
 func plainNumbers(msg *Message, lim float32) bool {
 	p, v, q := &msg.Pos, &msg.Vel, &msg.Rot
-	if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
-		abs32(v[0]) <= lim && abs32(v[1]) <= lim && abs32(v[2]) <= lim) {
+	const abs = 0x7fffffff
+	big := max(math.Float32bits(p[0])&abs, math.Float32bits(p[1])&abs, math.Float32bits(p[2])&abs,
+		math.Float32bits(v[0])&abs, math.Float32bits(v[1])&abs, math.Float32bits(v[2])&abs)
+	if big > math.Float32bits(lim) {
 		return false
 	}
 	n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]

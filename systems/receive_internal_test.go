@@ -1,0 +1,52 @@
+package systems
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// plainNumbers compares the bits of absolute values: it must agree with
+// comparing the values, for every kind of float, in every coordinate.
+func TestPlainNumbersAgreesWithValues(t *testing.T) {
+	const lim = float32(1e9)
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	values := []float32{0, float32(math.Copysign(0, -1)), 1, -1, lim, -lim,
+		math.Nextafter32(lim, inf), -math.Nextafter32(lim, inf), math.Nextafter32(lim, 0),
+		math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32,
+		inf, -inf, nan, -nan}
+	for coord := range 6 {
+		for _, x := range values {
+			msg := Message{Rot: mgl32.QuatIdent()}
+			if coord < 3 {
+				msg.Pos[coord] = x
+			} else {
+				msg.Vel[coord-3] = x
+			}
+			want := float32(math.Abs(float64(x))) <= lim
+			if got := plainNumbers(&msg, lim); got != want {
+				t.Errorf("coordinate %d = %v: plainNumbers %v, want %v", coord, x, got, want)
+			}
+		}
+	}
+	for _, c := range []struct {
+		rot  mgl32.Quat
+		want bool
+	}{
+		{mgl32.QuatIdent(), true},
+		{mgl32.Quat{}, true}, // none sent
+		{mgl32.QuatRotate(1, mgl32.Vec3{0, 1, 0}), true},
+		{mgl32.Quat{W: 2}, false},
+		{mgl32.Quat{W: 0.5}, false},
+		{mgl32.Quat{W: nan}, false},
+		{mgl32.Quat{W: inf}, false},
+		{mgl32.Quat{W: 1, V: mgl32.Vec3{nan, 0, 0}}, false},
+	} {
+		msg := Message{Rot: c.rot}
+		if got := plainNumbers(&msg, lim); got != c.want {
+			t.Errorf("rotation %v: plainNumbers %v, want %v", c.rot, got, c.want)
+		}
+	}
+}
