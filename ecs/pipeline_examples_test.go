@@ -81,7 +81,7 @@ func ExamplePipeline_Metrics() {
 }
 
 // A large world drawn on two cores: Interpolate splits the entities into
-// two shares from ParallelMin entities on (20,000 by default; lowered here
+// two shares from ParallelMin entities on (30,000 by default; lowered here
 // for a small example) and draws exactly what one goroutine would.
 // Finalize stops its worker goroutine.
 func ExampleConfig_workers() {
