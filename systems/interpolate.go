@@ -535,11 +535,15 @@ func (s *Interpolate) advance(r *run, i int, span *c.Span, rt float64) bool {
 		return false // skipped past more than one sample, or inconsistent
 	}
 	epoch0 := span.Epoch1
+	if d := next.Tick - span.To; d != span.To-span.From {
+		// Samples usually come evenly spaced: the same gap keeps its
+		// 1/(To-From), and the frame its division.
+		span.Inv = 1 / float32(d)
+	}
 	span.From, span.Pos0, span.Rot0, span.State = span.To, span.Pos1, span.Rot1, span.State1
 	span.To, span.ToPhys, span.Epoch1, span.State1 = next.Tick, uint8(np), next.Epoch, next.State
 	span.Pos1 = next.Pos
 	span.Rot1 = blend.Align(&span.Rot0, &next.Rot)
-	span.Inv = 1 / float32(span.To-span.From)
 	if next.Flags&c.Cut != 0 || next.Epoch != epoch0 || s.farApart(&span.Pos0, &next.Pos) {
 		span.Mode = c.SpanStep
 	} else {
