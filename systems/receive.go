@@ -161,20 +161,32 @@ func (r *Receive) Update(w *ecs.World) {
 	}
 	msgs, dropped := r.inbox.Drain(r.buf)
 	m.Rejected[RejectInboxFull] += dropped
+	// The shortcut's messages are told to Arrivals a run of equal ticks at
+	// a time (as Observed would merge them), counted here in a register
+	// instead of in memory per message.
+	var run arrivalRun
 	for i := range msgs {
 		msg := &msgs[i]
 		// Most messages take the shortcut; everything else, and every
 		// message the shortcut declines, the general path.
 		if !r.generalOnly && r.appendCommon(w, msg) {
-			r.arrivals.Observed(msg.Tick, true)
+			if run.n > 0 && run.tick == msg.Tick {
+				run.n++
+			} else {
+				r.arrivals.observedRun(run)
+				run = arrivalRun{tick: msg.Tick, n: 1, accepted: true}
+			}
 			continue
 		}
+		r.arrivals.observedRun(run) // in order with what handle reports
+		run = arrivalRun{}
 		if out := r.handle(w, msg); out != notEvidence {
 			// A well-formed message tells where the server's clock is,
 			// whether or not its sample could be used.
 			r.arrivals.Observed(msg.Tick, out == fresh)
 		}
 	}
+	r.arrivals.observedRun(run)
 	r.buf = msgs
 	r.trimBuffer(len(msgs))
 

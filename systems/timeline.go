@@ -32,11 +32,20 @@ type arrivalRun struct {
 // calls with the same tick and verdict (one server packet's worth) make
 // one run.
 func (a *Arrivals) Observed(tick uint32, accepted bool) {
-	if n := len(a.runs); n > 0 && a.runs[n-1].tick == tick && a.runs[n-1].accepted == accepted {
-		a.runs[n-1].n++
+	a.observedRun(arrivalRun{tick: tick, n: 1, accepted: accepted})
+}
+
+// observedRun records run.n messages for run.tick at once, as that many
+// calls of Observed would; nothing if run.n is 0.
+func (a *Arrivals) observedRun(run arrivalRun) {
+	if run.n == 0 {
 		return
 	}
-	a.runs = append(a.runs, arrivalRun{tick: tick, n: 1, accepted: accepted})
+	if n := len(a.runs); n > 0 && a.runs[n-1].tick == run.tick && a.runs[n-1].accepted == run.accepted {
+		a.runs[n-1].n += run.n
+		return
+	}
+	a.runs = append(a.runs, run)
 }
 
 // RefusedFuture records a message refused because its tick lay too far
