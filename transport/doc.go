@@ -112,6 +112,10 @@
 //	ws, _, err := websocket.Dial(ctx, "ws://127.0.0.1:8080/ws", nil)
 //	cli, err := transport.NewClient(ctx, wsConn{ws}, transport.ClientConfig{Session: ...})
 //
+// This Close waits for the server to answer the closure, up to the
+// library's 5 s timeouts when it is gone; examples/arena's wsConn bounds
+// that wait to a second by cancelling the context its reads run under.
+//
 // The server end of such a connection drives a session.Server itself
 // (Connect a client, Receive every message it sends, write it its Snapshot
 // packets every tick): examples/arena serves WebSocket players beside UDP

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -45,11 +46,24 @@ func (l link) Traffic() traffic {
 }
 
 // wsConn is a WebSocket as a transport.Conn: the session's packets one
-// binary message each.
-type wsConn struct{ c *websocket.Conn }
+// binary message each. Reads are bounded by ctx, which Close cancels to
+// drop a connection whose server does not answer.
+type wsConn struct {
+	c       *websocket.Conn
+	ctx     context.Context
+	cancel  context.CancelFunc
+	reading *atomic.Bool // ReadPacket has been called
+}
+
+// newWSConn wraps ws.
+func newWSConn(ws *websocket.Conn) wsConn {
+	ctx, cancel := context.WithCancel(context.Background())
+	return wsConn{c: ws, ctx: ctx, cancel: cancel, reading: new(atomic.Bool)}
+}
 
 func (w wsConn) ReadPacket() ([]byte, error) {
-	_, b, err := w.c.Read(context.Background())
+	w.reading.Store(true)
+	_, b, err := w.c.Read(w.ctx)
 	return b, err
 }
 
@@ -59,11 +73,28 @@ func (w wsConn) WritePacket(b []byte) error {
 	return w.c.Write(ctx, websocket.MessageBinary, b)
 }
 
+// closeWait is how long Close waits for the server to answer its closure.
+const closeWait = time.Second
+
 // Close ends the connection with a normal closure, which ends a blocked
-// ReadPacket; a connection the server closed first is no error.
+// ReadPacket; a connection the server closed first is no error. The
+// server's answer is awaited for closeWait at most: a server that is gone
+// would keep a quitting player waiting ten seconds (the WebSocket
+// library's two 5 s handshake timeouts). After that, cancelling the
+// reads, which the library bounds by their context, drops the connection.
+// A connection that was never read from (the client failed to start) has
+// no read to cancel and nothing to say goodbye to: it is dropped at once.
 func (w wsConn) Close() error {
-	err := w.c.Close(websocket.StatusNormalClosure, "")
-	if errors.Is(err, net.ErrClosed) {
+	var err error
+	if w.reading.Load() {
+		drop := time.AfterFunc(closeWait, w.cancel)
+		err = w.c.Close(websocket.StatusNormalClosure, "")
+		drop.Stop()
+	} else {
+		err = w.c.CloseNow()
+	}
+	w.cancel()
+	if errors.Is(err, net.ErrClosed) || errors.Is(err, context.Canceled) {
 		return nil
 	}
 	return err
@@ -85,7 +116,7 @@ func dialWS(ctx context.Context, url string, cfg session.ClientConfig, cond nets
 	// refuses a packet one byte too long; a longer message ends the
 	// connection.
 	ws.SetReadLimit(int64(dec.Config().MaxPacket) + 1)
-	c, err := transport.NewClient(ctx, wsConn{ws}, clientConfig(cfg, cond, seed))
+	c, err := transport.NewClient(ctx, newWSConn(ws), clientConfig(cfg, cond, seed))
 	if err != nil {
 		return link{}, err
 	}
