@@ -11,3 +11,8 @@ func SetPerEntity(s *Interpolate) {
 	s.perEntity = true
 	s.bounds = queryBounds{}
 }
+
+// SetAside makes s's fast loop leave every entity to its general path, so
+// that tests can check that the fast loop draws what the general path
+// would.
+func SetAside(s *Interpolate) { s.setAside = true }

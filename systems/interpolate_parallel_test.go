@@ -18,9 +18,11 @@ import (
 
 // variedStream is a server's messages at tick t for n entities, with
 // everything that takes Interpolate off its fast path: turning entities,
-// some sent at a third of the rate (a lag), teleports, an outage for a
-// fifth of them (extrapolation, then corrections when data returns), and
-// late samples.
+// some sent at a third of the rate (a lag), teleports (far, near ones that
+// only the Teleport kind marks, and far jumps that only their length
+// marks), rotations sent with either sign, new epochs, changing state words,
+// an outage for a fifth of them (extrapolation, then corrections when data
+// returns), and late samples.
 func variedStream(n int, t uint32) []systems.Message {
 	var msgs []systems.Message
 	for id := 1; id <= n; id++ {
@@ -40,9 +42,28 @@ func variedStream(n int, t uint32) []systems.Message {
 			Pos:   mgl32.Vec3{float32(id) + float32(5*math.Cos(a)), float32(5 * math.Sin(a)), 0},
 			Rot:   mgl32.QuatRotate(float32(a), mgl32.Vec3{0, 0, 1}),
 		}
+		if id%4 == 1 {
+			m.Rot = mgl32.QuatRotate(float32(a), mgl32.Vec3{1, 2, 3}.Normalize()) // tumbling
+		}
 		if id%11 == 0 && tick%40 == 0 {
 			m.Kind = systems.Teleport
 			m.Pos[1] += 1000
+		}
+		if id%23 == 0 && tick%30 == 0 {
+			m.Kind = systems.Teleport // a near one: only the kind tells
+			m.Pos[0] += 3
+		}
+		if id%29 == 0 && tick%45 == 0 {
+			m.Pos[2] += 1000 // a jump only its length tells
+		}
+		if id%31 == 0 && tick%2 == 1 {
+			m.Rot = mgl32.Quat{W: -m.Rot.W, V: m.Rot.V.Mul(-1)} // the same rotation, the other sign
+		}
+		if id%3 == 0 {
+			m.State = uint16(tick / 10 % 3)
+		}
+		if id%19 == 0 {
+			m.Epoch = uint8(tick / 50) // a new life every 50 ticks
 		}
 		if id%17 == 0 {
 			m.Rot = mgl32.QuatIdent() // never turns
@@ -78,6 +99,17 @@ func TestInterpolateRunsDrawTheSame(t *testing.T) {
 		runs := pipetest.NewRig(t, cfg)
 		drawTheSame(t, fmt.Sprintf("runs, Workers=%d", workers), each, runs)
 	}
+}
+
+// Interpolate's fast loop, which draws the common case written out,
+// draws exactly what its general path draws for the same entities: with
+// lags, teleports, outages, late samples and crossings, every frame.
+func TestInterpolateFastLoop(t *testing.T) {
+	cfg := nsecs.DefaultConfig()
+	general := pipetest.NewRig(t, cfg)
+	systems.SetAside(interpolateOf(t, general))
+	fast := pipetest.NewRig(t, cfg)
+	drawTheSame(t, "fast loop", general, fast)
 }
 
 // interpolateOf returns r's Interpolate system.

@@ -34,14 +34,19 @@ type queryBounds struct {
 // archetypeBounds finds the bounds once per process.
 var archetypeBounds = sync.OnceValue(findQueryBounds)
 
-func findQueryBounds() queryBounds {
+func findQueryBounds() (b queryBounds) {
+	defer func() {
+		if recover() != nil {
+			b = queryBounds{} // another arche that the probe upsets: no runs
+		}
+	}()
 	t := reflect.TypeFor[ecs.Query]()
 	index, ok1 := t.FieldByName("entityIndex")
 	last, ok2 := t.FieldByName("entityIndexMax")
 	if !ok1 || !ok2 || index.Type.Kind() != reflect.Uint32 || last.Type.Kind() != reflect.Uint32 {
 		return queryBounds{}
 	}
-	b := queryBounds{index: index.Offset, max: last.Offset, ok: true}
+	b = queryBounds{index: index.Offset, max: last.Offset, ok: true}
 	if !queryBoundsAgree(b) {
 		return queryBounds{}
 	}
@@ -72,10 +77,12 @@ type (
 	boundsTagB struct{}
 )
 
-// queryBoundsAgree checks, on a small world of three archetypes whose
+// queryBoundsAgree checks, on a small world of four archetypes whose
 // entities were created, removed and moved, that runs found with b cover
-// every entity of a cached query exactly once and that every entity's
-// component is where striding from its run's first entity puts it.
+// every entity of a cached query exactly once, that every entity's
+// component is where striding from its run's first entity puts it, and
+// that a query stepped to any entity (as the workers' queries are) says
+// how many entities of its archetype are left from there.
 func queryBoundsAgree(b queryBounds) bool {
 	w := ecs.NewWorld()
 	probe := ecs.ComponentID[boundsProbe](&w)
@@ -110,6 +117,7 @@ func queryBoundsAgree(b queryBounds) bool {
 	// outside the columns, and such a pointer must never be held where the
 	// garbage collector sees it, let alone read.
 	var want []uintptr
+	var arch []int // the archetype of each entity, numbered in query order
 	archetypes := 0
 	var mask ecs.Mask
 	q := w.Query(&cached)
@@ -118,6 +126,21 @@ func queryBoundsAgree(b queryBounds) bool {
 		if m := q.Mask(); archetypes == 0 || m != mask {
 			archetypes++
 			mask = m
+		}
+		arch = append(arch, archetypes)
+	}
+	// From any entity: the entities left in its archetype.
+	for j := range want {
+		left := 0
+		for k := j; k < len(arch) && arch[k] == arch[j]; k++ {
+			left++
+		}
+		q = w.Query(&cached)
+		q.Step(j + 1)
+		n := b.rest(&q)
+		q.Close()
+		if n != left {
+			return false
 		}
 	}
 	// The same through runs.
@@ -145,9 +168,9 @@ func queryBoundsAgree(b queryBounds) bool {
 }
 
 // run is Interpolate's access to the ring slots of one run: the query sits
-// at the run's first entity while the run is drawn, and a slot column's
-// start is fetched from it the first time an entity of the run needs that
-// slot.
+// at the run's first entity while the run is drawn, and the address of
+// that entity's sample in a slot column is fetched from it the first time
+// an entity of the run needs that slot.
 type run struct {
 	q     *ecs.Query
 	cols  *columns
