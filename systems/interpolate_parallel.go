@@ -12,9 +12,9 @@ import (
 // even with Workers > 1, because handing work to another core (waking it,
 // and its cache missing what this core just wrote) costs about what it
 // saves. Measured on a 2-core machine, the whole frame with two workers
-// against one: 0.95 to 1.0× at 20k entities, 0.88× at 30k, 0.85× at 40k
-// and 0.73 to 0.81× at 100k (medians of five runs; Receive, over a third
-// of a frame, stays on one goroutine).
+// against one: about 1.0× at 20k entities, 0.92× at 30k, 0.88× at 40k,
+// 0.84× at 50k and 0.78 to 0.79× at 100k (medians of five to seven runs;
+// Receive, almost half of a frame, stays on one goroutine).
 const DefaultParallelMin = 30_000
 
 // MaxWorkers bounds InterpolateConfig.Workers.
