@@ -361,12 +361,17 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 				s.drawOther(r, int(j), p, &spans[j], &renders[j], &corrs[j])
 			}
 		}
-		if count == 0 || !q.Step(n) {
+		if count == 0 {
+			break
+		}
+		// Next is Step(1), inlined: every run is one entity long when
+		// the archetype bounds are unknown.
+		if n == 1 && !q.Next() || n > 1 && !q.Step(n) {
 			break
 		}
 	}
 	// No reference to the world or its columns between frames.
-	r.q, r.slots = nil, [c.RingCapacity]unsafe.Pointer{}
+	r.q, r.slots, r.have = nil, [c.RingCapacity]unsafe.Pointer{}, 0
 	fc.merge(&lerps)
 }
 
