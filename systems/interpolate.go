@@ -371,7 +371,7 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 		}
 	}
 	// No reference to the world or its columns between frames.
-	r.q, r.slots, r.have = nil, [c.RingCapacity]unsafe.Pointer{}, 0
+	r.q, r.slots = nil, [c.RingCapacity]unsafe.Pointer{}
 	fc.merge(&lerps)
 }
 

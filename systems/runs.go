@@ -174,26 +174,23 @@ func queryBoundsAgree(b queryBounds) bool {
 type run struct {
 	q     *ecs.Query
 	cols  *columns
-	have  uint32 // bit k: slots[k] is this run's
 	slots [c.RingCapacity]unsafe.Pointer
 }
 
-// The have mask has a bit per slot: this fails to compile if there are
-// more than 32.
-var _ = [1]struct{}{}[c.RingCapacity/33]
-
 // start makes r the run that begins at q's current entity.
 func (r *run) start(q *ecs.Query, cols *columns) {
-	r.q, r.cols, r.have = q, cols, 0
+	r.q, r.cols = q, cols
+	r.slots = [c.RingCapacity]unsafe.Pointer{}
 }
 
 // slot returns the sample in physical slot phys of the run's entity i.
 func (r *run) slot(i, phys int) *c.Sample {
-	if r.have&(1<<phys) == 0 {
-		r.slots[phys] = r.q.Get(r.cols.slots[phys])
-		r.have |= 1 << phys
+	col := r.slots[phys]
+	if col == nil {
+		col = r.q.Get(r.cols.slots[phys])
+		r.slots[phys] = col
 	}
-	return (*c.Sample)(unsafe.Add(r.slots[phys], uintptr(i)*unsafe.Sizeof(c.RingSlot[c.P0]{})))
+	return (*c.Sample)(unsafe.Add(col, uintptr(i)*unsafe.Sizeof(c.RingSlot[c.P0]{})))
 }
 
 // view returns the general ring view of the run's entity i.
