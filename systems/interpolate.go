@@ -313,10 +313,10 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 					continue
 				}
 				if base >= float64(span.To) {
-					// The render time crossed To: advance's move to the
-					// next sample, written out, when it follows on with
-					// no discontinuity; anything else is left to
-					// drawOther, and advance there, unchanged.
+					// The render time crossed To: advance, with its checks
+					// written out, when the next sample follows on with no
+					// discontinuity; anything else is left to drawOther,
+					// and advance there, unchanged.
 					head := &span.Ring
 					np := (int(span.ToPhys) + 1) & (c.RingCapacity - 1)
 					if head.Logical(int(span.ToPhys))+1 >= head.Len() {
@@ -331,18 +331,14 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 						k++
 						continue
 					}
-					if d := next.Tick - span.To; d != span.To-span.From {
-						span.Inv = 1 / float32(d)
-					}
-					span.From, span.Pos0, span.Rot0, span.State = span.To, span.Pos1, span.Rot1, span.State1
-					span.To, span.ToPhys, span.Epoch1, span.State1 = next.Tick, uint8(np), next.Epoch, next.State
-					span.Pos1 = next.Pos
+					moveOn(span, next, np)
 					span.Rot1 = blend.Align(&span.Rot0, &next.Rot)
 				}
-				// drawLerp, written out.
+				// drawLerp, with blend.NlerpAligned written out (it does
+				// not inline; its guard against a degenerate blend is not
+				// needed here).
 				t := float32((base - float64(span.From)) * float64(span.Inv))
-				p0, p1 := &span.Pos0, &span.Pos1
-				render.Pos = mgl32.Vec3{p0[0] + (p1[0]-p0[0])*t, p0[1] + (p1[1]-p0[1])*t, p0[2] + (p1[2]-p0[2])*t}
+				render.Pos = blend.Lerp(&span.Pos0, &span.Pos1, t)
 				if r0, r1 := &span.Rot0, &span.Rot1; *r0 == *r1 {
 					render.Rot = *r0
 				} else {
@@ -403,24 +399,18 @@ func (s *Interpolate) drawOther(r *run, i int, p *interpPass, span *c.Span, rend
 }
 
 // drawLerp draws a clean Lerp span at render time rt: position lerp and
-// normalised quaternion lerp (Rot1 is pre-aligned). Unlike eval, it does
-// not clamp: a clean span's To is ahead of rt. The fast loop in pass has
-// it written out.
+// normalised quaternion lerp (Rot1 is pre-aligned), or Rot0 as it is when
+// the rotation does not change. Unlike eval, it does not clamp: a clean
+// span's To is ahead of rt. Aligned unit quaternions blend to a length in
+// [0.7, 1], so NlerpAligned's guard never applies, and the fast loop in
+// pass, which has this written out, leaves it out.
 func drawLerp(span *c.Span, render *c.Render, rt float64) {
 	t := float32((rt - float64(span.From)) * float64(span.Inv))
-	p0, p1 := &span.Pos0, &span.Pos1
-	render.Pos = mgl32.Vec3{p0[0] + (p1[0]-p0[0])*t, p0[1] + (p1[1]-p0[1])*t, p0[2] + (p1[2]-p0[2])*t}
+	render.Pos = blend.Lerp(&span.Pos0, &span.Pos1, t)
 	if r0, r1 := &span.Rot0, &span.Rot1; *r0 == *r1 {
 		render.Rot = *r0
 	} else {
-		qw := r0.W + (r1.W-r0.W)*t
-		qx := r0.V[0] + (r1.V[0]-r0.V[0])*t
-		qy := r0.V[1] + (r1.V[1]-r0.V[1])*t
-		qz := r0.V[2] + (r1.V[2]-r0.V[2])*t
-		// Aligned unit quaternions blend to a length in [0.7, 1]: never
-		// near zero, so no guard is needed here.
-		inv := 1 / float32(math.Sqrt(float64(qw*qw+qx*qx+qy*qy+qz*qz)))
-		render.Rot = mgl32.Quat{W: qw * inv, V: mgl32.Vec3{qx * inv, qy * inv, qz * inv}}
+		render.Rot = blend.NlerpAligned(r0, r1, t)
 	}
 	render.State = span.State
 	render.Flags = c.Visible
@@ -622,6 +612,21 @@ func (s *Interpolate) advance(r *run, i int, span *c.Span, rt float64) bool {
 		return false // skipped past more than one sample, or inconsistent
 	}
 	epoch0 := span.Epoch1
+	moveOn(span, next, np)
+	span.Rot1 = blend.Align(&span.Rot0, &next.Rot)
+	if next.Flags&c.Cut != 0 || next.Epoch != epoch0 || s.farApart(&span.Pos0, &next.Pos) {
+		span.Mode = c.SpanStep
+	} else {
+		span.Mode = c.SpanLerp
+	}
+	return true
+}
+
+// moveOn moves span's bracket one sample on, to next in physical slot np:
+// To becomes From. It leaves Mode alone, and Rot1, which the caller sets
+// to next's rotation aligned with Rot0: with blend.Align in it, moveOn
+// would no longer inline into the fast loop in pass.
+func moveOn(span *c.Span, next *c.Sample, np int) {
 	if d := next.Tick - span.To; d != span.To-span.From {
 		// Samples usually come evenly spaced: the same gap keeps its
 		// 1/(To-From), and the frame its division.
@@ -630,13 +635,6 @@ func (s *Interpolate) advance(r *run, i int, span *c.Span, rt float64) bool {
 	span.From, span.Pos0, span.Rot0, span.State = span.To, span.Pos1, span.Rot1, span.State1
 	span.To, span.ToPhys, span.Epoch1, span.State1 = next.Tick, uint8(np), next.Epoch, next.State
 	span.Pos1 = next.Pos
-	span.Rot1 = blend.Align(&span.Rot0, &next.Rot)
-	if next.Flags&c.Cut != 0 || next.Epoch != epoch0 || s.farApart(&span.Pos0, &next.Pos) {
-		span.Mode = c.SpanStep
-	} else {
-		span.Mode = c.SpanLerp
-	}
-	return true
 }
 
 func (s *Interpolate) needsRefresh(p *interpPass, span *c.Span) bool {
