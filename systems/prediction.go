@@ -292,7 +292,7 @@ func (p *Predictor[S, I]) check(s *S) RejectReason {
 			return RejectNonFinite
 		}
 	}
-	if lim := p.cfg.MaxAbs; !(abs32(pos[0]) <= lim && abs32(pos[1]) <= lim && abs32(pos[2]) <= lim) {
+	if !within(&pos, p.cfg.MaxAbs) {
 		return RejectInvalid
 	}
 	return accept

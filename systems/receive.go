@@ -633,8 +633,7 @@ func (r *Receive) check(msg *Message, rot *mgl32.Quat) RejectReason {
 			return RejectNonFinite
 		}
 	}
-	if !(abs32(p[0]) <= lim && abs32(p[1]) <= lim && abs32(p[2]) <= lim &&
-		abs32(v[0]) <= lim && abs32(v[1]) <= lim && abs32(v[2]) <= lim) {
+	if !within(p, lim) || !within(v, lim) {
 		return RejectInvalid
 	}
 	var ok bool
@@ -709,10 +708,3 @@ func (r *Receive) scheduleDespawn(msg *Message, entry indexEntry) {
 // finite32 reports whether x is neither NaN nor infinite (its exponent bits
 // are not all ones).
 func finite32(x float32) bool { return math.Float32bits(x)&0x7f800000 != 0x7f800000 }
-
-func abs32(x float32) float32 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
