@@ -6,6 +6,9 @@ import (
 	"bytes"
 	"context"
 	"image/png"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,7 +25,9 @@ import (
 // js/wasm and serves it; headless Chromium loads the page, which joins
 // over WebSocket and gets a player; holding D moves that player right on
 // the server; the canvas shows the arena (not one colour); a second tab
-// is a second player.
+// is a second player; a third tab, served over HTTPS by a TLS-terminating
+// reverse proxy in front of the server (as README suggests for the
+// internet), joins with wss:// through it and is a third player.
 func TestBrowser(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	arenatest.Needs(t, "Chromium (Debian's chromium package)", err == nil)
@@ -54,6 +59,8 @@ func TestBrowser(t *testing.T) {
 		// Nothing but the page: this machine has no network.
 		chromedp.Flag("disable-quic", true),
 		chromedp.Flag("disable-component-update", true),
+		// The HTTPS proxy's certificate is the test's own.
+		chromedp.Flag("ignore-certificate-errors", true),
 	)
 	alloc, closeAlloc := chromedp.NewExecAllocator(ctx, opts...)
 	defer closeAlloc()
@@ -117,6 +124,23 @@ func TestBrowser(t *testing.T) {
 	if ps[0].NetID == ps[1].NetID {
 		t.Errorf("two tabs share NetID %d", ps[0].NetID)
 	}
+
+	// Over HTTPS through a reverse proxy, which keeps the Host header (as
+	// Caddy's does by default): the page takes wss:// and joins.
+	web, err := neturl.Parse("http://" + srv.WebAddr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httptest.NewTLSServer(httputil.NewSingleHostReverseProxy(web))
+	defer proxy.Close()
+	tab3, closeTab3 := chromedp.NewContext(tab)
+	defer closeTab3()
+	tab3, cancel3 := context.WithTimeout(tab3, time.Minute) // without a connection, no canvas ever shows
+	defer cancel3()
+	if err := chromedp.Do(tab3, chromedp.Navigate(proxy.URL+"/"), chromedp.WaitVisible(chromedp.CSS("canvas"))); err != nil {
+		t.Fatalf("loading %s through the HTTPS proxy: %v", proxy.URL, err)
+	}
+	waitPlayers(t, srv, 3, 30*time.Second)
 }
 
 // waitPlayers waits until the server has n players and returns them.

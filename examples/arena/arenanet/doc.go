@@ -19,4 +19,9 @@
 //
 // Everything a Client does runs on the caller's goroutine except the
 // network's, which the session and transport packages make safe.
+//
+// The server has no TLS of its own: on the internet, serve it from
+// behind a TLS-terminating reverse proxy that forwards WebSocket upgrades
+// and keeps the Host header (the hub accepts same-origin pages only). The
+// browser build joins with wss:// when its page came over HTTPS.
 package arenanet
