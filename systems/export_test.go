@@ -1,5 +1,7 @@
 package systems
 
+import "github.com/mlange-42/arche/ecs"
+
 // SetGeneralOnly makes r handle every message on its general path, without
 // the shortcut for the common one, so that tests can check the two agree.
 func SetGeneralOnly(r *Receive, on bool) { r.generalOnly = on }
@@ -16,3 +18,7 @@ func SetPerEntity(s *Interpolate) {
 // that tests can check that the fast loop draws what the general path
 // would.
 func SetAside(s *Interpolate) { s.setAside = true }
+
+// ForgetBeyond drops every tick r's pipeline holds beyond horizon, as r
+// does when the clock takes up a new timeline.
+func ForgetBeyond(r *Receive, w *ecs.World, horizon float64) { r.forgetBeyond(w, horizon) }
