@@ -16,7 +16,7 @@ func TestComponentMemoryPerEntity(t *testing.T) {
 	n := 20_000
 	heap := HeapBytesPerEntity(n)
 	t.Logf("components %d bytes per entity; heap %.0f bytes per entity at %d entities", ComponentBytes(), heap, n)
-	// The inbox buffers hold a message (64 bytes) per entity twice over, and
+	// The inbox buffers hold a message (56 bytes) per entity twice over, and
 	// arche and the index add their bookkeeping: well under 2 KiB in all.
 	if heap > 2048 {
 		t.Fatalf("heap grows by %.0f bytes per entity", heap)

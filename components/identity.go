@@ -2,8 +2,11 @@ package components
 
 // NetID is the server's identity for a networked entity. It is what
 // snapshots and lifecycle messages name; the pipeline maps it to the arche
-// entity that stands for it on this client.
-type NetID uint64
+// entity that stands for it on this client. It has 32 bits, as the wire
+// codec carries it ([github.com/netsmooth/netsmooth/wire]) and as servers
+// hand ids out from a counter, so one type serves the pipeline, the
+// predictor and the session without a narrowing conversion.
+type NetID uint32
 
 // Remote tags an entity whose state comes only from server snapshots. Remote
 // entities are drawn a little in the past, interpolated between buffered

@@ -39,8 +39,8 @@ func TestComponentSizes(t *testing.T) {
 	if corr != 24 {
 		t.Errorf("Correction is %d bytes, want 24", corr)
 	}
-	if n := unsafe.Sizeof(NetID(0)); n != 8 {
-		t.Errorf("NetID is %d bytes, want 8", n)
+	if n := unsafe.Sizeof(NetID(0)); n != 4 {
+		t.Errorf("NetID is %d bytes, want 4", n)
 	}
 	if n := unsafe.Sizeof(Remote{}) + unsafe.Sizeof(Predicted{}); n != 0 {
 		t.Errorf("the role tags take %d bytes, want 0", n)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/wire"
 )
@@ -271,7 +272,7 @@ func TestClientFollowsAssignments(t *testing.T) {
 // old server's assignment (back to its configured NetID) and takes the
 // new server's when it comes.
 func TestClientRestartForgetsAssignment(t *testing.T) {
-	for _, configured := range []uint32{0, 9} {
+	for _, configured := range []components.NetID{0, 9} {
 		link := netsim.Config{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond}
 		p := newAssignedPair(t, link, 3, 50, ClientConfig{NetID: configured})
 		p.run(3 * time.Second)
@@ -300,7 +301,7 @@ func TestClientRestartForgetsAssignment(t *testing.T) {
 			t.Fatalf("configured %d: NetID %d after the restart, want the configured one", configured, id)
 		}
 		for _, o := range p.owns[owns:] {
-			if o.Entity.NetID != configured {
+			if components.NetID(o.Entity.NetID) != configured {
 				t.Fatalf("configured %d: an own record of %d after the restart", configured, o.Entity.NetID)
 			}
 		}
@@ -311,7 +312,7 @@ func TestClientRestartForgetsAssignment(t *testing.T) {
 			t.Fatalf("configured %d: entity %d, no longer controlled, never reached the inbox", configured, ownID)
 		}
 		if configured != 0 {
-			if sst, _ := p.srv.Stats(1); sst.NetID != configured || sst.Assigned {
+			if sst, _ := p.srv.Stats(1); components.NetID(sst.NetID) != configured || sst.Assigned {
 				t.Fatalf("the new server heard %+v, want the configured claim", sst)
 			}
 		}

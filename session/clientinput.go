@@ -61,7 +61,7 @@ func QueueInputs[I any](c *Client, inputs []systems.SentInput[I], encode func(ds
 func (c *Client) InputPacket(now uint32, dst []byte) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := wire.InputPacket{NetID: c.netID}
+	p := wire.InputPacket{NetID: uint32(c.netID)}
 	if !c.cfg.NoDelta {
 		p.AckedTick, p.HasAckedTick = c.dec.Acked()
 	}

@@ -44,7 +44,7 @@ type ClientConfig struct {
 	// the client adopts the NetID its snapshots name ([Client.NetID]). A
 	// server that assigns wins over a nonzero NetID too (counted in
 	// ClientStats.Reassigned).
-	NetID uint32
+	NetID components.NetID
 	// OnOwn, if set, receives the record of the controlled entity
 	// ([Client.NetID]) from every snapshot instead of the inbox, with the
 	// snapshot's input ack: the game turns it into the predictor's
@@ -158,7 +158,7 @@ type Client struct {
 
 	// netID is the entity the client controls: ClientConfig.NetID until
 	// the server assigns one (assigned), then the server's choice.
-	netID    uint32
+	netID    components.NetID
 	assigned bool
 
 	out     outbox
@@ -210,7 +210,7 @@ func (c *Client) Config() ClientConfig { return c.cfg }
 // the input packets. A game whose server assigns entities polls it to
 // spawn its predicted entity once it turns nonzero, and to move its
 // prediction to another entity when it changes.
-func (c *Client) NetID() uint32 {
+func (c *Client) NetID() components.NetID {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.netID
@@ -320,10 +320,10 @@ func (c *Client) restarted(s *wire.Snapshot, err error, newest, now uint32) bool
 // tick: the NetID it names, or, once the server has assigned one, none
 // when it names none.
 func (c *Client) control(s *wire.Snapshot) {
-	var id uint32
+	var id components.NetID
 	switch {
 	case s.HasControlled:
-		id = s.Controlled
+		id = components.NetID(s.Controlled)
 	case !c.assigned:
 		return // the server assigns nothing: the configured NetID holds
 	}
@@ -381,7 +381,7 @@ func (c *Client) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 	msgs := c.msgs[:0]
 	for i := range es {
 		e := &es[i]
-		if c.onOwn != nil && c.netID != 0 && e.NetID == c.netID {
+		if c.onOwn != nil && c.netID != 0 && components.NetID(e.NetID) == c.netID {
 			own = Own{Entity: *e, Tick: s.Tick, Ack: s.InputAck, HasAck: s.HasInputAck} // Ack 0 without one
 			hasOwn = true
 			continue

@@ -4,8 +4,8 @@ import "sync"
 
 // DefaultInboxCapacity is the default bound on messages waiting in an
 // [Inbox] between two frames: 131072, room for a snapshot of 100k entities
-// plus a burst. A Message is 64 bytes and the inbox alternates two
-// buffers, so a flood holds at most 16 MB at this capacity, given back
+// plus a burst. A Message is 56 bytes and the inbox alternates two
+// buffers, so a flood holds at most 15 MB at this capacity, given back
 // within a few seconds once the traffic is normal again.
 const DefaultInboxCapacity = 1 << 17
 

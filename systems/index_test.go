@@ -12,11 +12,11 @@ func TestIndexDenseAndSparse(t *testing.T) {
 	x := NewIndex(100, 4)
 	a, b := w.NewEntity(), w.NewEntity()
 	x.put(5, indexEntry{entity: a, state: entryLive})
-	x.put(1<<40, indexEntry{entity: b, state: entryLive})
+	x.put(1<<30, indexEntry{entity: b, state: entryLive})
 	if e, ok := x.Lookup(5); !ok || e != a {
 		t.Fatalf("dense lookup = %v %v", e, ok)
 	}
-	if e, ok := x.Lookup(1 << 40); !ok || e != b {
+	if e, ok := x.Lookup(1 << 30); !ok || e != b {
 		t.Fatalf("sparse lookup = %v %v", e, ok)
 	}
 	if _, ok := x.Lookup(6); ok {

@@ -52,7 +52,7 @@ func (k Kind) String() string {
 }
 
 // Message is what a transport pushes into the [Inbox]: one entity's state at
-// one server tick, or a lifecycle event. It is a plain value (64 bytes, no
+// one server tick, or a lifecycle event. It is a plain value (56 bytes, no
 // pointers), decoded by the transport from whatever wire format it uses.
 type Message struct {
 	// Kind is what to do; the zero value is a Snapshot.

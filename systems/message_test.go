@@ -2,6 +2,7 @@ package systems_test
 
 import (
 	"testing"
+	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/systems"
@@ -33,5 +34,14 @@ func TestZeroMessageIsASnapshot(t *testing.T) {
 	r.Frame(0)
 	if got := r.Render(1); got.Pos[0] != 3 || got.Rot != mgl32.QuatIdent() {
 		t.Fatalf("drawn %+v, want x = 3 with the identity rotation", got)
+	}
+}
+
+// A Message is copied into the inbox and out of it for every entity of
+// every snapshot: its documented size is pinned here, so that a field
+// added later shows up as the cost it is.
+func TestMessageSize(t *testing.T) {
+	if n := unsafe.Sizeof(systems.Message{}); n != 56 {
+		t.Errorf("Message is %d bytes, want 56 (as documented)", n)
 	}
 }

@@ -487,7 +487,7 @@ func (g *game) panel(screen *ebiten.Image, text string, x, y int) {
 	ebitenutil.DebugPrintAt(screen, text, x, y)
 }
 
-func player(id uint32) string {
+func player(id components.NetID) string {
 	if id == 0 {
 		return "waiting for the server"
 	}

@@ -75,7 +75,7 @@ func startClient(ctx context.Context, o *options, addr string) (*gameClient, err
 		Addr: addr,
 		Session: session.ClientConfig{
 			Inbox:    c.pipe.Inbox(),
-			NetID:    uint32(o.player),
+			NetID:    components.NetID(o.player),
 			TickRate: tickRate,
 			NoDelta:  o.full,
 			OnOwn: func(own session.Own) {

@@ -80,12 +80,12 @@ func play(d time.Duration, clients []*Client, sticks []scenario.Stick) {
 
 // drawnAt returns where client c draws remote entity id, false if it does
 // not.
-func drawnAt(c *Client, id uint32) (components.Render, bool) {
+func drawnAt(c *Client, id components.NetID) (components.Render, bool) {
 	q := c.remote.Query(&c.world)
 	defer q.Close()
 	for q.Next() {
 		nid, r, _ := q.Get()
-		if uint32(*nid) == id && r.Flags&components.Visible != 0 {
+		if *nid == id && r.Flags&components.Visible != 0 {
 			return *r, true
 		}
 	}
@@ -126,7 +126,7 @@ func TestTwoPlayersSeeEachOther(t *testing.T) {
 		// speed times the presentation delay of where it is now.
 		var truth scenario.Mover
 		for _, p := range srv.Players() {
-			if p.NetID == other.meID {
+			if components.NetID(p.NetID) == other.meID {
 				truth = p.State
 			}
 		}

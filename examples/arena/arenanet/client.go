@@ -122,7 +122,7 @@ func (t *Trail) At(i int) (truth, drawn [2]float32) {
 // ownState is the newest authoritative record of the client's player.
 type ownState struct {
 	mu    sync.Mutex
-	netID uint32
+	netID components.NetID
 	state scenario.Mover
 	ok    bool
 }
@@ -144,7 +144,7 @@ type Client struct {
 	own    *ownState
 
 	me    ecs.Entity
-	meID  uint32
+	meID  components.NetID
 	set   Settings
 	frame uint64
 
@@ -156,7 +156,7 @@ type Client struct {
 	cost, peak, peakNext time.Duration
 	peakAt               time.Time
 
-	paths      map[uint32]*Trail
+	paths      map[components.NetID]*Trail
 	trailEvery uint32
 	// entityFrames sums the remote entities drawn per frame, for the
 	// share of them past their newest sample.
@@ -171,7 +171,7 @@ type Client struct {
 // newClient builds the pipeline and the predictor; connect then
 // gives it its link.
 func newClient() (*Client, *session.ClientConfig, error) {
-	c := &Client{world: ecs.NewWorld(), set: DefaultSettings(), own: &ownState{}, paths: map[uint32]*Trail{}, trailEvery: 40}
+	c := &Client{world: ecs.NewWorld(), set: DefaultSettings(), own: &ownState{}, paths: map[components.NetID]*Trail{}, trailEvery: 40}
 	cfg := nsecs.DefaultConfig() // 20 Hz: TickRate
 	cfg.Predict.DeadZone = 0.05
 	var err error
@@ -192,7 +192,7 @@ func newClient() (*Client, *session.ClientConfig, error) {
 		OnOwn: func(o session.Own) {
 			m := moverOf(o.Entity)
 			own.mu.Lock()
-			own.netID, own.state, own.ok = o.Entity.NetID, m, true
+			own.netID, own.state, own.ok = components.NetID(o.Entity.NetID), m, true
 			own.mu.Unlock()
 			pred.Inbox().Push(session.Authoritative(o, m))
 		},
@@ -272,18 +272,18 @@ func (c *Client) followAssignment() {
 	if id == 0 {
 		return
 	}
-	start := spawnPoint(id)
+	start := spawnPoint(uint32(id))
 	c.own.mu.Lock()
 	if c.own.ok && c.own.netID == id {
 		start = c.own.state
 	}
 	c.own.mu.Unlock()
-	if e, ok := c.pipe.Lookup(components.NetID(id)); ok && c.world.Alive(e) {
+	if e, ok := c.pipe.Lookup(id); ok && c.world.Alive(e) {
 		// A restarted server gave us an entity we drew as another
 		// player's: it is ours now, predicted, no longer interpolated.
 		c.world.RemoveEntity(e)
 	}
-	e, err := c.pred.Spawn(&c.world, components.NetID(id), start)
+	e, err := c.pred.Spawn(&c.world, id, start)
 	if err != nil {
 		return // tried again next frame
 	}
@@ -335,10 +335,10 @@ func (c *Client) recordTrails() {
 		if r.Flags&components.Visible == 0 || !c.trailed(uint32(*id)) {
 			continue
 		}
-		t := c.paths[uint32(*id)]
+		t := c.paths[*id]
 		if t == nil {
 			t = &Trail{}
-			c.paths[uint32(*id)] = t
+			c.paths[*id] = t
 		}
 		drawn := [2]float32{r.Pos[0], r.Pos[1]}
 		truth := drawn
@@ -423,7 +423,7 @@ type Stats struct {
 	// the longest in the last second.
 	Cost, Peak time.Duration
 	// NetID is the client's player, 0 until the server assigns one.
-	NetID uint32
+	NetID components.NetID
 	// Err is why the connection ended, nil while it works.
 	Err error
 }
@@ -492,7 +492,7 @@ func (c *Client) Player() (drawn components.Render, server mgl32.Vec2, ok bool) 
 
 // Trails returns the trails (while Settings().Trails), by NetID; they
 // change at every Step.
-func (c *Client) Trails() map[uint32]*Trail { return c.paths }
+func (c *Client) Trails() map[components.NetID]*Trail { return c.paths }
 
 // Close ends the link.
 func (c *Client) Close() error { return c.link.Close() }
