@@ -192,6 +192,19 @@ type Metrics struct {
 	// re-anchored to a server behind it); ClockHolds counts frames it stood
 	// still because its target fell too far behind (see timeline.Clock).
 	ClockResets, ClockHolds uint64
+	// TickRate is the tick rate the pipeline was configured with, ticks
+	// per second; ServerTickRate the rate at which the server's ticks
+	// have actually been arriving, measured from the snapshots' ticks and
+	// arrival times (zero until measured, after about six seconds of
+	// snapshots; see timeline.Clock.MeasuredTickRate).
+	TickRate, ServerTickRate float64
+	// TickRateMismatch says the two differ by more than
+	// timeline.RateTolerance (5%): the client was told another tick rate
+	// than the server's. Nothing then looks right (the render time cannot
+	// follow the server, remote entities underrun or stall, prediction
+	// steps at the wrong rate) and nothing is refused: set the pipeline's
+	// TickRate (and session.ClientConfig.TickRate) to the server's.
+	TickRateMismatch bool
 }
 
 // Received returns the number of messages counted, accepted or rejected.
@@ -265,6 +278,14 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	fmt.Fprintf(&b, "delay               target %.1f ms, actual %.1f ms, presentation %.1f ms, newest age %.1f ms\n",
 		m.Delay*1000, m.ActualDelay*1000, m.PresentationDelay*1000, m.NewestAge*1000)
 	fmt.Fprintf(&b, "clock               %d resets, %d holds, %d clamped frames\n", m.ClockResets, m.ClockHolds, m.ClockClamps)
+	switch {
+	case m.ServerTickRate == 0:
+		fmt.Fprintf(&b, "tick rate           %.4g/s configured; the server's not measured yet\n", m.TickRate)
+	case m.TickRateMismatch:
+		fmt.Fprintf(&b, "tick rate           %.4g/s configured, but the server ticks at %.1f/s: MISMATCH, set TickRate to the server's\n", m.TickRate, m.ServerTickRate)
+	default:
+		fmt.Fprintf(&b, "tick rate           %.4g/s configured, the server's measured at %.1f/s\n", m.TickRate, m.ServerTickRate)
+	}
 	n, err := io.WriteString(w, b.String())
 	return int64(n), err
 }

@@ -70,4 +70,5 @@ func ExampleMetrics_WriteTo() {
 	// samples ahead       min 2, mean 2.0, max 2
 	// delay               target 100.0 ms, actual 100.0 ms, presentation 100.0 ms, newest age 33.3 ms
 	// clock               0 resets, 0 holds, 0 clamped frames
+	// tick rate           20/s configured; the server's not measured yet
 }

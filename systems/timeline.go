@@ -137,6 +137,7 @@ func (t *Timeline) Update(w *ecs.World) {
 	m.ClockResets = c.Resets()
 	m.ClockHolds = c.Holds()
 	m.ClockClamps = c.Clamps()
+	m.TickRate, m.ServerTickRate, m.TickRateMismatch = c.TickRate(), c.MeasuredTickRate(), c.RateMismatch()
 }
 
 // Finalize implements the arche-model System interface.

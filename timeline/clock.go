@@ -209,6 +209,8 @@ type Clock struct {
 
 	runTick uint32 // tick of the current run of Observe calls
 	inRun   bool
+
+	rate rateMeter // how fast the server's ticks really advance
 }
 
 // NewClock returns a clock for cfg, or the configuration error.
@@ -219,7 +221,8 @@ func NewClock(cfg Config) (*Clock, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Clock{cfg: cfg, stats: Stats{TickRate: cfg.TickRate}, scale: 1, env: newEnvelope(cfg.EnvelopeWindow)}, nil
+	return &Clock{cfg: cfg, stats: Stats{TickRate: cfg.TickRate}, scale: 1, env: newEnvelope(cfg.EnvelopeWindow),
+		rate: rateMeter{nominal: cfg.TickRate, ref: cfg.TickRate}}, nil
 }
 
 // Config returns the clock's configuration.
@@ -258,6 +261,7 @@ func (c *Clock) BeginFrame(dt float64) {
 	c.dt = dt
 	c.local += dt
 	c.env.advance(c.local)
+	c.rate.advance(c.local)
 	c.waits.fade(math.Exp(-2 * dt / c.cfg.WaitWindow))
 	_, ok := c.env.value()
 	c.stale = !ok
@@ -284,6 +288,7 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 		return
 	}
 	c.inRun, c.runTick = true, tick
+	c.rate.add(c.local, tick)
 	c.observe(tick)
 }
 
@@ -301,6 +306,7 @@ func (c *Clock) RefusedN(tick uint32, n int) {
 		return
 	}
 	c.weigh(tick, n, false)
+	c.rate.add(c.local, tick)
 	if !c.synced {
 		c.env.add(float64(tick) - c.local*c.cfg.TickRate)
 	}

@@ -53,6 +53,18 @@
 // where it moves backwards. [Clock.Generation] counts new timelines, so
 // that the pipeline can forget ticks held from the old one.
 //
+// # Tick rate
+//
+// Every conversion between ticks and seconds uses Config.TickRate, which
+// must be the server's. A wrong one refuses almost nothing, yet the render
+// time cannot follow the server. The clock therefore measures the rate at
+// which the server's ticks arrive ([Clock.MeasuredTickRate], from the
+// least delayed arrival of each two-second window, confirmed by the next
+// window) and reports a difference of more than [RateTolerance]
+// ([Clock.RateMismatch]). It does not adopt the measured rate: a client
+// predicting its player steps it at the configured rate too, and a
+// silent switch would hide the error.
+//
 // The package has no dependency on arche; the netsmooth pipeline registers a
 // [Clock] as a world resource.
 package timeline

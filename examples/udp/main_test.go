@@ -66,7 +66,7 @@ func TestEndToEnd(t *testing.T) {
 	o := lossy(1000)
 	s := serve(t, o, o.addr)
 	c := connect(t, o, s.srv.Addr().String())
-	c.run(context.Background(), 5*time.Second)
+	c.run(context.Background(), 7*time.Second) // long enough to measure the server's tick rate
 	if err := s.stop(); err != nil {
 		t.Fatal(err)
 	}
@@ -77,8 +77,8 @@ func TestEndToEnd(t *testing.T) {
 	sync, _ := c.cli.Session().Sync()
 	t.Logf("drawn error RMS %.4f, max %.3f units over %d entity-frames; delay %.0f ms; underrun frames %d of %d; corrections %d; reconciles %d, hard cuts %d, max prediction error %.3f",
 		rms, maxErr, n, m.ActualDelay*1000, m.UnderrunFrames, m.Frames, m.Corrections, m.Reconciles, m.HardCuts, m.MaxPredictionError)
-	t.Logf("RTT %.1f ms, latency %.1f ms; down lost %d (link %d), up unacknowledged %d (link %d); pushed %d + own %d, pipeline counted %d",
-		sync.RTT, sync.Latency, st.PacketsLost, s.srv.Stats().Link.Lost, st.PacketsUnacked, ts.Link.Lost, st.Pushed, st.Own, m.Received())
+	t.Logf("RTT %.1f ms, latency %.1f ms; down lost %d (link %d), up unacknowledged %d (link %d); pushed %d + own %d, pipeline counted %d; server tick rate measured %.2f Hz",
+		sync.RTT, sync.Latency, st.PacketsLost, s.srv.Stats().Link.Lost, st.PacketsUnacked, ts.Link.Lost, st.Pushed, st.Own, m.Received(), m.ServerTickRate)
 	if n < 100_000 || !(rms < 0.05) {
 		t.Errorf("drawn error RMS %.4f over %d entity-frames, want < 0.05", rms, n)
 	}
@@ -93,6 +93,10 @@ func TestEndToEnd(t *testing.T) {
 	}
 	if st.PacketsLost == 0 || ts.Link.Lost == 0 {
 		t.Error("nothing was lost: the test does not test loss")
+	}
+	// Measured on the wall clock, through a lossy, jittery socket.
+	if m.TickRateMismatch || math.Abs(m.ServerTickRate-tickRate) > 0.02*tickRate {
+		t.Errorf("server tick rate measured %.2f Hz (mismatch %v), the server ticks at %d", m.ServerTickRate, m.TickRateMismatch, tickRate)
 	}
 }
 

@@ -77,6 +77,14 @@ func (r *report) print(w io.Writer, o *options) {
 	row(w, "corrections smoothed / snaps", "%d / %d", m.Corrections, m.Snaps)
 	row(w, "player: reconciles / hard cuts", "%d / %d", m.Reconciles, m.HardCuts)
 	row(w, "player: max prediction error", "%.4f units", m.MaxPredictionError)
+	switch {
+	case m.ServerTickRate == 0:
+		row(w, "server tick rate: measured / configured", "not yet / %g Hz", m.TickRate)
+	case m.TickRateMismatch:
+		row(w, "server tick rate: measured / configured", "%.2f / %g Hz: MISMATCH", m.ServerTickRate, m.TickRate)
+	default:
+		row(w, "server tick rate: measured / configured", "%.2f / %g Hz", m.ServerTickRate, m.TickRate)
+	}
 	if r.synced {
 		row(w, "RTT (median) / min RTT", "%.1f / %.0f ms", r.sync.RTT, r.sync.MinRTT)
 		row(w, "one-way latency from the server", "%.1f ms", r.sync.Latency)

@@ -1,0 +1,181 @@
+package timeline
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// rateLink is a server ticking at rate and sending every every ticks over
+// a link with latency, uniform jitter and loss, as a clock configured for
+// another rate may see it.
+type rateLink struct {
+	rate, latency, jitter, loss float64
+	every                       int
+	// at returns the tick the server stamps on the packet sent at server
+	// time s seconds (default: s*rate + 1000); tests use it for restarts
+	// and jumps.
+	at func(s float64) uint32
+}
+
+// run feeds the link to c for seconds of local time at 60 frames per
+// second, calling check after every frame with the local time. A frame
+// of suspend seconds is inserted at suspendAt, if set.
+func (l rateLink) run(c *Clock, seconds, suspendAt, suspend float64, check func(local float64)) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	type arrival struct {
+		at   float64
+		tick uint32
+	}
+	if l.at == nil {
+		l.at = func(s float64) uint32 { return uint32(math.Round(s*l.rate)) + 1000 }
+	}
+	var queue []arrival
+	sendDt := float64(l.every) / l.rate
+	sent, local := 0, 0.0
+	for local < seconds {
+		dt := 1.0 / 60
+		if suspendAt > 0 && local < suspendAt && local+dt >= suspendAt {
+			dt = suspend
+		}
+		local += dt
+		for ; float64(sent)*sendDt <= local; sent++ {
+			if rng.Float64() < l.loss {
+				continue
+			}
+			s := float64(sent) * sendDt
+			queue = append(queue, arrival{at: s + l.latency + l.jitter*rng.Float64(), tick: l.at(s)})
+		}
+		c.BeginFrame(dt)
+		kept := queue[:0]
+		for _, a := range queue {
+			if a.at <= local {
+				c.Observe(a.tick)
+			} else {
+				kept = append(kept, a)
+			}
+		}
+		queue = kept
+		c.Advance()
+		if check != nil {
+			check(local)
+		}
+	}
+}
+
+// The measured rate is the server's, whatever the client was told, and a
+// mismatch is flagged only when there is one: on a clean link, on a poor
+// one (60 ms of jitter, 10% loss), and both ways round.
+func TestMeasuredTickRate(t *testing.T) {
+	for _, tc := range []struct {
+		name                 string
+		configured           float64
+		link                 rateLink
+		wantMismatch         bool
+		tolerance            float64 // of the server's rate
+		measuredWithinSecond float64
+	}{
+		{"agree, clean", 20, rateLink{rate: 20, every: 1, latency: 0.05}, false, 0.005, 7},
+		{"agree, poor link", 20, rateLink{rate: 20, every: 1, latency: 0.05, jitter: 0.06, loss: 0.1}, false, 0.02, 7},
+		{"agree, 60 Hz sent at 20", 60, rateLink{rate: 60, every: 3, latency: 0.05, jitter: 0.03}, false, 0.02, 7},
+		{"server 60, told 20", 20, rateLink{rate: 60, every: 3, latency: 0.05, jitter: 0.03, loss: 0.05}, true, 0.02, 7},
+		{"server 20, told 60", 60, rateLink{rate: 20, every: 1, latency: 0.05, jitter: 0.03, loss: 0.05}, true, 0.02, 7},
+		{"server 64, told 60", 60, rateLink{rate: 64, every: 2, latency: 0.05, jitter: 0.02}, true, 0.02, 7},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestClock(t, tc.configured, FixedDelay(0.1))
+			first := math.Inf(1)
+			tc.link.run(c, 30, 0, 0, func(local float64) {
+				r := c.MeasuredTickRate()
+				if r == 0 {
+					return
+				}
+				first = min(first, local)
+				if math.Abs(r-tc.link.rate) > tc.tolerance*tc.link.rate {
+					t.Fatalf("at %.1f s: measured %.2f ticks/s, server ticks at %v (±%.1f%%)", local, r, tc.link.rate, 100*tc.tolerance)
+				}
+				if got := c.RateMismatch(); got != tc.wantMismatch {
+					t.Fatalf("at %.1f s: mismatch %v with %v configured, %.2f measured", local, got, tc.configured, r)
+				}
+			})
+			if first > tc.measuredWithinSecond {
+				t.Fatalf("first measured at %.1f s, want within %v s", first, tc.measuredWithinSecond)
+			}
+		})
+	}
+}
+
+// A restart (ticks from 1 again), a jump forward of a minute's ticks and
+// a suspend of the game (one frame of 5 s, the arrivals queued meanwhile
+// all at once) never show as a rate: the measured rate stays the
+// server's throughout, and no mismatch is reported.
+func TestMeasuredTickRateIgnoresDiscontinuities(t *testing.T) {
+	const rate = 30
+	for _, tc := range []struct {
+		name               string
+		at                 func(s float64) uint32
+		suspendAt, suspend float64
+	}{
+		{"restart", func(s float64) uint32 {
+			if s > 11 {
+				return uint32((s-11)*rate) + 1
+			}
+			return uint32(s*rate) + 5000
+		}, 0, 0},
+		{"jump forward", func(s float64) uint32 {
+			if s > 11 {
+				return uint32((s+60)*rate) + 1000
+			}
+			return uint32(s*rate) + 1000
+		}, 0, 0},
+		{"suspend", nil, 11, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestClock(t, rate, FixedDelay(0.1))
+			l := rateLink{rate: rate, every: 1, latency: 0.04, jitter: 0.03, at: tc.at}
+			measured := false
+			l.run(c, 40, tc.suspendAt, tc.suspend, func(local float64) {
+				r := c.MeasuredTickRate()
+				if r == 0 {
+					return
+				}
+				measured = true
+				if math.Abs(r-rate) > 0.02*rate || c.RateMismatch() {
+					t.Fatalf("at %.2f s: measured %.2f ticks/s (mismatch %v), server ticks at %v", local, r, c.RateMismatch(), rate)
+				}
+			})
+			if !measured {
+				t.Fatal("never measured")
+			}
+		})
+	}
+}
+
+// Nothing measured before anything arrived, and a silence keeps the last
+// measurement.
+func TestMeasuredTickRateSilence(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	for range 600 {
+		c.BeginFrame(1.0 / 60)
+		c.Advance()
+	}
+	if r := c.MeasuredTickRate(); r != 0 || c.RateMismatch() {
+		t.Fatalf("measured %v ticks/s (mismatch %v) with nothing received", r, c.RateMismatch())
+	}
+	rateLink{rate: 20, every: 1, latency: 0.05}.run(c, 10, 0, 0, nil)
+	silence := func(seconds float64) {
+		for range int(seconds * 60) {
+			c.BeginFrame(1.0 / 60)
+			c.Advance()
+		}
+	}
+	silence(RateWindow) // the last window with arrivals closes
+	r := c.MeasuredTickRate()
+	if math.Abs(r-20) > 0.1 {
+		t.Fatalf("measured %v ticks/s, want 20", r)
+	}
+	silence(10)
+	if c.MeasuredTickRate() != r {
+		t.Fatalf("silence changed the measured rate from %v to %v", r, c.MeasuredTickRate())
+	}
+}
