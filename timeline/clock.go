@@ -222,7 +222,7 @@ func NewClock(cfg Config) (*Clock, error) {
 		return nil, err
 	}
 	return &Clock{cfg: cfg, stats: Stats{TickRate: cfg.TickRate}, scale: 1, env: newEnvelope(cfg.EnvelopeWindow),
-		rate: rateMeter{nominal: cfg.TickRate, ref: cfg.TickRate}}, nil
+		rate: rateMeter{ref: cfg.TickRate}}, nil
 }
 
 // Config returns the clock's configuration.
@@ -306,7 +306,6 @@ func (c *Clock) RefusedN(tick uint32, n int) {
 		return
 	}
 	c.weigh(tick, n, false)
-	c.rate.add(c.local, tick)
 	if !c.synced {
 		c.env.add(float64(tick) - c.local*c.cfg.TickRate)
 	}

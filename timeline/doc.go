@@ -58,9 +58,10 @@
 // Every conversion between ticks and seconds uses Config.TickRate, which
 // must be the server's. A wrong one refuses almost nothing, yet the render
 // time cannot follow the server. The clock therefore measures the rate at
-// which the server's ticks arrive ([Clock.MeasuredTickRate], from the
-// least delayed arrival of each two-second window, confirmed by the next
-// window) and reports a difference of more than [RateTolerance]
+// which the server's ticks arrive ([Clock.MeasuredTickRate], the median
+// slope between the least delayed arrivals of consecutive two-second
+// windows, confirmed by the next pair) and reports a difference of more
+// than [RateTolerance]
 // ([Clock.RateMismatch]). It does not adopt the measured rate: a client
 // predicting its player steps it at the configured rate too, and a
 // silent switch would hide the error.

@@ -1,6 +1,9 @@
 package timeline
 
-import "math"
+import (
+	"math"
+	"slices"
+)
 
 // RateWindow is how long, in seconds of local time, the tick-rate meter
 // collects arrivals before it compares them with the previous window's: a
@@ -14,41 +17,90 @@ const RateWindow = 2.0
 // read as 20 Hz, or 64 as 60) is off by more.
 const RateTolerance = 0.05
 
+// rateBuckets is how many parts a window of the tick-rate meter is cut
+// into, each keeping its least delayed arrival.
+const rateBuckets = 8
+
 // rateMeter measures how fast the server's ticks advance in local time,
-// from the arrivals alone, so that a client configured with another tick
-// rate than the server's finds out. Everything about time in the pipeline
-// converts ticks with the configured rate; with the wrong one the render
-// time can never keep up (or keeps running into the clamp), and the game
-// sees only underruns and a growing delay.
+// from the accepted arrivals alone, so that a client configured with
+// another tick rate than the server's finds out. Everything about time in
+// the pipeline converts ticks with the configured rate; with the wrong one
+// the render time can never keep up (or keeps running into the clamp), and
+// the game sees only underruns and a growing delay.
 //
-// Each window of RateWindow seconds keeps its least delayed arrival: the
-// one with the largest tick - local*ref, as the server-time envelope picks
-// them, so jitter hardly moves it (ref is the measured rate once known, at
-// first the configured one). The ticks between the least delayed
-// arrivals of two consecutive windows, over the local time between them,
-// are a candidate rate. A pair that spans a restart, a wrap, a suspend or
-// a hostile jump gives an odd candidate, which the next pair does not
+// Each window of RateWindow seconds is cut into rateBuckets parts, each
+// keeping its least delayed arrival (the largest tick - local*ref, where
+// ref is the measured rate once known, at first the configured one), so
+// that jitter hardly moves it. Pairs of a kept arrival of the previous
+// window and one of the current window give slopes, ticks over local time;
+// their median is a candidate rate, if the slopes agree. An early-stamped
+// message (a hostile one, within the future limit) in one of the parts
+// tilts only the slopes it takes part in, some up and some down, and
+// leaves the median among the others; in many parts, it spreads the slopes
+// and there is no candidate. Windows that span a restart, a wrap or a
+// suspend give no candidate or an odd one, which the next pair does not
 // confirm: only a candidate within RateTolerance/2 of the one before
-// changes the measured rate.
+// counts. A confirmed candidate more than RateTolerance from the measured
+// rate replaces it (the server's rate changed, or this is the first
+// measurement); a closer one moves it halfway.
+//
+// Refused arrivals are left out: the estimate does not trust them either,
+// and a hostile server can send any number of them.
 type rateMeter struct {
-	nominal          float64 // configured ticks per second
-	start            float64 // local time the current window began
-	tick             float64 // the current window's least delayed arrival: its tick
-	at               float64 // and its local time
-	any              bool    // whether the current window has an arrival
-	ref              float64 // the rate arrivals are compared at
-	prevTick, prevAt float64 // the previous window's least delayed arrival
-	hasPrev          bool
-	cand             float64 // the last candidate rate, ticks per second (0: none)
-	rate             float64 // the measured rate, ticks per second (0: not yet)
+	start  float64                                      // local time the current window began
+	cur    [rateBuckets]rateArrival                     // the current window, in parts
+	prev   [rateBuckets]rateArrival                     // the previous window
+	slopes [rateBuckets * (rateBuckets + 1) / 2]float64 // scratch for the median
+	ref    float64                                      // the rate arrivals are compared at
+	cand   float64                                      // the last candidate rate, ticks per second (0: none)
+	rate   float64                                      // the measured rate, ticks per second (0: not yet)
+}
+
+// rateArrival is an arrival the meter kept: its tick, its local time.
+type rateArrival struct {
+	tick, at float64
+	ok       bool
 }
 
 // add records an arrival of tick at local time.
 func (m *rateMeter) add(local float64, tick uint32) {
-	t := float64(tick)
-	if !m.any || t-local*m.ref > m.tick-m.at*m.ref {
-		m.tick, m.at, m.any = t, local, true
+	k := min(max(int((local-m.start)*rateBuckets/RateWindow), 0), rateBuckets-1)
+	t, b := float64(tick), &m.cur[k]
+	if !b.ok || t-local*m.ref > b.tick-b.at*m.ref {
+		*b = rateArrival{tick: t, at: local, ok: true}
 	}
+}
+
+// candidate returns the median slope between the previous window's kept
+// arrivals and the current one's, taking pairs at least about a window
+// apart (part j of the current window with parts 0 to j of the previous),
+// so that an arrival's jitter moves a slope little. It returns 0 if there
+// are fewer than three such pairs (a snapshot a second or less, where one
+// arrival's jitter would decide), or if the middle half of the slopes
+// spreads over more than RateTolerance: the windows then straddle a
+// discontinuity, or early-stamped messages tilt too many of the slopes to
+// tell.
+func (m *rateMeter) candidate() float64 {
+	n := 0
+	for j, b := range m.cur {
+		for _, a := range m.prev[:j+1] {
+			if a.ok && b.ok {
+				// b lies in a later window than a: b.at > a.at.
+				m.slopes[n] = (b.tick - a.tick) / (b.at - a.at)
+				n++
+			}
+		}
+	}
+	if n < 3 {
+		return 0 // too few to tell a slope from the jitter in it
+	}
+	s := m.slopes[:n]
+	slices.Sort(s)
+	median := s[n/2]
+	if s[3*n/4]-s[n/4] > RateTolerance*median {
+		return 0
+	}
+	return median
 }
 
 // advance closes the current window once it is RateWindow long, at local
@@ -58,26 +110,17 @@ func (m *rateMeter) advance(now float64) {
 	if now-m.start < RateWindow {
 		return
 	}
-	switch {
-	case !m.any:
-		m.cand = 0
-	case m.hasPrev && m.at > m.prevAt:
-		r := (m.tick - m.prevTick) / (m.at - m.prevAt)
-		if m.cand > 0 && math.Abs(r-m.cand) <= RateTolerance/2*m.cand {
-			if m.rate == 0 {
-				m.rate = r
-			} else {
-				m.rate += 0.5 * (r - m.rate)
-			}
-			m.ref = m.rate
+	r := m.candidate()
+	if r > 0 && m.cand > 0 && math.Abs(r-m.cand) <= RateTolerance/2*m.cand {
+		if m.rate == 0 || math.Abs(r-m.rate) > RateTolerance*m.rate {
+			m.rate = r
+		} else {
+			m.rate += 0.5 * (r - m.rate)
 		}
-		m.cand = 0
-		if r > 0 {
-			m.cand = r
-		}
+		m.ref = m.rate
 	}
-	m.prevTick, m.prevAt, m.hasPrev = m.tick, m.at, m.any
-	m.start, m.any = now, false
+	m.cand = max(r, 0)
+	m.prev, m.cur, m.start = m.cur, [rateBuckets]rateArrival{}, now
 }
 
 // MeasuredTickRate returns the rate, in ticks per second of local time, at

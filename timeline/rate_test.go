@@ -179,3 +179,51 @@ func TestMeasuredTickRateSilence(t *testing.T) {
 		t.Fatalf("silence changed the measured rate from %v to %v", r, c.MeasuredTickRate())
 	}
 }
+
+// A hostile server mixing early-stamped messages into a sane stream (an
+// accepted tick up to half a second ahead once per window, its lead
+// ramping so that consecutive windows would agree; or refused messages at
+// random ticks ten times a second) neither moves the measured rate nor
+// raises a false mismatch.
+func TestMeasuredTickRateHostile(t *testing.T) {
+	const rate = 20
+	for _, tc := range []struct {
+		name    string
+		every   float64 // seconds between hostile messages
+		refused bool
+	}{
+		{"early-stamped ramp, accepted", RateWindow, false},
+		{"random ticks, refused", 0.1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := newTestClock(t, rate, FixedDelay(0.1))
+			rng := rand.New(rand.NewPCG(3, 5))
+			next, k := 1.0, 0
+			l := rateLink{rate: rate, every: 1, latency: 0.05, jitter: 0.03, loss: 0.05}
+			measured := false
+			l.run(c, 120, 0, 0, func(local float64) {
+				if local >= next && c.Synced() {
+					next += tc.every
+					if tc.refused {
+						c.RefusedN(uint32(c.ServerTick()+rng.Float64()*rate), 1)
+					} else {
+						// 6% of the rate further ahead each window, within 0.5 s.
+						c.Observe(uint32(c.ServerTick() + float64(k%4)*0.06*RateWindow*rate))
+						k++
+					}
+				}
+				r := c.MeasuredTickRate()
+				if r == 0 {
+					return
+				}
+				measured = true
+				if math.Abs(r-rate) > 0.02*rate || c.RateMismatch() {
+					t.Fatalf("at %.1f s: measured %.2f ticks/s (mismatch %v), server ticks at %v", local, r, c.RateMismatch(), rate)
+				}
+			})
+			if !measured {
+				t.Fatal("never measured")
+			}
+		})
+	}
+}
