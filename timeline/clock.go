@@ -211,6 +211,7 @@ type Clock struct {
 	inRun   bool
 
 	rate rateMeter // how fast the server's ticks really advance
+	runs runSizes  // how many messages the recent arrival runs carried
 }
 
 // NewClock returns a clock for cfg, or the configuration error.
@@ -262,6 +263,7 @@ func (c *Clock) BeginFrame(dt float64) {
 	c.local += dt
 	c.env.advance(c.local)
 	c.rate.advance(c.local)
+	c.runs.refresh()
 	c.waits.fade(math.Exp(-2 * dt / c.cfg.WaitWindow))
 	_, ok := c.env.value()
 	c.stale = !ok
@@ -278,7 +280,9 @@ func (c *Clock) Observe(tick uint32) { c.ObserveN(tick, 1) }
 // frame (a run of one server packet). Consecutive calls with the same tick
 // count as one arrival and cost a comparison. Every run feeds the
 // server-time estimate and the lateness statistics, so late packets of an
-// already-seen tick count.
+// already-seen tick count; except that a run ahead of the estimate with
+// fewer than 1/[MinorRun] of the median of the recent runs' messages does
+// not feed the estimate (a few entities stamped early).
 func (c *Clock) ObserveN(tick uint32, n int) {
 	if n <= 0 {
 		return
@@ -288,8 +292,15 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 		return
 	}
 	c.inRun, c.runTick = true, tick
-	c.rate.add(c.local, tick)
-	c.observe(tick)
+	// A minor run ahead of the estimate looks like the fastest packet
+	// yet, or like an early-stamped message: it does not move the
+	// estimate (nor the tick-rate meter) on its own.
+	early := c.runs.minority(n) && c.synced && float64(tick)-c.local*c.cfg.TickRate > c.offset
+	c.runs.add(n)
+	if !early {
+		c.rate.add(c.local, tick)
+	}
+	c.observe(tick, early)
 }
 
 // RefusedN records that n messages for tick arrived this frame that the
@@ -338,11 +349,12 @@ func (c *Clock) isBehind(x float64) bool {
 }
 
 // observe feeds one arrival run to the estimate, the statistics and the
-// distinct-tick bookkeeping.
-func (c *Clock) observe(tick uint32) {
+// distinct-tick bookkeeping. An early run (see ObserveN) does not feed the
+// estimate.
+func (c *Clock) observe(tick uint32, early bool) {
 	x := float64(tick) - c.local*c.cfg.TickRate
 	behind := c.isBehind(x)
-	if !behind {
+	if !behind && !early {
 		// Arrivals the estimate cannot explain are evidence for
 		// re-anchoring, not samples of the current timeline.
 		c.env.add(x)
