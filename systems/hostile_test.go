@@ -303,6 +303,25 @@ func TestEarlyStampedTicksNeverDragTheClock(t *testing.T) {
 	}
 }
 
+// TestRestartWithFewerEntitiesRecovers: a server sending 200 entities
+// is replaced by one sending 5, its ticks a little ahead (within the
+// future limit) or behind: the new stream's runs are small next to the
+// old ones', yet they are the stream, and it is drawn right within the
+// recovery time.
+func TestRestartWithFewerEntitiesRecovers(t *testing.T) {
+	for _, shift := range []int{5, 9, -40, -5000} {
+		r := newRig(t, nsecs.DefaultConfig())
+		ids := make([]components.NetID, 200)
+		for i := range ids {
+			ids[i] = components.NetID(i + 1)
+		}
+		old := newSane(5000, ids...)
+		old.run(r, 3)
+		s := newSane(uint32(int(old.tick)+shift), 1, 2, 3, 4, 5)
+		t.Run(fmt.Sprintf("ticks %+d", shift), func(t *testing.T) { s.recovers(t, r) })
+	}
+}
+
 // TestServerRestartRecovers: the server's ticks start again at 0, jump far
 // back, or wrap around the end of the tick range; the client follows
 // without being rebuilt.

@@ -294,8 +294,9 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 	c.inRun, c.runTick = true, tick
 	// A minor run ahead of the estimate looks like the fastest packet
 	// yet, or like an early-stamped message: it does not move the
-	// estimate (nor the tick-rate meter) on its own.
-	early := c.runs.minority(n) && c.synced && float64(tick)-c.local*c.cfg.TickRate > c.offset
+	// estimate (nor the tick-rate meter) on its own. After a silence the
+	// estimate is only a guess, and whatever arrives re-seeds it.
+	early := c.runs.minority(n) && c.synced && !c.stale && float64(tick)-c.local*c.cfg.TickRate > c.offset
 	c.runs.add(n)
 	if !early {
 		c.rate.add(c.local, tick)
