@@ -25,4 +25,5 @@ func Example() {
 	// samples ahead       min 2, mean 2.0, max 2
 	// delay               target 69.9 ms, actual 77.3 ms, presentation 77.3 ms, newest age 16.7 ms
 	// clock               0 resets, 0 holds, 0 clamped frames
+	// tick rate           20/s configured; the server's not measured yet
 }
