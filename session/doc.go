@@ -82,6 +82,11 @@
 // follows every later assignment ([Client.NetID]); one configured with a
 // NetID of its own uses it until the server assigns another.
 //
+// The client side speaks the pipeline's [components.NetID], so that its
+// NetID goes straight into the predictor; the server side, which never
+// touches the pipeline, speaks the wire's uint32. Both are the same 32
+// bits.
+//
 // # Concurrency and cost
 //
 // A [Server] is safe for concurrent use; every method takes one lock. A
