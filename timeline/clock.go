@@ -211,7 +211,6 @@ type Clock struct {
 	inRun   bool
 
 	rate rateMeter // how fast the server's ticks really advance
-	runs runSizes  // how many messages the recent arrival runs carried
 }
 
 // NewClock returns a clock for cfg, or the configuration error.
@@ -263,7 +262,6 @@ func (c *Clock) BeginFrame(dt float64) {
 	c.local += dt
 	c.env.advance(c.local)
 	c.rate.advance(c.local)
-	c.runs.refresh()
 	c.waits.fade(math.Exp(-2 * dt / c.cfg.WaitWindow))
 	_, ok := c.env.value()
 	c.stale = !ok
@@ -280,9 +278,7 @@ func (c *Clock) Observe(tick uint32) { c.ObserveN(tick, 1) }
 // frame (a run of one server packet). Consecutive calls with the same tick
 // count as one arrival and cost a comparison. Every run feeds the
 // server-time estimate and the lateness statistics, so late packets of an
-// already-seen tick count; except that a run ahead of the estimate with
-// fewer than 1/[MinorRun] of the median of the recent runs' messages does
-// not feed the estimate (a few entities stamped early).
+// already-seen tick count.
 func (c *Clock) ObserveN(tick uint32, n int) {
 	if n <= 0 {
 		return
@@ -292,16 +288,8 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 		return
 	}
 	c.inRun, c.runTick = true, tick
-	// A minor run ahead of the estimate looks like the fastest packet
-	// yet, or like an early-stamped message: it does not move the
-	// estimate (nor the tick-rate meter) on its own. After a silence the
-	// estimate is only a guess, and whatever arrives re-seeds it.
-	early := c.runs.minority(n) && c.synced && !c.stale && float64(tick)-c.local*c.cfg.TickRate > c.offset
-	c.runs.add(n)
-	if !early {
-		c.rate.add(c.local, tick)
-	}
-	c.observe(tick, early)
+	c.rate.add(c.local, tick)
+	c.observe(tick)
 }
 
 // RefusedN records that n messages for tick arrived this frame that the
@@ -350,12 +338,11 @@ func (c *Clock) isBehind(x float64) bool {
 }
 
 // observe feeds one arrival run to the estimate, the statistics and the
-// distinct-tick bookkeeping. An early run (see ObserveN) does not feed the
-// estimate.
-func (c *Clock) observe(tick uint32, early bool) {
+// distinct-tick bookkeeping.
+func (c *Clock) observe(tick uint32) {
 	x := float64(tick) - c.local*c.cfg.TickRate
 	behind := c.isBehind(x)
-	if !behind && !early {
+	if !behind {
 		// Arrivals the estimate cannot explain are evidence for
 		// re-anchoring, not samples of the current timeline.
 		c.env.add(x)

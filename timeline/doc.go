@@ -13,10 +13,7 @@
 //     offset is the upper envelope of tick - local*rate over the arrivals of
 //     the last two seconds (the fastest packets; the second largest of eight
 //     time buckets, so one early-stamped packet changes nothing and old fast
-//     packets expire). An arrival run ahead of the estimate that carries
-//     far fewer messages than the stream's runs usually do ([MinorRun]) is
-//     left out: a few entities stamped early cannot pull it ahead. It lags
-//     the server by the fastest one-way trip;
+//     packets expire). It lags the server by the fastest one-way trip;
 //   - render time: server time minus the interpolation delay chosen by a
 //     [DelayPolicy]. Remote entities are drawn at render time.
 //
