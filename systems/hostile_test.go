@@ -269,6 +269,40 @@ func TestFewFarFutureTicksNeverMoveTheClock(t *testing.T) {
 	}
 }
 
+// TestEarlyStampedTicksNeverDragTheClock: one NetID whose snapshots are
+// stamped up to MaxFuture ahead of the server's clock, twice a second
+// among a sane stream of 20 entities, is accepted every time (it is within
+// the future limit) but does not drag the server-time estimate: it looks
+// like the fastest packet yet, and each step ahead would raise the future
+// limit for the next (by over a second at 20 Hz, before the clock weighed
+// ticks in bulk). Every frame draws the sane stream right, and the clock
+// neither re-anchors nor jumps.
+func TestEarlyStampedTicksNeverDragTheClock(t *testing.T) {
+	r := newRig(t, nsecs.DefaultConfig())
+	ids := make([]components.NetID, 20)
+	for i := range ids {
+		ids[i] = components.NetID(i + 1)
+	}
+	s := newSane(5000, ids...)
+	s.run(r, 3)
+	c := r.Pipe.Clock()
+	maxFuture := nsecs.DefaultConfig().Receive.MaxFuture
+	for f := 0; f < 20*saneFPS; f++ {
+		if f%(saneFPS/2) == 7 {
+			lead := (0.2 + 0.75*float64(f/(saneFPS/2)%4)/4) * maxFuture * saneRate
+			r.Push(snap(999, uint32(c.ServerTick()+lead), 0))
+		}
+		s.frame(r)
+		if err := s.drawnRight(r); err != nil {
+			t.Fatalf("%.2f s into the early-stamped ticks: %v\nmetrics:\n%s", float64(f)/saneFPS, err, metricsText(r))
+		}
+	}
+	m := r.Pipe.Metrics()
+	if c.Reanchors() != 0 || m.ClockResets != 0 || m.Rejected[systems.RejectFuture] != 0 {
+		t.Fatalf("reanchors %d, resets %d, refused as future %d", c.Reanchors(), m.ClockResets, m.Rejected[systems.RejectFuture])
+	}
+}
+
 // TestRestartWithFewerEntitiesRecovers: a server sending 200 entities
 // is replaced by one sending 5, its ticks a little ahead (within the
 // future limit) or behind: the new stream is drawn right within the

@@ -210,7 +210,8 @@ type Clock struct {
 	runTick uint32 // tick of the current run of Observe calls
 	inRun   bool
 
-	rate rateMeter // how fast the server's ticks really advance
+	rate rateMeter   // how fast the server's ticks really advance
+	bulk bulkWeigher // which arrivals may move the estimate
 }
 
 // NewClock returns a clock for cfg, or the configuration error.
@@ -277,19 +278,21 @@ func (c *Clock) Observe(tick uint32) { c.ObserveN(tick, 1) }
 // ObserveN records that n accepted messages for tick arrived during this
 // frame (a run of one server packet). Consecutive calls with the same tick
 // count as one arrival and cost a comparison. Every run feeds the
-// server-time estimate and the lateness statistics, so late packets of an
-// already-seen tick count.
+// lateness statistics, so late packets of an already-seen tick count, and
+// is weighed with the frame's other messages for the same tick before it
+// may feed the server-time estimate (see bulk.go): n is what it weighs.
 func (c *Clock) ObserveN(tick uint32, n int) {
 	if n <= 0 {
 		return
 	}
 	c.weigh(tick, n, true)
 	if c.inRun && tick == c.runTick {
+		c.bulk.more(tick, n)
 		return
 	}
 	c.inRun, c.runTick = true, tick
 	c.rate.add(c.local, tick)
-	c.observe(tick)
+	c.observe(tick, n)
 }
 
 // RefusedN records that n messages for tick arrived this frame that the
@@ -339,13 +342,14 @@ func (c *Clock) isBehind(x float64) bool {
 
 // observe feeds one arrival run to the estimate, the statistics and the
 // distinct-tick bookkeeping.
-func (c *Clock) observe(tick uint32) {
+func (c *Clock) observe(tick uint32, n int) {
 	x := float64(tick) - c.local*c.cfg.TickRate
 	behind := c.isBehind(x)
 	if !behind {
 		// Arrivals the estimate cannot explain are evidence for
-		// re-anchoring, not samples of the current timeline.
-		c.env.add(x)
+		// re-anchoring, not samples of the current timeline. The others
+		// are weighed with the rest of the frame at Advance.
+		c.bulk.note(tick, x, n)
 	}
 	if c.anySeen && tick > c.newest && c.synced && !behind && !c.stale && c.dt <= c.cfg.ResetThreshold {
 		// How long the newest data had to last: until the frame before
@@ -426,6 +430,7 @@ func (c *Clock) RefusedFutureN(tick uint32, n int) {
 // server-time estimate and the statistics, asks the delay policy for the
 // delay, and moves the render time toward server time minus delay.
 func (c *Clock) Advance() {
+	c.bulk.settle(&c.env, c.local, c.synced && !c.stale, c.offset, c.confirmWindow(), uint32(max(math.Round(c.stats.Interval), 1)))
 	generation := c.generation
 	if c.synced {
 		c.checkStreams()
@@ -641,6 +646,7 @@ func (c *Clock) reanchor(tick uint32, back bool) {
 	// The new timeline's newest tick is this one, and its send interval is
 	// measured again (the gap from the old timeline means nothing).
 	c.newest, c.seenMask = tick, 0
+	c.bulk.restart(tick)
 	c.stats.Interval = 0
 	if back {
 		c.render = c.local*c.cfg.TickRate + c.offset - c.delay
@@ -753,3 +759,12 @@ func (c *Clock) Reanchors() uint64 { return c.anchors }
 
 // Stats returns the arrival statistics.
 func (c *Clock) Stats() Stats { return c.stats }
+
+// confirmWindow is how long, in seconds, a small tick newer than the bulk
+// waits for a bulk tick to confirm it: three send intervals, within 0.1
+// to 0.2 s. It bounds how far early-stamped messages can move the
+// estimate, so it does not grow with the measured interval, which they
+// can stretch.
+func (c *Clock) confirmWindow() float64 {
+	return min(max(3*c.stats.Interval/c.cfg.TickRate, 0.1), 0.2)
+}

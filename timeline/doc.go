@@ -13,7 +13,11 @@
 //     offset is the upper envelope of tick - local*rate over the arrivals of
 //     the last two seconds (the fastest packets; the second largest of eight
 //     time buckets, so one early-stamped packet changes nothing and old fast
-//     packets expire). It lags the server by the fastest one-way trip;
+//     packets expire). A frame's arrivals are weighed by tick first: a tick
+//     carrying far fewer messages than the stream's ticks do moves the
+//     offset only once a fuller tick confirms it, so a few entities
+//     stamped early cannot pull it ahead (see bulk.go). It lags the server
+//     by the fastest one-way trip;
 //   - render time: server time minus the interpolation delay chosen by a
 //     [DelayPolicy]. Remote entities are drawn at render time.
 //
