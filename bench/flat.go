@@ -46,6 +46,8 @@ func (f *Flat) Receive(msgs []systems.Message) { f.pending = append(f.pending, m
 func (f *Flat) ingest(before float64) {
 	msgs := f.pending
 	f.pending = f.pending[:0]
+	var runTick uint32
+	runN := 0
 	for i := range msgs {
 		m := &msgs[i]
 		if !finite(m) {
@@ -68,8 +70,14 @@ func (f *Flat) ingest(before float64) {
 		if s.Mode != c.SpanLerp {
 			s.Flags |= c.SpanDirty
 		}
-		f.clock.Observe(m.Tick)
+		if runN > 0 && m.Tick != runTick {
+			f.clock.ObserveN(runTick, runN) // a run of equal ticks at once, as the pipeline
+			runN = 0
+		}
+		runTick = m.Tick
+		runN++
 	}
+	f.clock.ObserveN(runTick, runN)
 }
 
 func finite(m *systems.Message) bool {

@@ -104,6 +104,10 @@ func (m *Minimum) Ingest(dt float64) {
 	m.clock.BeginFrame(dt)
 	msgs := m.pending
 	m.pending = m.pending[:0]
+	// The clock is told each run of equal ticks at once, as the pipeline
+	// tells it.
+	var runTick uint32
+	runN := 0
 	for i := range msgs {
 		msg := &msgs[i]
 		k := int(msg.NetID) - 1
@@ -130,8 +134,14 @@ func (m *Minimum) Ingest(dt float64) {
 			rot = mgl32.QuatIdent() // no rotation sent
 		}
 		m.slots[phys][k] = minSample{Tick: msg.Tick, Pos: msg.Pos, Rot: rot}
-		m.clock.Observe(msg.Tick)
+		if runN > 0 && msg.Tick != runTick {
+			m.clock.ObserveN(runTick, runN)
+			runN = 0
+		}
+		runTick = msg.Tick
+		runN++
 	}
+	m.clock.ObserveN(runTick, runN)
 	m.clock.Advance()
 }
 
