@@ -34,7 +34,7 @@ import "math"
 const BulkShare = 4
 
 const (
-	frameTicks   = 64  // distinct ticks weighed per frame; more are not weighed (a flood)
+	frameTicks   = 64  // distinct ticks weighed per frame; beyond, the lowest give way (a flood)
 	pendingTicks = 8   // small ticks awaiting confirmation
 	fallbackTime = 0.3 // seconds without any tick moving the estimate before every tick does again
 	sizeBuckets  = 8   // the two-second window of frame-tick sizes, in parts
@@ -77,20 +77,28 @@ type bulkWeigher struct {
 // note records n accepted messages for tick, x = tick - local*rate, in
 // this frame.
 func (b *bulkWeigher) note(tick uint32, x float64, n int) {
-	if b.nFrame == frameTicks {
-		// A flood of distinct ticks in one frame: weigh no more of them
-		// (scanning would cost a comparison per tick per message).
-		return
-	}
+	low := 0 // the entry with the lowest x, for a full table
 	for i := range b.frame[:b.nFrame] {
-		if f := &b.frame[i]; f.tick == tick {
+		f := &b.frame[i]
+		if f.tick == tick {
 			f.n += n
 			f.x = math.Max(f.x, x)
 			return
 		}
+		if f.x < b.frame[low].x {
+			low = i
+		}
 	}
-	b.frame[b.nFrame] = frameTick{tick, x, n}
-	b.nFrame++
+	switch {
+	case b.nFrame < frameTicks:
+		b.frame[b.nFrame] = frameTick{tick, x, n}
+		b.nFrame++
+	case x > b.frame[low].x:
+		// A flood of distinct ticks in one frame: the table keeps the
+		// highest, so that stale ticks sent first cannot hide the real
+		// one.
+		b.frame[low] = frameTick{tick, x, n}
+	}
 }
 
 // more adds n messages to tick, already noted this frame (nothing if it
@@ -166,8 +174,11 @@ func (b *bulkWeigher) settle(env *envelope, now float64, gate bool, offset, wind
 			switch {
 			case f.n*BulkShare >= big:
 			case f.tick <= b.newest || f.x <= offset:
+				// It cannot raise the estimate. Only one above it counts
+				// as moving it: small ticks below it must not hold off
+				// the fallback while every higher one is dropped.
 				env.add(f.x)
-				fed = true
+				fed = fed || f.x > offset
 			case f.tick-b.newest <= step && b.nPend < pendingTicks:
 				b.pending[b.nPend] = pendingTick{f.tick, f.x, now}
 				b.nPend++

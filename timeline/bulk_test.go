@@ -154,3 +154,96 @@ func TestBulkWeighsTicksNotRuns(t *testing.T) {
 		t.Fatalf("priority packets 60 ms ahead of the bulk: the estimate is %.2f ticks off the fastest data", got)
 	}
 }
+
+// tickFeed is a server at rate whose tick k carries size(k) messages and
+// takes latency(s) seconds (s: the send time); a client frame that would
+// start at stallAt lasts stall seconds instead (the game stalled), and
+// everything queued meanwhile arrives in it.
+type tickFeed struct {
+	rate           float64
+	size           func(k int) int
+	latency        func(s float64) float64
+	stallAt, stall float64
+	sent           int
+	queue          []tickArrival
+	sizes          []int
+}
+
+// run feeds c at 60 frames per second for seconds and returns the
+// estimate's error, in ticks, against the server's clock seen through the
+// least latency at the end.
+func (f *tickFeed) run(c *Clock, seconds float64) float64 {
+	for end := c.Local() + seconds; c.Local() < end; {
+		dt := 1.0 / 60
+		if f.stall > 0 && c.Local() < f.stallAt && c.Local()+dt >= f.stallAt {
+			dt = f.stall
+		}
+		local := c.Local() + dt
+		for ; float64(f.sent)/f.rate <= local; f.sent++ {
+			s := float64(f.sent) / f.rate
+			f.queue = append(f.queue, tickArrival{s + f.latency(s), uint32(1000 + f.sent)})
+			f.sizes = append(f.sizes, f.size(f.sent))
+		}
+		c.BeginFrame(dt)
+		keptQ, keptS := f.queue[:0], f.sizes[:0]
+		for i, a := range f.queue {
+			if a.at <= c.Local() {
+				c.ObserveN(a.tick, f.sizes[i])
+			} else {
+				keptQ, keptS = append(keptQ, a), append(keptS, f.sizes[i])
+			}
+		}
+		f.queue, f.sizes = keptQ, keptS
+		c.Advance()
+	}
+	return c.ServerTick() - (c.Local()-f.base(c.Local()))*f.rate - 1000
+}
+
+// base is the feed's least latency around send time s: the latency less
+// its jitter, which repeats every 11 ticks.
+func (f *tickFeed) base(s float64) float64 {
+	lo := f.latency(s)
+	for k := 1; k <= 11; k++ {
+		lo = min(lo, f.latency(s-float64(k)/f.rate))
+	}
+	return lo
+}
+
+// A stall longer than the envelope window at 60 Hz delivers over a hundred
+// ticks in one frame: the newest of them still seed the estimate (the
+// frame's table keeps the highest), and no new timeline starts.
+func TestBulkAfterALongStall(t *testing.T) {
+	c := newTestClock(t, 60, FixedDelay(0.1))
+	f := &tickFeed{rate: 60, size: func(int) int { return 50 }, latency: func(float64) float64 { return 0.05 }, stallAt: 5, stall: 2.5}
+	f.run(c, 5)
+	anchors := c.Reanchors()
+	if got := f.run(c, 3); math.Abs(got) > 1.5 || c.Reanchors() != anchors {
+		t.Fatalf("after a 2.5 s stall: estimate %.2f ticks off, %d new timelines", got, c.Reanchors()-anchors)
+	}
+}
+
+// A server that sends only what changed, 40 entities for a second and then
+// one or two for three, is still followed when the link gets 100 ms
+// faster in a quiet stretch, where no tick is bulk: the fallback lets the
+// faster small ticks in.
+func TestBulkFollowsQuietStreams(t *testing.T) {
+	c := newTestClock(t, 60, FixedDelay(0.1))
+	lat := func(s float64) float64 {
+		jitter := float64(int(s*60)*37%11) / 1000 // 0 to 10 ms
+		if s > 6 {
+			return 0.05 + jitter
+		}
+		return 0.15 + jitter
+	}
+	size := func(k int) int {
+		if k%240 < 60 {
+			return 40
+		}
+		return 1 + k%2
+	}
+	f := &tickFeed{rate: 60, size: size, latency: lat}
+	f.run(c, 6)
+	if got := f.run(c, 2.5); math.Abs(got) > 1 {
+		t.Fatalf("2.5 s after the link got 100 ms faster, in a quiet stretch: estimate %.2f ticks off", got)
+	}
+}

@@ -345,10 +345,15 @@ func (c *Clock) isBehind(x float64) bool {
 func (c *Clock) observe(tick uint32, n int) {
 	x := float64(tick) - c.local*c.cfg.TickRate
 	behind := c.isBehind(x)
-	if !behind {
+	switch {
+	case behind:
 		// Arrivals the estimate cannot explain are evidence for
-		// re-anchoring, not samples of the current timeline. The others
-		// are weighed with the rest of the frame at Advance.
+		// re-anchoring, not samples of the current timeline.
+	case !c.synced || c.stale:
+		// Nothing to weigh against: whatever arrives seeds the estimate.
+		c.env.add(x)
+	default:
+		// Weighed with the rest of the frame at Advance.
 		c.bulk.note(tick, x, n)
 	}
 	if c.anySeen && tick > c.newest && c.synced && !behind && !c.stale && c.dt <= c.cfg.ResetThreshold {
