@@ -69,9 +69,9 @@ type bulkWeigher struct {
 	sizeCur   int
 	sizeStart float64
 
-	newest   uint32 // newest tick that moved the estimate in bulk
-	lastFeed float64
-	fed      bool // whether anything ever moved the estimate
+	newest   uint32  // newest tick that moved the estimate in bulk
+	lastFeed float64 // local time a tick last fed the envelope above the estimate, or in bulk
+	fed      bool    // whether any did since the start or the last fallback
 }
 
 // note records n accepted messages for tick, x = tick - local*rate, in
