@@ -340,8 +340,9 @@ func (c *Clock) isBehind(x float64) bool {
 	return c.synced && !c.stale && x-c.offset < -c.cfg.ResetThreshold*c.cfg.TickRate
 }
 
-// observe feeds one arrival run to the estimate, the statistics and the
-// distinct-tick bookkeeping.
+// observe takes one arrival run of n messages: into the estimate (directly
+// before sync or after a silence, else weighed with the frame's other
+// arrivals at Advance), the statistics and the distinct-tick bookkeeping.
 func (c *Clock) observe(tick uint32, n int) {
 	x := float64(tick) - c.local*c.cfg.TickRate
 	behind := c.isBehind(x)
