@@ -51,8 +51,10 @@ type ClientConfig struct {
 	// systems.Authoritative (see [Own]). It is called from Receive, on
 	// Receive's goroutine, and must not call the Client.
 	OnOwn func(Own)
-	// TickRate is the server's tick rate, for [Client.ServerTick]
-	// (default 20, the pipeline's default).
+	// TickRate is the server's tick rate, for [Client.ServerTick]. Zero
+	// means the pipeline's: 20 (its default) until [Client.FeedLatency]
+	// is first given the pipeline's clock, then the clock's rate, so that
+	// a game sets the rate once, in the pipeline's config.
 	TickRate float64
 	// Redundancy is how many of the newest unacknowledged inputs every
 	// input packet repeats (default and at most Wire.MaxInputs).
@@ -136,11 +138,12 @@ type ClientStats struct {
 // receiving goroutine while the game queues inputs, builds input packets
 // and reads the estimates from its own. Every method takes one lock.
 type Client struct {
-	mu    sync.Mutex
-	cfg   ClientConfig
-	dec   *wire.Decoder
-	inbox *systems.Inbox
-	onOwn func(Own)
+	mu         sync.Mutex
+	cfg        ClientConfig
+	followRate bool // TickRate was left zero: FeedLatency's clock sets it
+	dec        *wire.Decoder
+	inbox      *systems.Inbox
+	onOwn      func(Own)
 
 	receipts wire.Receipts
 	ents     []wire.Entity
@@ -179,7 +182,8 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		return nil, err
 	}
 	cfg.Wire = dec.Config()
-	if cfg.TickRate == 0 {
+	followRate := cfg.TickRate == 0
+	if followRate {
 		cfg.TickRate = 20
 	}
 	if !(cfg.TickRate > 0 && cfg.TickRate <= 1e6) {
@@ -192,17 +196,22 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 		return nil, fmt.Errorf("%w: Redundancy = %d, want 1..%d (Wire.MaxInputs, or 0 for it)", wire.ErrConfig, cfg.Redundancy, cfg.Wire.MaxInputs)
 	}
 	return &Client{
-		cfg:   cfg,
-		dec:   dec,
-		inbox: cfg.Inbox,
-		onOwn: cfg.OnOwn,
-		netID: cfg.NetID,
-		out:   newOutbox(cfg.Redundancy, cfg.Wire.MaxInputSize),
+		cfg:        cfg,
+		followRate: followRate,
+		dec:        dec,
+		inbox:      cfg.Inbox,
+		onOwn:      cfg.OnOwn,
+		netID:      cfg.NetID,
+		out:        newOutbox(cfg.Redundancy, cfg.Wire.MaxInputSize),
 	}, nil
 }
 
 // Config returns the client's configuration with defaults filled in.
-func (c *Client) Config() ClientConfig { return c.cfg }
+func (c *Client) Config() ClientConfig {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cfg
+}
 
 // NetID returns the entity the client controls now, 0 if none: the one
 // the server assigned it (named by the newest snapshot received), else
@@ -476,8 +485,14 @@ func (c *Client) ServerTick(now uint32) (float64, bool) {
 // FeedLatency tells clock the one-way latency from the server
 // ([Sync.Latency]), if there is an estimate yet (see
 // timeline.Clock.SetLatency). Call it on the world's goroutine, once per
-// frame for instance: the clock is not safe for concurrent use.
+// frame for instance: the clock is not safe for concurrent use. A client
+// configured without a TickRate takes the clock's from then on.
 func (c *Client) FeedLatency(clock *timeline.Clock) bool {
+	if c.followRate {
+		c.mu.Lock()
+		c.cfg.TickRate = clock.TickRate()
+		c.mu.Unlock()
+	}
 	s, ok := c.Sync()
 	if ok {
 		clock.SetLatency(s.Latency / 1000)

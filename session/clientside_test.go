@@ -9,6 +9,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/timeline"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
@@ -260,6 +261,22 @@ func TestNewClientConfig(t *testing.T) {
 	c := newTestSide(t, ClientConfig{Inbox: in})
 	if cfg := c.Config(); cfg.TickRate != 20 || cfg.Redundancy != wire.DefaultMaxInputs || cfg.Wire.History != wire.DefaultHistory {
 		t.Fatalf("defaults %+v", cfg)
+	}
+
+	// Left zero, the tick rate is the pipeline's: its clock's, once
+	// FeedLatency has seen it. Set, it stays.
+	clock, err := timeline.NewClock(timeline.DefaultConfig(60))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.FeedLatency(clock)
+	if got := c.Config().TickRate; got != 60 {
+		t.Fatalf("a client without a TickRate fed a 60 Hz clock uses %v", got)
+	}
+	set := newTestSide(t, ClientConfig{Inbox: in, TickRate: 30})
+	set.FeedLatency(clock)
+	if got := set.Config().TickRate; got != 30 {
+		t.Fatalf("a client set to 30 Hz fed a 60 Hz clock uses %v", got)
 	}
 }
 

@@ -203,7 +203,7 @@ type Metrics struct {
 	// than the server's. Nothing then looks right (the render time cannot
 	// follow the server, remote entities underrun or stall, prediction
 	// steps at the wrong rate) and nothing is refused: set the pipeline's
-	// TickRate (and session.ClientConfig.TickRate) to the server's.
+	// TickRate to the server's.
 	TickRateMismatch bool
 }
 
