@@ -37,8 +37,7 @@ const (
 	frameTicks   = 64  // distinct ticks weighed per frame; beyond, the lowest give way (a flood)
 	pendingTicks = 8   // small ticks awaiting confirmation
 	fallbackTime = 0.3 // seconds without any tick moving the estimate before every tick does again
-	sizeBuckets  = 8   // the two-second window of frame-tick sizes, in parts
-	sizeWindow   = 2.0 // seconds
+	sizeWindow   = 2.0 // seconds over which the largest frame-tick is kept
 )
 
 // frameTick is one tick's accepted messages in this frame: how many, and
@@ -65,9 +64,7 @@ type bulkWeigher struct {
 	pending [pendingTicks]pendingTick
 	nPend   int
 
-	sizes     [sizeBuckets]int // largest frame-tick per part of the window
-	sizeCur   int
-	sizeStart float64
+	sizes envelope // frame-tick sizes over sizeWindow, for their largest
 
 	newest   uint32  // newest tick that moved the estimate in bulk
 	lastFeed float64 // local time a tick last fed the envelope above the estimate, or in bulk
@@ -112,28 +109,6 @@ func (b *bulkWeigher) more(tick uint32, n int) {
 	}
 }
 
-// largest returns the largest frame-tick of the window, after moving it to
-// local time now.
-func (b *bulkWeigher) largest(now float64) int {
-	width := sizeWindow / sizeBuckets
-	steps := int((now - b.sizeStart) / width)
-	switch {
-	case steps >= sizeBuckets:
-		b.sizes, b.sizeCur, b.sizeStart = [sizeBuckets]int{}, 0, now
-	case steps > 0:
-		for range steps {
-			b.sizeCur = (b.sizeCur + 1) % sizeBuckets
-			b.sizes[b.sizeCur] = 0
-		}
-		b.sizeStart += float64(steps) * width
-	}
-	m := 0
-	for _, s := range b.sizes {
-		m = max(m, s)
-	}
-	return m
-}
-
 // settle feeds env what this frame's arrivals may add to it, at local
 // time now. gate is false while every tick moves the estimate (before
 // sync, after a silence); offset is the estimate, which a small tick not
@@ -146,15 +121,16 @@ func (b *bulkWeigher) settle(env *envelope, now float64, gate bool, offset, wind
 	for _, f := range b.frame[:b.nFrame] {
 		frameMax = max(frameMax, f.n)
 	}
+	b.sizes.advance(now)
 	if b.fed && now-b.lastFeed >= fallbackTime {
 		// Nothing moved the estimate for a while: the ticks that arrive
 		// now are the stream (a restart with fewer entities, a server
 		// that now sends only a few), whatever came before.
-		b.sizes = [sizeBuckets]int{}
+		b.sizes.reset(now)
 		b.fed = false
 	}
-	big := max(b.largest(now), frameMax)
-	b.sizes[b.sizeCur] = max(b.sizes[b.sizeCur], frameMax)
+	b.sizes.add(float64(frameMax))
+	big := int(b.sizes.largest())
 	gate = gate && b.fed
 	fed, bulkMax := false, uint32(0)
 	for _, f := range b.frame[:b.nFrame] {

@@ -223,7 +223,7 @@ func NewClock(cfg Config) (*Clock, error) {
 		return nil, err
 	}
 	return &Clock{cfg: cfg, stats: Stats{TickRate: cfg.TickRate}, scale: 1, env: newEnvelope(cfg.EnvelopeWindow),
-		rate: rateMeter{ref: cfg.TickRate}}, nil
+		rate: rateMeter{ref: cfg.TickRate}, bulk: bulkWeigher{sizes: newEnvelope(sizeWindow)}}, nil
 }
 
 // Config returns the clock's configuration.

@@ -82,3 +82,16 @@ func (e *envelope) value() (x float64, ok bool) {
 	}
 	return second, true
 }
+
+// largest returns the largest bucket maximum, 0 when every bucket is
+// empty.
+func (e *envelope) largest() float64 {
+	m := math.Inf(-1)
+	for _, b := range e.max {
+		m = math.Max(m, b)
+	}
+	if math.IsInf(m, -1) {
+		return 0
+	}
+	return m
+}
