@@ -41,6 +41,15 @@ func newSane(base uint32, ids ...components.NetID) *saneServer {
 	return &saneServer{base: base, tick: base, ids: ids}
 }
 
+// firstIDs returns the NetIDs 1 to n.
+func firstIDs(n int) []components.NetID {
+	ids := make([]components.NetID, n)
+	for i := range ids {
+		ids[i] = components.NetID(i + 1)
+	}
+	return ids
+}
+
 func (s *saneServer) x(id components.NetID, tick float64) float64 {
 	return 10*float64(id) + 0.25*(tick-float64(s.base))
 }
@@ -279,11 +288,7 @@ func TestFewFarFutureTicksNeverMoveTheClock(t *testing.T) {
 // neither re-anchors nor jumps.
 func TestEarlyStampedTicksNeverDragTheClock(t *testing.T) {
 	r := newRig(t, nsecs.DefaultConfig())
-	ids := make([]components.NetID, 20)
-	for i := range ids {
-		ids[i] = components.NetID(i + 1)
-	}
-	s := newSane(5000, ids...)
+	s := newSane(5000, firstIDs(20)...)
 	s.run(r, 3)
 	c := r.Pipe.Clock()
 	maxFuture := nsecs.DefaultConfig().Receive.MaxFuture
@@ -310,11 +315,7 @@ func TestEarlyStampedTicksNeverDragTheClock(t *testing.T) {
 func TestRestartWithFewerEntitiesRecovers(t *testing.T) {
 	for _, shift := range []int{5, 9, -40, -5000} {
 		r := newRig(t, nsecs.DefaultConfig())
-		ids := make([]components.NetID, 200)
-		for i := range ids {
-			ids[i] = components.NetID(i + 1)
-		}
-		old := newSane(5000, ids...)
+		old := newSane(5000, firstIDs(200)...)
 		old.run(r, 3)
 		s := newSane(uint32(int(old.tick)+shift), 1, 2, 3, 4, 5)
 		t.Run(fmt.Sprintf("ticks %+d", shift), func(t *testing.T) { s.recovers(t, r) })

@@ -6,62 +6,8 @@ import (
 	"testing"
 )
 
-// rateLink is a server ticking at rate and sending every every ticks over
-// a link with latency, uniform jitter and loss, as a clock configured for
-// another rate may see it.
-type rateLink struct {
-	rate, latency, jitter, loss float64
-	every                       int
-	// at returns the tick the server stamps on the packet sent at server
-	// time s seconds (default: s*rate + 1000); tests use it for restarts
-	// and jumps.
-	at func(s float64) uint32
-}
-
-// run feeds the link to c for seconds of local time at 60 frames per
-// second, calling check after every frame with the local time. A frame
-// of suspend seconds is inserted at suspendAt, if set.
-func (l rateLink) run(c *Clock, seconds, suspendAt, suspend float64, check func(local float64)) {
-	rng := rand.New(rand.NewPCG(7, 11))
-	type arrival struct {
-		at   float64
-		tick uint32
-	}
-	if l.at == nil {
-		l.at = func(s float64) uint32 { return uint32(math.Round(s*l.rate)) + 1000 }
-	}
-	var queue []arrival
-	sendDt := float64(l.every) / l.rate
-	sent, local := 0, 0.0
-	for local < seconds {
-		dt := 1.0 / 60
-		if suspendAt > 0 && local < suspendAt && local+dt >= suspendAt {
-			dt = suspend
-		}
-		local += dt
-		for ; float64(sent)*sendDt <= local; sent++ {
-			if rng.Float64() < l.loss {
-				continue
-			}
-			s := float64(sent) * sendDt
-			queue = append(queue, arrival{at: s + l.latency + l.jitter*rng.Float64(), tick: l.at(s)})
-		}
-		c.BeginFrame(dt)
-		kept := queue[:0]
-		for _, a := range queue {
-			if a.at <= local {
-				c.Observe(a.tick)
-			} else {
-				kept = append(kept, a)
-			}
-		}
-		queue = kept
-		c.Advance()
-		if check != nil {
-			check(local)
-		}
-	}
-}
+// fixed is a constant latency.
+func fixed(d float64) func(float64) float64 { return func(float64) float64 { return d } }
 
 // The measured rate is the server's, whatever the client was told, and a
 // mismatch is flagged only when there is one: on a clean link, on a poor
@@ -70,22 +16,22 @@ func TestMeasuredTickRate(t *testing.T) {
 	for _, tc := range []struct {
 		name                 string
 		configured           float64
-		link                 rateLink
+		link                 testServer
 		wantMismatch         bool
 		tolerance            float64 // of the server's rate
 		measuredWithinSecond float64
 	}{
-		{"agree, clean", 20, rateLink{rate: 20, every: 1, latency: 0.05}, false, 0.005, 7},
-		{"agree, poor link", 20, rateLink{rate: 20, every: 1, latency: 0.05, jitter: 0.06, loss: 0.1}, false, 0.02, 7},
-		{"agree, 60 Hz sent at 20", 60, rateLink{rate: 60, every: 3, latency: 0.05, jitter: 0.03}, false, 0.02, 7},
-		{"server 60, told 20", 20, rateLink{rate: 60, every: 3, latency: 0.05, jitter: 0.03, loss: 0.05}, true, 0.02, 7},
-		{"server 20, told 60", 60, rateLink{rate: 20, every: 1, latency: 0.05, jitter: 0.03, loss: 0.05}, true, 0.02, 7},
-		{"server 64, told 60", 60, rateLink{rate: 64, every: 2, latency: 0.05, jitter: 0.02}, true, 0.02, 7},
+		{"agree, clean", 20, testServer{rate: 20}, false, 0.005, 7},
+		{"agree, poor link", 20, testServer{rate: 20, jitter: 0.06, loss: 0.1}, false, 0.02, 7},
+		{"agree, 60 Hz sent at 20", 60, testServer{rate: 60, every: 3, jitter: 0.03}, false, 0.02, 7},
+		{"server 60, told 20", 20, testServer{rate: 60, every: 3, jitter: 0.03, loss: 0.05}, true, 0.02, 7},
+		{"server 20, told 60", 60, testServer{rate: 20, jitter: 0.03, loss: 0.05}, true, 0.02, 7},
+		{"server 64, told 60", 60, testServer{rate: 64, every: 2, jitter: 0.02}, true, 0.02, 7},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestClock(t, tc.configured, FixedDelay(0.1))
 			first := math.Inf(1)
-			tc.link.run(c, 30, 0, 0, func(local float64) {
+			tc.link.run(c, 30, nil, func(local float64) {
 				r := c.MeasuredTickRate()
 				if r == 0 {
 					return
@@ -132,9 +78,9 @@ func TestMeasuredTickRateIgnoresDiscontinuities(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := newTestClock(t, rate, FixedDelay(0.1))
-			l := rateLink{rate: rate, every: 1, latency: 0.04, jitter: 0.03, at: tc.at}
+			l := testServer{rate: rate, latency: fixed(0.04), jitter: 0.03, tick: tc.at, stallAt: tc.suspendAt, stall: tc.suspend}
 			measured := false
-			l.run(c, 40, tc.suspendAt, tc.suspend, func(local float64) {
+			l.run(c, 40, nil, func(local float64) {
 				r := c.MeasuredTickRate()
 				if r == 0 {
 					return
@@ -162,7 +108,7 @@ func TestMeasuredTickRateSilence(t *testing.T) {
 	if r := c.MeasuredTickRate(); r != 0 || c.RateMismatch() {
 		t.Fatalf("measured %v ticks/s (mismatch %v) with nothing received", r, c.RateMismatch())
 	}
-	rateLink{rate: 20, every: 1, latency: 0.05}.run(c, 10, 0, 0, nil)
+	(&testServer{rate: 20}).run(c, 10, nil, nil)
 	silence := func(seconds float64) {
 		for range int(seconds * 60) {
 			c.BeginFrame(1.0 / 60)
@@ -199,9 +145,9 @@ func TestMeasuredTickRateHostile(t *testing.T) {
 			c := newTestClock(t, rate, FixedDelay(0.1))
 			rng := rand.New(rand.NewPCG(3, 5))
 			next, k := 1.0, 0
-			l := rateLink{rate: rate, every: 1, latency: 0.05, jitter: 0.03, loss: 0.05}
+			l := testServer{rate: rate, jitter: 0.03, loss: 0.05}
 			measured := false
-			l.run(c, 120, 0, 0, func(local float64) {
+			l.run(c, 120, nil, func(local float64) {
 				if local >= next && c.Synced() {
 					next += tc.every
 					if tc.refused {
