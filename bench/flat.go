@@ -20,7 +20,7 @@ import (
 // smoothing), which the steady scenario never needs.
 type Flat struct {
 	clock   *timeline.Clock
-	waits   int // entity samples, for sampling waits
+	seen    int // messages received, for sampling waits
 	pending []systems.Message
 	slots   [c.RingCapacity][]c.Sample
 	spans   []c.Span
@@ -60,7 +60,7 @@ func (f *Flat) ingest(before float64) {
 		}
 		if newest, ok := s.Ring.NewestTick(); ok {
 			// Report the entity's wait as the pipeline does.
-			if f.waits++; f.waits%scenario.WaitSampling == 0 {
+			if (f.seen+i)%scenario.WaitSampling == 0 {
 				f.clock.AddWait(before - float64(newest))
 			}
 		}
@@ -77,6 +77,7 @@ func (f *Flat) ingest(before float64) {
 		runTick = m.Tick
 		runN++
 	}
+	f.seen += len(msgs)
 	f.clock.ObserveN(runTick, runN)
 }
 

@@ -39,7 +39,7 @@ import (
 // every drawn position, agrees with the pipeline's (TestMinimumAgrees).
 type Minimum struct {
 	clock   *timeline.Clock
-	waits   int
+	seen    int // messages received, for sampling waits
 	pending []systems.Message
 	hot     []minBracket
 	heads   []minHead
@@ -116,7 +116,7 @@ func (m *Minimum) Ingest(dt float64) {
 			if msg.Tick <= h.Newest {
 				continue // the steady scenario has no out-of-order samples
 			}
-			if m.waits++; m.waits%scenario.WaitSampling == 0 {
+			if (m.seen+i)%scenario.WaitSampling == 0 {
 				m.clock.AddWait(before - float64(h.Newest)) // the wait, sampled as the pipeline does
 			}
 		}
@@ -141,6 +141,7 @@ func (m *Minimum) Ingest(dt float64) {
 		runTick = msg.Tick
 		runN++
 	}
+	m.seen += len(msgs)
 	m.clock.ObserveN(runTick, runN)
 	m.clock.Advance()
 }

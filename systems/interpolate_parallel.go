@@ -2,7 +2,6 @@ package systems
 
 import (
 	"runtime"
-	"sync"
 
 	"github.com/mlange-42/arche/ecs"
 )
@@ -31,46 +30,9 @@ const (
 	maxChunks       = 32
 )
 
-// workerPool is Interpolate's worker goroutines: each takes frames from
-// its channel, draws chunks of them, and reports done on wg. They are
-// started by the first frame that splits its entities and stopped by
-// Finalize, or, if the pipeline is dropped without it, once the
-// Interpolate is garbage: the goroutines hold the pool, never the
-// Interpolate or its world (a frame carries them until its chunks are
-// taken).
-type workerPool struct {
-	jobs []chan *Interpolate
-	wg   sync.WaitGroup
-	once sync.Once
-}
-
 func (s *Interpolate) startWorkers(n int) {
-	pool := &workerPool{jobs: make([]chan *Interpolate, n)}
-	for i := range pool.jobs {
-		ch := make(chan *Interpolate)
-		pool.jobs[i] = ch
-		go pool.work(ch)
-	}
-	s.workers = pool
-	runtime.AddCleanup(s, func(p *workerPool) { p.stop() }, pool)
-}
-
-// work draws chunks of the frames sent on ch until it is closed.
-func (pool *workerPool) work(ch chan *Interpolate) {
-	for s := range ch {
-		s.drawChunks()
-		s = nil // hold nothing between frames
-		pool.wg.Done()
-	}
-}
-
-// stop ends the goroutines; only the first call does anything.
-func (pool *workerPool) stop() {
-	pool.once.Do(func() {
-		for _, ch := range pool.jobs {
-			close(ch)
-		}
-	})
+	s.workers = newWorkerPool(n)
+	runtime.AddCleanup(s, func(p *workerPool) { p.stop() }, s.workers)
 }
 
 func (s *Interpolate) stopWorkers() {
@@ -79,6 +41,9 @@ func (s *Interpolate) stopWorkers() {
 		s.workers = nil
 	}
 }
+
+// runShares implements [sharedWork]: it draws chunks until none is left.
+func (s *Interpolate) runShares() { s.drawChunks() }
 
 // runPasses draws every remote entity, on this goroutine alone or, with
 // Workers > 1 and at least ParallelMin entities, in chunks that this
@@ -115,12 +80,7 @@ func (s *Interpolate) runPasses(w *ecs.World) int {
 	}
 	s.plan = chunkPlan{entities: n, size: size, chunks: chunks}
 	s.next.Store(0)
-	s.workers.wg.Add(len(s.workers.jobs))
-	for _, ch := range s.workers.jobs {
-		ch <- s
-	}
-	s.drawChunks()
-	s.workers.wg.Wait()
+	s.workers.run(s)
 	for j := range chunks {
 		s.queries[j].Close()
 		s.queries[j] = ecs.Query{} // no reference to the world between frames

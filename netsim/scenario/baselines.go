@@ -57,13 +57,14 @@ type DampedBuffer struct {
 	rate     float64
 	clock    *timeline.Clock // nil: per-entity clocks
 	before   float64         // the shared clock's server tick before this frame
-	waits    int             // entity samples, for sampling waits
+	seen     int             // messages received, for sampling waits
 	pending  []systems.Message
 	entities map[components.NetID]*bufferedEntity
 }
 
-// WaitSampling is how many entity samples netsmooth's pipeline takes per
-// entity wait it reports to its clock; the baselines that share a
+// WaitSampling: netsmooth's pipeline reports the entity's wait to its
+// clock for one message in this many (counted over the stream, if the
+// message is stored as a newer sample); the baselines that share a
 // timeline.Clock report theirs the same way, so that they draw what it
 // draws.
 const WaitSampling = systems.WaitSampling
@@ -137,6 +138,7 @@ func (d *DampedBuffer) Ingest(dt float64) {
 	}
 	for i := range d.pending {
 		d.push(&d.pending[i])
+		d.seen++
 	}
 	d.pending = d.pending[:0]
 	if d.clock != nil {
@@ -157,7 +159,7 @@ func (d *DampedBuffer) push(m *systems.Message) {
 	}
 	if d.clock != nil && len(e.buf) > 0 {
 		// Report the entity's wait as netsmooth's pipeline does.
-		if d.waits++; d.waits%WaitSampling == 0 {
+		if d.seen%WaitSampling == 0 {
 			d.clock.AddWait(d.before - e.buf[len(e.buf)-1].ms*d.rate/1000)
 		}
 	}

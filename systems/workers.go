@@ -1,0 +1,61 @@
+package systems
+
+import "sync"
+
+// sharedWork is a frame's work that a system splits over goroutines: each
+// goroutine calls runShares, which takes shares of the work from a counter
+// until none is left, so that a goroutine that starts late takes fewer.
+type sharedWork interface{ runShares() }
+
+// workerPool is a system's worker goroutines: each takes a frame's work
+// from its channel, runs shares of it, and reports done on wg. A system
+// starts its pool with the first frame it splits and stops it in Finalize,
+// or, if it is dropped without that, once the system is garbage: the
+// goroutines hold the pool, never the system or its world (a frame's work
+// is dropped as soon as its shares are taken).
+type workerPool struct {
+	jobs []chan sharedWork
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+// newWorkerPool starts n worker goroutines.
+func newWorkerPool(n int) *workerPool {
+	p := &workerPool{jobs: make([]chan sharedWork, n)}
+	for i := range p.jobs {
+		ch := make(chan sharedWork)
+		p.jobs[i] = ch
+		go p.work(ch)
+	}
+	return p
+}
+
+// work runs the shares of the frames sent on ch until it is closed.
+func (p *workerPool) work(ch chan sharedWork) {
+	for job := range ch {
+		job.runShares()
+		job = nil // hold nothing between frames
+		p.wg.Done()
+	}
+}
+
+// run hands job to every worker, runs shares of it on the calling
+// goroutine too, and returns when every goroutine is done with it. Handing
+// it over allocates nothing.
+func (p *workerPool) run(job sharedWork) {
+	p.wg.Add(len(p.jobs))
+	for _, ch := range p.jobs {
+		ch <- job
+	}
+	job.runShares()
+	p.wg.Wait()
+}
+
+// stop ends the goroutines; only the first call does anything.
+func (p *workerPool) stop() {
+	p.once.Do(func() {
+		for _, ch := range p.jobs {
+			close(ch)
+		}
+	})
+}
