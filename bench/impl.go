@@ -12,8 +12,8 @@ import (
 // is a [scenario.Client], the interface the scorecard measures too.
 const (
 	NetSmooth = "netsmooth"
-	// Parallel is netsmooth with Interpolate split over two goroutines
-	// (InterpolateConfig.Workers = 2).
+	// Parallel is netsmooth with Receive and Interpolate split over two
+	// goroutines (Config.WithWorkers(2)).
 	Parallel    = "netsmooth-2workers"
 	MinimumName = "minimum"
 	FlatName    = "flat"
@@ -24,11 +24,10 @@ const (
 // for n entities and initialized.
 func NewPipeline(n int) *scenario.NetSmooth { return newPipeline(n, 1) }
 
-// newPipeline returns the pipeline for n entities with Interpolate on
-// `workers` goroutines.
+// newPipeline returns the pipeline for n entities with Receive and
+// Interpolate on `workers` goroutines.
 func newPipeline(n, workers int) *scenario.NetSmooth {
-	cfg := nsecs.DefaultConfig()
-	cfg.Interpolate.Workers = workers
+	cfg := nsecs.DefaultConfig().WithWorkers(workers)
 	cfg.Receive.MaxEntities = max(cfg.Receive.MaxEntities, n)
 	cfg.InboxCapacity = max(cfg.InboxCapacity, 2*n)
 	p, err := scenario.NewNetSmooth(cfg)

@@ -36,6 +36,12 @@ const (
 	// SpanHidden says the entity is not yet visible (the render time has not
 	// reached its spawn sample).
 	SpanHidden
+	// SpanHeld is set by Receive, only while it stores a frame's
+	// snapshots on several goroutines, on an entity one of whose messages
+	// it left for the world's goroutine, so that the entity's later
+	// messages wait for it too and are stored in order. It is cleared in
+	// the same frame.
+	SpanHeld
 )
 
 // Span is the hot per-entity state of a remote entity: the head of its ring

@@ -55,9 +55,9 @@ type Config struct {
 // tick, snapping beyond 20 units, teleports assumed beyond 400 units
 // between samples, and for predicted entities a dead zone of 0.5 units and
 // a hard cut beyond 20. For another tick rate, use [Config.WithTickRate]
-// or set TickRate: everything per tick follows it. Interpolate runs on the
-// world's goroutine; set Interpolate.Workers to 2 or more to split large
-// worlds (from Interpolate.ParallelMin entities) over that many cores.
+// or set TickRate: everything per tick follows it. Every system runs on
+// the world's goroutine; [Config.WithWorkers] splits Receive and
+// Interpolate on large worlds over several cores.
 func DefaultConfig() Config {
 	const rate = 20
 	clock := timeline.DefaultConfig(rate)
@@ -82,6 +82,17 @@ func DefaultConfig() Config {
 // It is the same as setting TickRate.
 func (c Config) WithTickRate(rate float64) Config {
 	c.TickRate = rate
+	return c
+}
+
+// WithWorkers returns a copy of c that stores snapshots (Receive) and
+// draws entities (Interpolate) on n goroutines at once in frames large
+// enough for it to pay (Receive.ParallelMin messages, Interpolate.ParallelMin
+// entities; 30,000 each by default), for a machine with cores to spare.
+// What the pipeline stores and draws is identical to one goroutine's.
+// n <= 1 keeps both on the world's goroutine.
+func (c Config) WithWorkers(n int) Config {
+	c.Receive.Workers, c.Interpolate.Workers = n, n
 	return c
 }
 

@@ -127,8 +127,8 @@ func (p *Pipeline) Initialize() {
 }
 
 // Finalize finalizes the systems: it unregisters their cached filters and
-// stops Interpolate's worker goroutines (Config.Interpolate.Workers; a
-// pipeline dropped without Finalize has them stopped by the garbage
+// stops Receive's and Interpolate's worker goroutines ([Config.WithWorkers];
+// a pipeline dropped without Finalize has them stopped by the garbage
 // collector). The pipeline's entities and resources stay in the world.
 func (p *Pipeline) Finalize() {
 	for _, s := range p.ordered {

@@ -80,13 +80,14 @@ func ExamplePipeline_Metrics() {
 	// rejected future: 1
 }
 
-// A large world drawn on two cores: Interpolate splits the entities into
-// two shares from ParallelMin entities on (30,000 by default; lowered here
-// for a small example) and draws exactly what one goroutine would.
-// Finalize stops its worker goroutine.
-func ExampleConfig_workers() {
-	cfg := nsecs.DefaultConfig()
-	cfg.Interpolate.Workers = 2
+// A large world on two cores: Receive stores each frame's snapshots, and
+// Interpolate draws the entities, on two goroutines from ParallelMin
+// messages and entities on (30,000 by default; lowered here for a small
+// example), storing and drawing exactly what one goroutine would.
+// Finalize stops their worker goroutines.
+func ExampleConfig_WithWorkers() {
+	cfg := nsecs.DefaultConfig().WithWorkers(2)
+	cfg.Receive.ParallelMin = 100
 	cfg.Interpolate.ParallelMin = 100
 
 	world := ecs.NewWorld()

@@ -56,6 +56,10 @@
 //
 // Interpolate, the largest per-frame cost, can split the remote entities
 // over several goroutines (InterpolateConfig.Workers, from ParallelMin
-// entities), drawing exactly what one goroutine draws. The other systems
-// run on the world's goroutine, where arche wants its queries made.
+// entities), drawing exactly what one goroutine draws; Receive can store a
+// frame's snapshots on several goroutines, a share of the NetIDs each
+// (ReceiveConfig.Workers, from ParallelMin messages), storing exactly
+// what one goroutine stores. Both create and change entities, and make
+// arche's queries, on the world's goroutine only. The other systems run
+// on the world's goroutine.
 package systems

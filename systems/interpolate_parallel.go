@@ -10,10 +10,10 @@ import (
 // this many remote entities a frame's Interpolate stays on one goroutine
 // even with Workers > 1, because handing work to another core (waking it,
 // and its cache missing what this core just wrote) costs about what it
-// saves. Measured on a 2-core machine, the whole frame with two workers
-// against one: about 1.0× at 20k entities, 0.92× at 30k, 0.88× at 40k,
-// 0.84× at 50k and 0.78 to 0.79× at 100k (medians of five to seven runs;
-// Receive, almost half of a frame, stays on one goroutine).
+// saves. Measured on a 2-core machine, the whole frame with Interpolate
+// on two workers against one: about 1.0× at 20k entities, 0.92× at 30k,
+// 0.88× at 40k, 0.84× at 50k and 0.78 to 0.79× at 100k (medians of five to
+// seven runs, with Receive on one goroutine).
 const DefaultParallelMin = 30_000
 
 // MaxWorkers bounds InterpolateConfig.Workers.

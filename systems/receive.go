@@ -41,6 +41,17 @@ type ReceiveConfig struct {
 	// by the [Retire] system, on the world's goroutine and outside any
 	// query.
 	OnDespawn func(w *ecs.World, e ecs.Entity, id c.NetID)
+	// Workers, when above 1, stores a frame's snapshots on that many
+	// goroutines at once: the world's goroutine and worker goroutines
+	// Receive starts (and Finalize stops), each storing the messages of a
+	// share of the NetIDs. What is stored, counted and told to the clock is
+	// identical to a single goroutine's. It pays on large worlds only: a
+	// frame with fewer than ParallelMin messages stays on one goroutine.
+	// Zero or 1: the world's goroutine alone (the default).
+	Workers int
+	// ParallelMin is the message count per frame from which Workers apply
+	// (0 means DefaultReceiveParallelMin).
+	ParallelMin int
 }
 
 // DefaultMaxEntities is the default bound on remote entities.
@@ -71,6 +82,10 @@ func (cfg *ReceiveConfig) Validate() error {
 		return fmt.Errorf("systems: ReceiveConfig.MaxAbs must be in (0, 1e15] so that no later arithmetic can overflow, got %v", cfg.MaxAbs)
 	case cfg.DenseIDs < 0 || cfg.Tombstones < 0:
 		return fmt.Errorf("systems: ReceiveConfig.DenseIDs and Tombstones must not be negative")
+	case cfg.Workers < 0 || cfg.Workers > MaxWorkers:
+		return fmt.Errorf("systems: ReceiveConfig.Workers must be in [0, %d], got %d", MaxWorkers, cfg.Workers)
+	case cfg.ParallelMin < 0:
+		return fmt.Errorf("systems: ReceiveConfig.ParallelMin must not be negative, got %d", cfg.ParallelMin)
 	}
 	return nil
 }
@@ -104,9 +119,8 @@ type Receive struct {
 	maxFuture    float64 // ticks
 	futureLimit  float64 // this frame's limit, in ticks
 	recount      bool
-	generation   uint64  // the clock's timeline the buffered ticks belong to
-	complete     uint32  // newest tick the server said was complete
-	completePrev uint32  // the one before it
+	generation   uint64 // the clock's timeline the buffered ticks belong to
+	complete     completeTicks
 	waitPhase    uint32  // messages drained before this frame, for sampling waits
 	at           int     // index in this frame's messages of the one handle takes
 	serverBefore float64 // the estimated server tick of the frame before
@@ -114,12 +128,16 @@ type Receive struct {
 	synced       bool    // whether the clock has synced
 	ready        bool
 	generalOnly  bool // every message through handle (tests compare the paths)
+	par          parallelReceive
 }
 
 // NewReceive returns the Receive system for cfg, or the configuration error.
 func NewReceive(cfg ReceiveConfig) (*Receive, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
+	}
+	if cfg.ParallelMin == 0 {
+		cfg.ParallelMin = DefaultReceiveParallelMin
 	}
 	return &Receive{cfg: cfg}, nil
 }
@@ -162,6 +180,24 @@ func (r *Receive) Update(w *ecs.World) {
 	}
 	msgs, dropped := r.inbox.Drain(r.buf)
 	m.Rejected[RejectInboxFull] += dropped
+	if r.cfg.Workers > 1 && len(msgs) >= r.cfg.ParallelMin && !r.generalOnly {
+		r.storeShared(w, msgs)
+	} else {
+		r.storeAlone(w, msgs)
+	}
+	r.buf = msgs
+	r.waitPhase += uint32(len(msgs))
+	r.trimBuffer(len(msgs))
+
+	m.Entities = r.index.Remote() + r.despawns.detached
+	if r.recount {
+		recountOccupancy(w, m)
+		r.recount = false
+	}
+}
+
+// storeAlone applies msgs in order on the world's goroutine.
+func (r *Receive) storeAlone(w *ecs.World, msgs []Message) {
 	// Most messages take the shortcut (see shortcut), a run of them at a
 	// time; the first it declines goes through handle, and the shortcut
 	// takes up again after it. Its messages are told to Arrivals a run of
@@ -184,15 +220,6 @@ func (r *Receive) Update(w *ecs.World) {
 		}
 	}
 	r.arrivals.observedRun(run)
-	r.buf = msgs
-	r.waitPhase += uint32(len(msgs))
-	r.trimBuffer(len(msgs))
-
-	m.Entities = r.index.Remote() + r.despawns.detached
-	if r.recount {
-		recountOccupancy(w, m)
-		r.recount = false
-	}
 }
 
 // shortcut stores msgs[i:] as handle would, one after another, as long as
@@ -227,7 +254,7 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 		// entity's row is found once.
 		slot := r.cols.slot(w, entry.entity, head.Phys(head.Len()))
 		newest, ok := head.NewestTick()
-		if !ok || msg.Tick <= newest || span.Stale(msg.Tick) || r.unchangedUntil(newest, msg.Tick) != newest {
+		if !ok || msg.Tick <= newest || span.Stale(msg.Tick) || r.complete.unchangedUntil(newest, msg.Tick) != newest {
 			break
 		}
 		// appendNewest, written out.
@@ -270,13 +297,38 @@ func recountOccupancy(w *ecs.World, m *Metrics) {
 // noteComplete records that the server's snapshot for tick named every
 // entity that changed.
 func (r *Receive) noteComplete(tick uint32) {
-	switch {
-	case tick > r.complete:
-		r.completePrev, r.complete = r.complete, tick
-	case tick < r.complete && tick > r.completePrev:
-		r.completePrev = tick
-	}
+	r.complete.note(tick)
 	r.arrivals.Complete(tick)
+}
+
+// completeTicks are the two newest ticks the server said were complete
+// (Complete markers): an entity a complete tick did not name was
+// unchanged then.
+type completeTicks struct {
+	newest, prev uint32
+}
+
+// note records a Complete marker for tick.
+func (c *completeTicks) note(tick uint32) {
+	switch {
+	case tick > c.newest:
+		c.prev, c.newest = c.newest, tick
+	case tick < c.newest && tick > c.prev:
+		c.prev = tick
+	}
+}
+
+// unchangedUntil returns the newest complete tick between an entity's
+// newest sample and a newer sample at tick (at which the entity was
+// unchanged since its newest sample), or newest if there was none.
+func (c *completeTicks) unchangedUntil(newest, tick uint32) uint32 {
+	switch {
+	case c.newest < tick && c.newest > newest:
+		return c.newest
+	case c.prev < tick && c.prev > newest:
+		return c.prev
+	}
+	return newest
 }
 
 // WaitSampling: one message in this many reports its entity's wait to the
@@ -310,19 +362,6 @@ func (r *Receive) sampleWait(span *c.Span, known uint32) {
 	if r.sampledAt(r.at) {
 		r.arrivals.Wait(r.wait(span, known))
 	}
-}
-
-// unchangedUntil returns the newest tick before tick at which the server
-// said the entity was unchanged since its newest sample (a Complete marker
-// that did not name it), or newest if there was none.
-func (r *Receive) unchangedUntil(newest, tick uint32) uint32 {
-	switch {
-	case r.complete < tick && r.complete > newest:
-		return r.complete
-	case r.completePrev < tick && r.completePrev > newest:
-		return r.completePrev
-	}
-	return newest
 }
 
 // appendStill stores a copy of the entity's newest sample at tick, where
@@ -433,11 +472,12 @@ func (r *Receive) forgetBeyond(w *ecs.World, horizon float64) {
 	}
 	r.index.forgetBeyond(h)
 	r.despawns.dueBeyond(h)
-	r.complete, r.completePrev = min(r.complete, h), min(r.completePrev, h)
+	r.complete = completeTicks{min(r.complete.newest, h), min(r.complete.prev, h)}
 }
 
-// Finalize implements the arche-model System interface.
-func (r *Receive) Finalize(w *ecs.World) {}
+// Finalize implements the arche-model System interface. It stops the
+// worker goroutines, if Workers started any.
+func (r *Receive) Finalize(w *ecs.World) { r.stopWorkers() }
 
 // Index returns the NetID index this system maintains.
 func (r *Receive) Index() *Index { return r.index }
@@ -602,7 +642,7 @@ func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Qua
 		// The common case: a sample newer than all others, one slot write.
 		known := newest
 		if ok {
-			if known = r.unchangedUntil(newest, msg.Tick); known > newest {
+			if known = r.complete.unchangedUntil(newest, msg.Tick); known > newest {
 				r.appendStill(w, e, head, known)
 				before = head.Len() // appendStill counted its own sample
 			}

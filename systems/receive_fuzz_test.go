@@ -139,11 +139,13 @@ func (r *reader) float() float32 {
 
 // FuzzCommonPath checks Receive's shortcut for the common message (a
 // plain Snapshot of a live entity, newer than all its samples) against its
-// general path: two pipelines, one with the shortcut and one without, are
-// fed the same stream (mostly sane snapshots, with Complete markers,
-// lifecycle messages, late and repeated ticks and garbage mixed in), and
-// after every frame their metrics, render times, and every entity's span,
-// ring, Render and Correction must be identical.
+// general path, and Receive on several goroutines against one: three
+// pipelines, one with the shortcut, one without, and one storing every
+// frame's messages on 2 or 3 goroutines, are fed the same stream (mostly
+// sane snapshots, with Complete markers, lifecycle messages, late and
+// repeated ticks and garbage mixed in), and after every frame their
+// metrics, render times, and every entity's span, ring, Render and
+// Correction must be identical.
 func FuzzCommonPath(f *testing.F) {
 	f.Add([]byte{1, 1, 2, 3, 4, 1, 2, 0, 9, 2, 3, 1, 5, 0, 9, 3, 0, 9, 1, 1, 1})
 	f.Add([]byte("\x01\x00\x00\x10\x02\x01\x00\x20\x03\x02\x01\x30\x07\x10\x01\x00\x00\x40\x04\x05\x07\x20\x06\x02\x00\x11\x12\x00\x20"))
@@ -171,10 +173,14 @@ func FuzzCommonPath(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		rd := reader{data: data}
 		cfg := nsecs.DefaultConfig()
-		if rd.byte()&1 != 0 {
+		setup := rd.byte()
+		if setup&1 != 0 {
 			// Drawn far behind: rings fill up, and new samples evict the
 			// ones the span is built from.
 			cfg = cfgAt(20, 24)
+		}
+		if setup&4 != 0 {
+			cfg.Receive.DenseIDs = 3 // NetIDs 3 to 5 in the index's map
 		}
 		cfg.Receive.MaxEntities = 5
 		a, b := newRig(t, cfg), newRig(t, cfg)
@@ -183,6 +189,9 @@ func FuzzCommonPath(f *testing.F) {
 				systems.SetGeneralOnly(rcv, true)
 			}
 		}
+		cfg.Receive.Workers, cfg.Receive.ParallelMin = 2+int(setup>>1&1), 1
+		c := newRig(t, cfg)
+		defer c.Pipe.Finalize()
 		base := uint32(1000)
 		var last [6]uint32
 		for ops := 0; ops < 500 && !rd.done(); ops++ {
@@ -194,7 +203,9 @@ func FuzzCommonPath(f *testing.F) {
 				base += uint32(dt * 20)
 				a.Frame(dt)
 				b.Frame(dt)
+				c.Frame(dt)
 				sameState(t, a, b)
+				sameState(t, a, c)
 				continue
 			case 1, 2, 3:
 				// A sane snapshot: newer than the entity's last (or, with
@@ -244,10 +255,13 @@ func FuzzCommonPath(f *testing.F) {
 			}
 			a.Pipe.Inbox().Push(m)
 			b.Pipe.Inbox().Push(m)
+			c.Pipe.Inbox().Push(m)
 		}
 		a.Frame(1.0 / 60)
 		b.Frame(1.0 / 60)
+		c.Frame(1.0 / 60)
 		sameState(t, a, b)
+		sameState(t, a, c)
 	})
 }
 
@@ -294,9 +308,15 @@ func TestCommonPathAfterTrim(t *testing.T) {
 }
 
 // sameState fails t unless the two pipelines are in the same state: their
-// metrics and render times, and every NetID's entity's span, ring samples,
-// Render and Correction.
+// metrics and render times, and for NetIDs 0 to 5 the entity's span, ring
+// samples, Render and Correction.
 func sameState(t *testing.T, a, b *rig) {
+	t.Helper()
+	sameStateN(t, a, b, 6)
+}
+
+// sameStateN is sameState for NetIDs 0 to n-1.
+func sameStateN(t *testing.T, a, b *rig, n int) {
 	t.Helper()
 	if ma, mb := *a.Pipe.Metrics(), *b.Pipe.Metrics(); ma != mb {
 		t.Fatalf("metrics differ:\n%+v\n%+v", ma, mb)
@@ -306,7 +326,7 @@ func sameState(t *testing.T, a, b *rig) {
 	}
 	spans := generic.NewMap1[components.Span](&a.World)
 	spansB := generic.NewMap1[components.Span](&b.World)
-	for id := range components.NetID(6) {
+	for id := range components.NetID(n) {
 		ea, okA := a.Pipe.Lookup(id)
 		eb, okB := b.Pipe.Lookup(id)
 		if okA != okB {

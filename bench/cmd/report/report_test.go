@@ -134,7 +134,7 @@ func TestMarkdown(t *testing.T) {
 		"| whole frame ÷ lower bound | 1.14× | ≤ 1.25× | 0.91 | PASS |",
 		"| Interpolate ÷ lower bound | 2.00× | ≤ 1.15× | 1.74 | MISS |",
 		"| position-only frame, per entity | 12.0 ns | ≤ 15.0 ns | 0.80 | PASS |",
-		"| whole frame, Interpolate on 2 workers ÷ on 1 | 0.75× | ≤ 0.70× | 1.07 | MISS |",
+		"| whole frame, on 2 workers ÷ on 1 | 0.75× | ≤ 0.70× | 1.07 | MISS |",
 		"| allocations per frame (every netsmooth per-frame case) | 2 | ≤ 0 | +Inf | MISS |",
 		"netsmooth's components take 916 B; the lower bound's data, 620 B.",
 		"| naive frame ÷ whole frame (speed-up) | 12.50× | ≥ 5.00× | 0.40 | PASS |",

@@ -1,0 +1,277 @@
+package systems
+
+import (
+	"runtime"
+	"slices"
+	"sync/atomic"
+
+	"github.com/mlange-42/arche/ecs"
+	c "github.com/netsmooth/netsmooth/components"
+)
+
+// DefaultReceiveParallelMin is the default ReceiveConfig.ParallelMin: a
+// frame that brings fewer messages than this stores them on the world's
+// goroutine alone even with Workers > 1, since waking another core costs
+// about what the split saves.
+const DefaultReceiveParallelMin = 30_000
+
+// Receive on several goroutines (ReceiveConfig.Workers > 1).
+//
+// The frame's messages are cut into shares by NetID, a share per
+// goroutine (see shareSplit), so that entities sent together are stored
+// by one goroutine (their spans and ring slots lie side by side). Each goroutine reads every message, in order, and
+// stores the ones of its share that the shortcut would store, exactly as
+// it would. A message it cannot store so (any other kind, a number out of
+// range, an unknown or new entity, an older tick) it holds for the world's
+// goroutine, and so every later message of that entity (the entity's span
+// is marked SpanHeld), so that each entity's messages are still applied in
+// order. Messages of different entities touch nothing in common but sums,
+// which each share keeps for itself: counts, occupancy changes and the
+// sampled waits (chosen by position in the stream, not by who stores
+// them). Complete markers, which change what later snapshots mean, are
+// followed by every goroutine as they read past them. The world is only
+// read meanwhile (the NetID index, arche's entity records); entities are
+// created and removed only on the world's goroutine, afterwards, which
+// then applies the held messages in order through the general path and
+// tells Arrivals every message's tick in order. The result is what one
+// goroutine stores (tested message by message, under -race).
+
+// sparseBlock is how many consecutive NetIDs beyond the index's direct
+// table go to the same share.
+const sparseBlock = 4096
+
+// shareSplit says which share stores the messages of a NetID: ids in the
+// NetID index's direct table (servers hand ids out from a counter) are
+// cut into k equal ranges; larger ids go by blocks of sparseBlock, spread
+// by a hash. Entities sent together stay with one goroutine in long runs,
+// so that each goroutine reads and writes memory in long sequential
+// streams (blocks of 64 ids made each goroutine's half of the messages
+// cost as much as all of them on one), and no share writes next to
+// another's data but at a range's ends.
+type shareSplit struct {
+	k        uint64
+	denseLen uint64 // ids below this are in the direct table
+	scale    uint64 // k<<32 / denseLen, rounded up
+}
+
+func newShareSplit(k int, denseLen int) shareSplit {
+	s := shareSplit{k: uint64(k), denseLen: uint64(denseLen)}
+	if denseLen > 0 {
+		s.scale = (s.k<<32 + s.denseLen - 1) / s.denseLen
+	}
+	return s
+}
+
+// of returns the share (0..k-1) that stores the messages of id.
+func (s shareSplit) of(id c.NetID) int {
+	if uint64(id) < s.denseLen {
+		return int(min(uint64(id)*s.scale>>32, s.k-1))
+	}
+	h := uint32(id/sparseBlock) * 0x9e3779b1
+	return int(uint64(h) * s.k >> 32)
+}
+
+// receiveShare is what one share of a frame's messages leaves behind: the
+// messages held for the world's goroutine (ascending indices), its sums,
+// and for share 0 the frame's runs of equal ticks as if every message was
+// stored (which they are when nothing is held).
+type receiveShare struct {
+	held      []int32
+	runs      []arrivalRun
+	waits     []float64
+	occupancy [c.RingCapacity + 1]int32
+	accepted  uint64
+	evicted   uint64
+	_         [64]byte // no false sharing between the goroutines' shares
+}
+
+// parallelReceive is Receive's state for frames stored on several
+// goroutines; the world and messages are set only while a frame runs.
+type parallelReceive struct {
+	workers *workerPool
+	shares  []receiveShare
+	next    atomic.Int32 // the next share to take
+	held    []int32      // every share's held messages, merged
+	split   shareSplit
+	world   *ecs.World
+	msgs    []Message
+}
+
+func (r *Receive) startWorkers(n int) {
+	r.par.workers = newWorkerPool(n)
+	runtime.AddCleanup(r, func(p *workerPool) { p.stop() }, r.par.workers)
+}
+
+func (r *Receive) stopWorkers() {
+	if r.par.workers != nil {
+		r.par.workers.stop()
+		r.par.workers = nil
+	}
+}
+
+// storeShared stores msgs on the world's goroutine and the workers, then
+// applies what they held, in order, on the world's goroutine.
+func (r *Receive) storeShared(w *ecs.World, msgs []Message) {
+	p := &r.par
+	k := r.cfg.Workers
+	if p.workers == nil {
+		r.startWorkers(k - 1)
+		p.shares = make([]receiveShare, k)
+	}
+	p.world, p.msgs = w, msgs
+	p.split = newShareSplit(k, r.index.denseLen())
+	p.next.Store(0)
+	p.workers.run(r)
+	p.world, p.msgs = nil, nil // no reference to the world between frames
+
+	m := r.metrics
+	p.held = p.held[:0]
+	for j := range p.shares {
+		sh := &p.shares[j]
+		m.Accepted += sh.accepted
+		m.Evicted += sh.evicted
+		for b, d := range sh.occupancy {
+			m.Occupancy[b] += int(d)
+		}
+		for _, wait := range sh.waits {
+			r.arrivals.Wait(wait)
+		}
+		p.held = append(p.held, sh.held...)
+	}
+	if len(p.held) == 0 {
+		for _, run := range p.shares[0].runs {
+			r.arrivals.observedRun(run)
+		}
+		return
+	}
+	slices.Sort(p.held)
+	r.applyHeld(w, msgs, p.held)
+}
+
+// applyHeld applies the held messages (ascending indices into msgs) in
+// order, as one goroutine would have, and tells Arrivals the tick of
+// every message in order: stored by a share, or as handle decides.
+func (r *Receive) applyHeld(w *ecs.World, msgs []Message, held []int32) {
+	var run arrivalRun
+	for i := range msgs {
+		msg := &msgs[i]
+		if len(held) == 0 || int(held[0]) != i {
+			if run.n > 0 && run.tick == msg.Tick {
+				run.n++
+			} else {
+				r.arrivals.observedRun(run)
+				run = arrivalRun{tick: msg.Tick, n: 1, accepted: true}
+			}
+			continue
+		}
+		held = held[1:]
+		r.arrivals.observedRun(run)
+		run = arrivalRun{}
+		r.release(w, msg.NetID)
+		r.at = i
+		if out := r.handle(w, msg); out != notEvidence {
+			r.arrivals.Observed(msg.Tick, out == fresh)
+		}
+	}
+	r.arrivals.observedRun(run)
+}
+
+// release clears the SpanHeld mark of id's entity, if it has one. The
+// first held message of an entity releases it: nothing before it changed
+// which entity id stands for.
+func (r *Receive) release(w *ecs.World, id c.NetID) {
+	if entry := r.index.get(id); entry.state == entryLive && w.Alive(entry.entity) {
+		span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
+		span.Flags &^= c.SpanHeld
+	}
+}
+
+// runShares implements [sharedWork]: it stores shares of the frame's
+// messages until none is left.
+func (r *Receive) runShares() {
+	p := &r.par
+	for {
+		j := int(p.next.Add(1)) - 1
+		if j >= len(p.shares) {
+			return
+		}
+		r.storeShare(j)
+	}
+}
+
+// storeShare stores the messages of share j that the shortcut would store,
+// as it would, and holds the others (see "Receive on several goroutines").
+func (r *Receive) storeShare(j int) {
+	p := &r.par
+	w, msgs, sh := p.world, p.msgs, &p.shares[j]
+	split := p.split
+	lim, futureLimit := r.cfg.MaxAbs, r.futureLimit
+	complete := r.complete
+	var accepted, evicted uint64
+	var run arrivalRun
+	sh.held, sh.runs, sh.waits = sh.held[:0], sh.runs[:0], sh.waits[:0]
+	sh.occupancy = [c.RingCapacity + 1]int32{}
+	for i := range msgs {
+		msg := &msgs[i]
+		if j == 0 {
+			if run.n > 0 && run.tick == msg.Tick {
+				run.n++
+			} else {
+				if run.n > 0 {
+					sh.runs = append(sh.runs, run)
+				}
+				run = arrivalRun{tick: msg.Tick, n: 1, accepted: true}
+			}
+		}
+		if msg.Kind == Complete {
+			// Every share follows the markers; share 0 holds them, for
+			// the world's goroutine to note and count.
+			if float64(msg.Tick) <= futureLimit {
+				complete.note(msg.Tick)
+			}
+			if j == 0 {
+				sh.held = append(sh.held, int32(i))
+			}
+			continue
+		}
+		if split.of(msg.NetID) != j {
+			continue
+		}
+		entry := r.index.get(msg.NetID)
+		if entry.state != entryLive || !w.Alive(entry.entity) {
+			sh.held = append(sh.held, int32(i)) // a new entity, or none to store into
+			continue
+		}
+		span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
+		head := &span.Ring
+		newest, ok := head.NewestTick()
+		if span.Flags&c.SpanHeld != 0 || msg.Kind != Snapshot || !within(&msg.Pos, lim) || !within(&msg.Vel, lim) ||
+			!unitOrNone(&msg.Rot) || float64(msg.Tick) > futureLimit || msg.Tick < entry.bornTick ||
+			!ok || msg.Tick <= newest || span.Stale(msg.Tick) || complete.unchangedUntil(newest, msg.Tick) != newest {
+			span.Flags |= c.SpanHeld
+			sh.held = append(sh.held, int32(i))
+			continue
+		}
+		// The shortcut's store, written out.
+		slot := r.cols.slot(w, entry.entity, head.Phys(head.Len()))
+		before, lost := head.Len(), span.LosesBracket()
+		if _, ev := head.Append(msg.Tick); ev {
+			evicted++
+		}
+		fill(slot, msg, &msg.Rot, false)
+		if r.sampledAt(i) {
+			sh.waits = append(sh.waits, r.wait(span, newest))
+		}
+		r.measureInterval(span, newest, msg.Tick)
+		accepted++
+		if after := head.Len(); after != before {
+			sh.occupancy[before]--
+			sh.occupancy[after]++
+		}
+		span.NoteArrival(msg.Tick, lost)
+	}
+	if run.n > 0 && j == 0 {
+		sh.runs = append(sh.runs, run)
+	}
+	sh.accepted, sh.evicted = accepted, evicted
+}
