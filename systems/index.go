@@ -107,10 +107,6 @@ func (x *Index) get(id components.NetID) indexEntry {
 	return x.sparse[id]
 }
 
-// denseLen returns how far the direct table reaches: ids below it are
-// looked up there.
-func (x *Index) denseLen() int { return len(x.dense) }
-
 func (x *Index) put(id components.NetID, e indexEntry) {
 	old := x.get(id)
 	if old.state.remote() {

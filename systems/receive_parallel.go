@@ -19,8 +19,8 @@ const DefaultReceiveParallelMin = 30_000
 //
 // The frame's messages are cut into shares by NetID, a share per
 // goroutine (see shareSplit), so that entities sent together are stored
-// by one goroutine (their spans and ring slots lie side by side). Each goroutine reads every message, in order, and
-// stores the ones of its share that the shortcut would store, exactly as
+// by one goroutine (their spans and ring slots lie side by side). Each
+// goroutine reads every message, in order, and stores the ones of its share that the shortcut would store, exactly as
 // it would. A message it cannot store so (any other kind, a number out of
 // range, an unknown or new entity, an older tick) it holds for the world's
 // goroutine, and so every later message of that entity (the entity's span
@@ -34,41 +34,47 @@ const DefaultReceiveParallelMin = 30_000
 // created and removed only on the world's goroutine, afterwards, which
 // then applies the held messages in order through the general path and
 // tells Arrivals every message's tick in order. The result is what one
-// goroutine stores (tested message by message, under -race).
+// goroutine stores (tested frame by frame, under -race).
 
-// sparseBlock is how many consecutive NetIDs beyond the index's direct
-// table go to the same share.
-const sparseBlock = 4096
-
-// shareSplit says which share stores the messages of a NetID: ids in the
-// NetID index's direct table (servers hand ids out from a counter) are
-// cut into k equal ranges; larger ids go by blocks of sparseBlock, spread
-// by a hash. Entities sent together stay with one goroutine in long runs,
-// so that each goroutine reads and writes memory in long sequential
-// streams (blocks of 64 ids made each goroutine's half of the messages
-// cost as much as all of them on one), and no share writes next to
-// another's data but at a range's ends.
+// shareSplit says which share stores the messages of a NetID: the k
+// shares are ranges of NetIDs, cut where the frame's messages fall into k
+// parts of about equal size (judged from up to samplesPerShare of them per
+// share, evenly spaced). Entities sent together (servers hand NetIDs out
+// from a counter, so their rows in arche lie in about that order) stay
+// with one goroutine in long runs, so that each goroutine reads and writes
+// memory in long sequential streams (blocks of 64 ids spread by a hash
+// made each goroutine's half of the messages cost as much as all of them
+// on one), no share writes next to another's data but at a range's ends,
+// and a few NetIDs far from the others do not put the rest in one share.
 type shareSplit struct {
-	k        uint64
-	denseLen uint64 // ids below this are in the direct table
-	scale    uint64 // k<<32 / denseLen, rounded up
+	bounds  []c.NetID // share j takes ids from bounds[j-1] up to below bounds[j]
+	samples []c.NetID
 }
 
-func newShareSplit(k int, denseLen int) shareSplit {
-	s := shareSplit{k: uint64(k), denseLen: uint64(denseLen)}
-	if denseLen > 0 {
-		s.scale = (s.k<<32 + s.denseLen - 1) / s.denseLen
+// samplesPerShare is how many messages per share shareSplit looks at.
+const samplesPerShare = 16
+
+// cut sets the split for k shares of msgs.
+func (s *shareSplit) cut(msgs []Message, k int) {
+	n := min(len(msgs), samplesPerShare*k)
+	s.samples = s.samples[:0]
+	for i := range n {
+		s.samples = append(s.samples, msgs[i*len(msgs)/n].NetID)
 	}
-	return s
+	slices.Sort(s.samples)
+	s.bounds = s.bounds[:0]
+	for j := 1; j < k; j++ {
+		s.bounds = append(s.bounds, s.samples[j*n/k])
+	}
 }
 
-// of returns the share (0..k-1) that stores the messages of id.
-func (s shareSplit) of(id c.NetID) int {
-	if uint64(id) < s.denseLen {
-		return int(min(uint64(id)*s.scale>>32, s.k-1))
+// of returns the share that stores the messages of id.
+func (s *shareSplit) of(id c.NetID) int {
+	j := 0
+	for j < len(s.bounds) && id >= s.bounds[j] {
+		j++
 	}
-	h := uint32(id/sparseBlock) * 0x9e3779b1
-	return int(uint64(h) * s.k >> 32)
+	return j
 }
 
 // receiveShare is what one share of a frame's messages leaves behind: the
@@ -119,7 +125,7 @@ func (r *Receive) storeShared(w *ecs.World, msgs []Message) {
 		p.shares = make([]receiveShare, k)
 	}
 	p.world, p.msgs = w, msgs
-	p.split = newShareSplit(k, r.index.denseLen())
+	p.split.cut(msgs, k)
 	p.next.Store(0)
 	p.workers.run(r)
 	p.world, p.msgs = nil, nil // no reference to the world between frames
@@ -204,7 +210,7 @@ func (r *Receive) runShares() {
 func (r *Receive) storeShare(j int) {
 	p := &r.par
 	w, msgs, sh := p.world, p.msgs, &p.shares[j]
-	split := p.split
+	split := &p.split
 	lim, futureLimit := r.cfg.MaxAbs, r.futureLimit
 	complete := r.complete
 	var accepted, evicted uint64
