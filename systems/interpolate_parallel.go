@@ -16,7 +16,7 @@ import (
 // seven runs, with Receive on one goroutine).
 const DefaultParallelMin = 30_000
 
-// MaxWorkers bounds InterpolateConfig.Workers.
+// MaxWorkers bounds InterpolateConfig.Workers and ReceiveConfig.Workers.
 const MaxWorkers = 64
 
 // chunksPerWorker and maxChunks: with workers, a frame's entities are cut

@@ -35,7 +35,11 @@ type ReceiveConfig struct {
 	DenseIDs, Tombstones int
 	// OnSpawn, if set, is called right after a remote entity is created, on
 	// the world's goroutine and outside any query, so it may add the game's
-	// own components (a sprite, a mesh) to e.
+	// own components (a sprite, a mesh) to e. With Workers > 1 it is called
+	// after the frame's snapshots of the entities already known were stored
+	// (on every goroutine): it must then not remove or change other remote
+	// entities, whose later snapshots of the frame may already be stored,
+	// and it may see their samples from later in the frame than the spawn.
 	OnSpawn func(w *ecs.World, e ecs.Entity, id c.NetID)
 	// OnDespawn, if set, is called right before a remote entity is removed
 	// by the [Retire] system, on the world's goroutine and outside any
@@ -45,9 +49,10 @@ type ReceiveConfig struct {
 	// goroutines at once: the world's goroutine and worker goroutines
 	// Receive starts (and Finalize stops), each storing the messages of a
 	// share of the NetIDs. What is stored, counted and told to the clock is
-	// identical to a single goroutine's. It pays on large worlds only: a
-	// frame with fewer than ParallelMin messages stays on one goroutine.
-	// Zero or 1: the world's goroutine alone (the default).
+	// identical to a single goroutine's (unless OnSpawn changes other
+	// remote entities: see OnSpawn). It pays on large worlds only: a frame
+	// with fewer than ParallelMin messages stays on one goroutine. Zero or
+	// 1: the world's goroutine alone (the default).
 	Workers int
 	// ParallelMin is the message count per frame from which Workers apply
 	// (0 means DefaultReceiveParallelMin).
@@ -430,7 +435,7 @@ func (r *Receive) replace(span *c.Span, old *c.Sample, msg *Message, rot *mgl32.
 // trimBuffer gives back the memory of a flood: a drain buffer far larger
 // than the most messages any frame brought in the last one to two seconds
 // (two windows of 64 frames) is dropped, and the inbox grows a right-sized
-// one. Normal traffic, however bursty from frame to frame, keeps its
+// one; so are the buffers of Receive's goroutines. Normal traffic, however bursty from frame to frame, keeps its
 // buffers and allocates nothing.
 func (r *Receive) trimBuffer(n int) {
 	const window, floor = 64, 1 << 12
@@ -438,9 +443,11 @@ func (r *Receive) trimBuffer(n int) {
 	if r.window++; r.window >= window {
 		r.lastPeak, r.peak, r.window = r.peak, n, 0
 	}
-	if cap(r.buf) > 4*max(r.peak, r.lastPeak, floor) {
+	bound := 4 * max(r.peak, r.lastPeak, floor)
+	if cap(r.buf) > bound {
 		r.buf = nil
 	}
+	r.par.trim(bound)
 }
 
 // forgetBeyond drops every tick the pipeline holds beyond horizon: samples,

@@ -29,12 +29,16 @@ const DefaultReceiveParallelMin = 30_000
 // which each share keeps for itself: counts, occupancy changes and the
 // sampled waits (chosen by position in the stream, not by who stores
 // them). Complete markers, which change what later snapshots mean, are
-// followed by every goroutine as they read past them. The world is only
-// read meanwhile (the NetID index, arche's entity records); entities are
-// created and removed only on the world's goroutine, afterwards, which
-// then applies the held messages in order through the general path and
-// tells Arrivals every message's tick in order. The result is what one
-// goroutine stores (tested frame by frame, under -race).
+// followed by every goroutine as they read past them. Meanwhile no entity
+// is created, removed or moved, and each goroutine writes only the spans
+// and ring slots of its own share's entities (the NetID index and arche's
+// entity records are only read). Afterwards the world's goroutine applies
+// the held messages in order through the general path (creating and
+// removing entities, calling OnSpawn) and tells Arrivals every message's
+// tick in order. The result is what one goroutine stores (tested frame by
+// frame, under -race), as long as OnSpawn leaves other remote entities
+// alone: it runs after the shares stored the frame's snapshots of known
+// entities, not at its place in the stream.
 
 // shareSplit says which share stores the messages of a NetID: the k
 // shares are ranges of NetIDs, cut where the frame's messages fall into k
@@ -192,6 +196,26 @@ func (r *Receive) release(w *ecs.World, id c.NetID) {
 	}
 }
 
+// trim drops the goroutines' buffers that a flood made far larger than
+// bound.
+func (p *parallelReceive) trim(bound int) {
+	if cap(p.held) > bound {
+		p.held = nil
+	}
+	for j := range p.shares {
+		sh := &p.shares[j]
+		if cap(sh.held) > bound {
+			sh.held = nil
+		}
+		if cap(sh.runs) > bound {
+			sh.runs = nil
+		}
+		if cap(sh.waits) > bound {
+			sh.waits = nil
+		}
+	}
+}
+
 // runShares implements [sharedWork]: it stores shares of the frame's
 // messages until none is left.
 func (r *Receive) runShares() {
@@ -249,6 +273,13 @@ func (r *Receive) storeShare(j int) {
 			continue
 		}
 		span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
+		if span == nil {
+			// The game took the entity's Span away: whatever follows
+			// (a panic, as on one goroutine) happens on the world's
+			// goroutine, where the game can recover it.
+			sh.held = append(sh.held, int32(i))
+			continue
+		}
 		head := &span.Ring
 		newest, ok := head.NewestTick()
 		if span.Flags&c.SpanHeld != 0 || msg.Kind != Snapshot || !within(&msg.Pos, lim) || !within(&msg.Vel, lim) ||

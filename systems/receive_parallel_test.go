@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/systems"
@@ -63,11 +64,16 @@ func mixedStream(n int, t uint32) []systems.Message {
 }
 
 // receiveWorkersConfig is the default config with NetIDs from 2000 on in
-// the index's map, so that both ways of cutting NetIDs into shares are
-// used.
+// the index's map, and an OnSpawn that gives every third new entity a
+// component of the game's (moving it to another archetype), as games do.
 func receiveWorkersConfig() nsecs.Config {
 	cfg := nsecs.DefaultConfig()
 	cfg.Receive.DenseIDs = 2000
+	cfg.Receive.OnSpawn = func(w *ecs.World, e ecs.Entity, id components.NetID) {
+		if id%3 == 0 {
+			w.Add(e, ecs.ComponentID[tagA](w))
+		}
+	}
 	return cfg
 }
 
