@@ -10,9 +10,9 @@ func Example() {
 	// frame  30: entity 1 at (  1.83,   9.83)
 	// frame  30: entity 2 at ( -7.28,   6.85)
 	// frame  30: entity 3 at ( -9.70,  -2.43)
-	// frame  60: entity 1 at ( -3.13,   9.49)
+	// frame  60: entity 1 at ( -3.12,   9.50)
 	// frame  60: entity 2 at ( -9.68,   2.50)
-	// frame  60: entity 3 at ( -7.33,  -6.80)
+	// frame  60: entity 3 at ( -7.34,  -6.79)
 	//
 	// metrics after the run:
 	// frames              60
@@ -23,7 +23,7 @@ func Example() {
 	// corrections         0 (total distance 0, max 0, active 0)
 	// snaps               0 (teleports 0)
 	// samples ahead       min 2, mean 2.0, max 2
-	// delay               target 69.9 ms, actual 77.3 ms, presentation 77.3 ms, newest age 16.7 ms
+	// delay               target 71.5 ms, actual 78.0 ms, presentation 78.0 ms, newest age 16.7 ms
 	// clock               0 resets, 0 holds, 0 clamped frames
 	// tick rate           20/s configured; the server's not measured yet
 }
