@@ -89,8 +89,10 @@ func (c Config) WithTickRate(rate float64) Config {
 // draws entities (Interpolate) on n goroutines at once in frames large
 // enough for it to pay (Receive.ParallelMin messages, Interpolate.ParallelMin
 // entities; 30,000 each by default), for a machine with cores to spare.
-// What the pipeline stores and draws is identical to one goroutine's.
-// n <= 1 keeps both on the world's goroutine.
+// What the pipeline stores and draws is identical to one goroutine's, as
+// long as Receive.OnSpawn leaves other remote entities alone (see
+// systems.ReceiveConfig.OnSpawn). n <= 1 keeps both on the world's
+// goroutine; at most systems.MaxWorkers.
 func (c Config) WithWorkers(n int) Config {
 	c.Receive.Workers, c.Interpolate.Workers = n, n
 	return c
