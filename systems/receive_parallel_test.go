@@ -3,12 +3,14 @@ package systems_test
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/systems"
@@ -227,5 +229,286 @@ func TestReceiveWorkersFewMessages(t *testing.T) {
 		one.Frame(0.05)
 		many.Frame(0.05)
 		sameStateN(t, one, many, 6)
+	}
+}
+
+// Receive on 2 to 7 goroutines stores what it stores on one, on random
+// streams of everything a server, a hostile one included, and the game
+// may do (see driveWorkers), with the NetID index's direct table of 0, 3,
+// 16 or 2^20 ids.
+func TestReceiveWorkersRandomStreams(t *testing.T) {
+	seeds := uint64(150)
+	if testing.Short() {
+		seeds = 10
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
+		k := 2 + int(seed%6)
+		dense := []int{0, 3, 16, 1 << 20}[seed%4]
+		src := randSource{rand.New(rand.NewPCG(seed, 7))}
+		t.Run(fmt.Sprintf("seed=%d/workers=%d/dense=%d", seed, k, dense), func(t *testing.T) {
+			driveWorkers(t, src, k, 3000, driveOpts{predictor: seed%2 == 0, denseIDs: dense})
+		})
+	}
+}
+
+// byteSource is where driveWorkers takes its choices from: a fuzzer's
+// bytes or a seeded generator.
+type byteSource interface{ byte() byte }
+
+// randSource is a byteSource from a seeded generator.
+type randSource struct{ r *rand.Rand }
+
+func (s randSource) byte() byte { return byte(s.r.Uint32()) }
+
+// gameTag is a component the game's OnSpawn adds.
+type gameTag struct{ V int }
+
+// workersTestIDs are the NetIDs the driver uses: small dense ids, ids beyond
+// the dense table's first allocation (it grows during a frame), ids beyond
+// DenseIDs (the map) and ids near the top of the range.
+var workersTestIDs = []components.NetID{0, 1, 2, 3, 4, 5, 6, 7, 15, 16, 17, 1023, 1024, 1500, 3000, 4095, 4096, 4097, 8192, 1 << 20, 1<<20 + 1, math.MaxUint32 - 1, math.MaxUint32}
+
+// driveOpts are driveWorkers' settings: whether the game predicts some
+// NetIDs, and the size of the NetID index's direct table.
+type driveOpts struct {
+	predictor bool
+	denseIDs  int
+}
+
+// driveWorkers runs the same random stream on a pipeline storing on one
+// goroutine and one storing on k (ParallelMin 1), comparing them after
+// every frame: whole server ticks, in-order and older snapshots,
+// duplicates, Spawn, Despawn and Teleport around the stream's tick,
+// Complete markers, ticks far from the stream's (and server jumps that
+// re-anchor the clock), bad numbers, unknown kinds, entities the game
+// removes between frames, predicted entities, and an OnSpawn that adds a
+// component, removes the new entity or creates one of the game's; with
+// rings that fill and evict, a small entity limit, spawning on Spawn
+// only, a small inbox and a short MaxFuture, by the first byte.
+func driveWorkers(t *testing.T, src byteSource, k int, steps int, o driveOpts) {
+	cfg := nsecs.DefaultConfig()
+	setup := src.byte()
+	if setup&1 != 0 {
+		cfg = cfgAt(20, 24) // drawn far behind: rings fill and evict
+	}
+	cfg.Receive.DenseIDs = o.denseIDs
+	cfg.Receive.Tombstones = 3
+	cfg.Receive.MaxEntities = 12 + int(setup>>1&7)
+	if setup&0x10 != 0 {
+		cfg.Receive.SpawnOnFirstSnapshot = false
+	}
+	if setup&0x20 != 0 {
+		cfg.InboxCapacity = 40
+	}
+	if setup&0x40 != 0 {
+		cfg.Receive.MaxFuture = 0.05
+	}
+	type side struct {
+		r    *rig
+		pred *systems.Predictor[player, move]
+	}
+	var sides [2]*side
+	mk := func(i int, c nsecs.Config) *side {
+		s := &side{}
+		c.Receive.OnSpawn = func(w *ecs.World, e ecs.Entity, id components.NetID) {
+			switch id % 5 {
+			case 0:
+				gm := generic.NewMap1[gameTag](w)
+				gm.Assign(e, &gameTag{int(id)}) // moves it to another archetype
+			case 3:
+				if id%3 == 0 {
+					w.RemoveEntity(e) // the game does not want it
+				}
+			case 4:
+				// Create an unrelated entity of the game's.
+				gm := generic.NewMap1[gameTag](w)
+				gm.NewWith(&gameTag{-1})
+			}
+		}
+		s.r = newRig(t, c)
+		if o.predictor {
+			p, err := nsecs.AddPredictor(s.r.Pipe, playerSim)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.pred = p
+		}
+		return s
+	}
+	sides[0] = mk(0, cfg)
+	cfg.Receive.Workers, cfg.Receive.ParallelMin = k, 1
+	sides[1] = mk(1, cfg)
+	defer sides[1].r.Pipe.Finalize()
+
+	base := uint32(1000)
+	last := make([]uint32, len(workersTestIDs))
+	var pending []systems.Message
+	frames := 0
+	for step := 0; step < steps; step++ {
+		op := src.byte()
+		var m systems.Message
+		idx := int(src.byte()) % len(workersTestIDs)
+		id := workersTestIDs[idx]
+		sel := op % 16
+		if sel == 1 {
+			// A server tick: every NetID at once (most stored by the shares).
+			base++
+			for j, id := range workersTestIDs {
+				if src.byte()%8 == 0 {
+					continue
+				}
+				last[j] = max(last[j]+1, base)
+				pending = append(pending, systems.Message{NetID: id, Tick: last[j], Pos: mgl32.Vec3{float32(base), float32(j), 0}, Vel: mgl32.Vec3{20, 0, 0}, HasVelocity: true, Rot: mgl32.QuatIdent()})
+			}
+			continue
+		}
+		switch sel {
+		case 0:
+			// A frame.
+			dt := 0.05
+			if op&0x10 != 0 {
+				dt = float64(src.byte()) / 255 * 0.1
+			}
+			if op&0x20 != 0 && op&0x40 != 0 && src.byte()%16 == 0 {
+				// The server jumps: re-anchor, forgetBeyond.
+				if op&0x80 != 0 {
+					base += 5000
+				} else {
+					base -= min(base-10, 600)
+				}
+			}
+			for _, s := range sides {
+				s.r.Push(pending...)
+				s.r.Frame(dt)
+			}
+			pending = pending[:0]
+			frames++
+			sameWorkersState(t, sides[0].r, sides[1].r, frames)
+			continue
+		case 2:
+			// The game removes a remote entity between frames.
+			for _, s := range sides {
+				if e, ok := s.r.Pipe.Lookup(id); ok && s.r.World.Alive(e) {
+					s.r.World.RemoveEntity(e)
+				}
+			}
+			continue
+		case 3:
+			if o.predictor {
+				for _, s := range sides {
+					_, _ = s.pred.Spawn(&s.r.World, id, player{X: 1})
+				}
+				continue
+			}
+			fallthrough
+		case 4, 5, 6, 7, 8:
+			stepT := uint32(src.byte() % 4)
+			if op&0x80 != 0 {
+				last[idx] -= min(stepT, last[idx])
+			} else if op&0x40 == 0 {
+				last[idx] = min(max(last[idx]+1+stepT, base-3), base+3)
+			}
+			m = systems.Message{NetID: id, Tick: last[idx], Pos: mgl32.Vec3{float32(src.byte()), 1, 2}, Rot: mgl32.QuatIdent(), HasVelocity: op&0x20 != 0, Vel: mgl32.Vec3{1, 0, 0}, State: uint16(op >> 4)}
+			if op&0x10 != 0 {
+				m.Rot = mgl32.Quat{}
+			}
+		case 9:
+			m = systems.Message{Kind: systems.Complete, Tick: base - 4 + uint32(src.byte()%8)}
+		case 10, 11:
+			kinds := [...]systems.Kind{systems.Spawn, systems.Despawn, systems.Teleport, systems.Despawn}
+			m = systems.Message{Kind: kinds[int(src.byte())%len(kinds)], NetID: id, Tick: base - 4 + uint32(src.byte()%8), Rot: mgl32.QuatIdent(), Pos: mgl32.Vec3{3, 3, 3}}
+		case 12:
+			// Ticks far from the stream's.
+			ticks := [...]uint32{0, 1, base + 10, base + 40, base + 1000, math.MaxUint32, math.MaxUint32 - 1, base - 900}
+			m = systems.Message{Kind: systems.Kind(src.byte() % 4), NetID: id, Tick: ticks[int(src.byte())%len(ticks)], Rot: mgl32.QuatIdent()}
+		case 13:
+			// Bad numbers.
+			bad := [...]float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 2e9, -2e9, 1e9, 0}
+			m = systems.Message{NetID: id, Tick: last[idx] + 1, Rot: mgl32.QuatIdent()}
+			m.Pos[src.byte()%3] = bad[int(src.byte())%len(bad)]
+			if op&0x40 != 0 {
+				m.Rot = mgl32.Quat{W: 2, V: mgl32.Vec3{0, 0, 0}} // not unit: normalised by the general path
+			}
+			if op&0x80 != 0 {
+				m.Vel[1], m.HasVelocity = bad[int(src.byte())%len(bad)], true
+			}
+		case 14:
+			// A duplicate of the entity's newest, or many.
+			m = systems.Message{NetID: id, Tick: last[idx], Pos: mgl32.Vec3{0, 1, 2}, Rot: mgl32.QuatIdent()}
+			for range src.byte() % 4 {
+				pending = append(pending, m)
+			}
+		default:
+			m = systems.Message{Kind: systems.Kind(src.byte()), NetID: id, Tick: base}
+		}
+		pending = append(pending, m)
+	}
+	for _, s := range sides {
+		s.r.Push(pending...)
+		s.r.Frame(1.0 / 60)
+	}
+	sameWorkersState(t, sides[0].r, sides[1].r, frames+1)
+}
+
+// sameWorkersState fails t unless the two pipelines agree: metrics, render
+// time, world entity count, and for every NetID the driver uses the
+// entity, span, ring, Render and Correction; and no span keeps SpanHeld
+// after a frame.
+func sameWorkersState(t *testing.T, a, b *rig, frame int) {
+	t.Helper()
+	if ma, mb := *a.Pipe.Metrics(), *b.Pipe.Metrics(); ma != mb {
+		t.Fatalf("frame %d: metrics differ:\n%+v\n%+v", frame, ma, mb)
+	}
+	if ra, rb := a.RenderTick(), b.RenderTick(); ra != rb && !(math.IsNaN(ra) && math.IsNaN(rb)) {
+		t.Fatalf("frame %d: render ticks differ: %v, %v", frame, ra, rb)
+	}
+	if na, nb := a.World.Stats().Entities.Used, b.World.Stats().Entities.Used; na != nb {
+		t.Fatalf("frame %d: %d entities, %d", frame, na, nb)
+	}
+	spanID := ecs.ComponentID[components.Span](&a.World)
+	spanIDb := ecs.ComponentID[components.Span](&b.World)
+	for _, id := range workersTestIDs {
+		ea, okA := a.Pipe.Lookup(id)
+		eb, okB := b.Pipe.Lookup(id)
+		if okA != okB {
+			t.Fatalf("frame %d: NetID %d: known %v on one goroutine, %v on several", frame, id, okA, okB)
+		}
+		if !okA {
+			continue
+		}
+		ha, hb := a.World.Has(ea, spanID), b.World.Has(eb, spanIDb)
+		if ha != hb {
+			t.Fatalf("frame %d: NetID %d: has span %v, %v", frame, id, ha, hb)
+		}
+		if ha {
+			sa, sb := *(*components.Span)(a.World.Get(ea, spanID)), *(*components.Span)(b.World.Get(eb, spanIDb))
+			if sa != sb {
+				t.Fatalf("frame %d: NetID %d: spans differ:\n%+v\n%+v", frame, id, sa, sb)
+			}
+			if sb.Flags&components.SpanHeld != 0 {
+				t.Fatalf("frame %d: NetID %d: SpanHeld left set", frame, id)
+			}
+			ringA, _ := systems.RingOf(&a.World, ea)
+			ringB, _ := systems.RingOf(&b.World, eb)
+			for i := range ringA.Len() {
+				if *ringA.At(i) != *ringB.At(i) {
+					t.Fatalf("frame %d: NetID %d: sample %d differs:\n%+v\n%+v", frame, id, i, *ringA.At(i), *ringB.At(i))
+				}
+			}
+		}
+		if ra, rb := a.RenderOf(ea), b.RenderOf(eb); ra != rb {
+			t.Fatalf("frame %d: NetID %d: renders differ:\n%+v\n%+v", frame, id, ra, rb)
+		}
+		if ca, cb := a.Correction(id), b.Correction(id); ca != cb {
+			t.Fatalf("frame %d: NetID %d: corrections differ:\n%+v\n%+v", frame, id, ca, cb)
+		}
+	}
+	// No span anywhere keeps SpanHeld.
+	q := generic.NewFilter1[components.Span]().Query(&b.World)
+	for q.Next() {
+		if q.Get().Flags&components.SpanHeld != 0 {
+			q.Close()
+			t.Fatalf("frame %d: a span keeps SpanHeld", frame)
+		}
 	}
 }
