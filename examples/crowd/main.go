@@ -48,7 +48,9 @@ type options struct {
 	delay         time.Duration
 	extrapolation string
 	seed          uint64
+	workers       int
 	cpuProfile    string
+	parallelMin   int // overrides the workers' default threshold (tests)
 }
 
 func main() {
@@ -67,6 +69,7 @@ func main() {
 	fs.DurationVar(&o.delay, "delay", 0, "fixed interpolation delay (render time = server time - delay); 0 adapts it to the measured interval and jitter")
 	fs.StringVar(&o.extrapolation, "extrapolation", "coast", "policy past the newest sample: coast, hold, linear or damped-return")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed for the paths and the network")
+	fs.IntVar(&o.workers, "workers", 1, "goroutines that store snapshots and draw entities in frames of 30,000 or more (Config.WithWorkers); the scene draws the same with any number")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to this file (go tool pprof)")
 	fs.Usage = func() {
 		fmt.Fprintf(fs.Output(), `crowd: netsmooth's example scene, headless.
@@ -172,10 +175,15 @@ func run(o options) (*result, error) {
 	}
 	cfg.Interpolate.Extrapolation = policy
 	cfg.Receive.MaxEntities = max(cfg.Receive.MaxEntities, o.entities)
+	cfg = cfg.WithWorkers(o.workers)
+	if o.parallelMin > 0 {
+		cfg.Receive.ParallelMin, cfg.Interpolate.ParallelMin = o.parallelMin, o.parallelMin
+	}
 	client, err := scenario.NewNetSmooth(cfg)
 	if err != nil {
 		return nil, err
 	}
+	defer client.Pipeline().Finalize()
 	link, err := netsim.NewLink[packet](netsim.Config{
 		Latency: o.latency, Jitter: o.jitter, Loss: o.loss, Reorder: o.reorder, Duplicate: o.duplicate,
 		MaxInFlight: 1 << 20,

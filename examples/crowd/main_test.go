@@ -43,6 +43,28 @@ func TestCrowdSceneQuality(t *testing.T) {
 	}
 }
 
+// The scene draws the same on several goroutines as on one: the same
+// errors against the true paths and the same metrics.
+func TestCrowdSceneWorkers(t *testing.T) {
+	one, err := run(smallScene())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := smallScene()
+	o.workers, o.parallelMin = 3, 1
+	many, err := run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if one.sumErr != many.sumErr || one.maxErr != many.maxErr || one.entityFrames != many.entityFrames {
+		t.Fatalf("errors: sum %v, max %v over %d entity-frames on one goroutine; %v, %v over %d on three",
+			one.sumErr, one.maxErr, one.entityFrames, many.sumErr, many.maxErr, many.entityFrames)
+	}
+	if one.metrics != many.metrics {
+		t.Fatalf("metrics differ:\n%+v\n%+v", one.metrics, many.metrics)
+	}
+}
+
 func TestCrowdRejectsBadOptions(t *testing.T) {
 	o := smallScene()
 	o.extrapolation = "warp"
