@@ -95,7 +95,7 @@ func TestReceiveWorkersStoreTheSame(t *testing.T) {
 			cfg.Receive.Workers, cfg.Receive.ParallelMin = workers, 100
 			many := newRig(t, cfg)
 			defer many.Pipe.Finalize()
-			var held uint64
+			var pushed uint64
 			for tick := uint32(1); tick <= 120; tick++ {
 				if tick == 50 {
 					// The game removes some entities itself.
@@ -125,7 +125,7 @@ func TestReceiveWorkersStoreTheSame(t *testing.T) {
 						sameStateN(t, one, many, n+3*121+5000)
 					}
 				}
-				held += uint64(len(msgs))
+				pushed += uint64(len(msgs))
 			}
 			// The stream exercised what it is meant to.
 			m := one.Pipe.Metrics()
@@ -134,7 +134,7 @@ func TestReceiveWorkersStoreTheSame(t *testing.T) {
 					t.Errorf("nothing refused as %v: %+v", reason, m.Rejected)
 				}
 			}
-			if m.Spawned < n+300 || m.Despawned == 0 || m.Teleports == 0 || m.Accepted < held*3/4 {
+			if m.Spawned < n+300 || m.Despawned == 0 || m.Teleports == 0 || m.Accepted < pushed*3/4 {
 				t.Errorf("the stream did not exercise the lifecycle: %+v", m)
 			}
 		})
