@@ -77,13 +77,26 @@ func (s *shareSplit) cut(msgs []Message, k int) {
 	}
 }
 
-// of returns the share that stores the messages of id.
+// of returns the share that stores the messages of id: the number of
+// bounds at or below it.
 func (s *shareSplit) of(id c.NetID) int {
-	j := 0
-	for j < len(s.bounds) && id >= s.bounds[j] {
-		j++
+	b := s.bounds
+	if len(b) <= 4 {
+		j := 0
+		for j < len(b) && id >= b[j] {
+			j++
+		}
+		return j
 	}
-	return j
+	lo, hi := 0, len(b)
+	for lo < hi {
+		if mid := int(uint(lo+hi) >> 1); id >= b[mid] {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // receiveShare is what one share of a frame's messages leaves behind: the

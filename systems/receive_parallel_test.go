@@ -84,11 +84,11 @@ func receiveWorkersConfig() nsecs.Config {
 // (some frames bring two ticks of every entity):
 // the same metrics (every count, the occupancy), the same render time
 // (the clock was told the same), and for every NetID the same entity
-// state, ring samples, Render and Correction. Run with -race: the
-// goroutines share nothing they write.
+// state, ring samples, Render and Correction, on 2, 3, 7 and 12
+// goroutines. Run with -race: the goroutines share nothing they write.
 func TestReceiveWorkersStoreTheSame(t *testing.T) {
 	const n = 1500
-	for _, workers := range []int{2, 3, 7} {
+	for _, workers := range []int{2, 3, 7, 12} {
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
 			cfg := receiveWorkersConfig()
 			one := newRig(t, cfg)
