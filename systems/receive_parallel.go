@@ -22,28 +22,29 @@ const DefaultReceiveParallelMin = 30_000
 
 // Receive on several goroutines (ReceiveConfig.Workers > 1).
 //
-// The frame's messages are cut into shares by NetID, a share per
-// goroutine (see shareSplit), so that entities sent together are stored
-// by one goroutine (their spans and ring slots lie side by side). Each
-// goroutine reads every message, in order, and stores the ones of its share that the shortcut would store, exactly as
-// it would. A message it cannot store so (any other kind, a number out of
-// range, an unknown or new entity, an older tick) it holds for the world's
-// goroutine, and so every later message of that entity (the entity's span
-// is marked SpanHeld), so that each entity's messages are still applied in
-// order. Messages of different entities touch nothing in common but sums,
-// which each share keeps for itself: counts, occupancy changes and the
-// sampled waits (chosen by position in the stream, not by who stores
-// them). Complete markers, which change what later snapshots mean, are
-// followed by every goroutine as they read past them. Meanwhile no entity
-// is created, removed or moved, and each goroutine writes only the spans
-// and ring slots of its own share's entities (the NetID index and arche's
-// entity records are only read). Afterwards the world's goroutine applies
-// the held messages in order through the general path (creating and
-// removing entities, calling OnSpawn) and tells Arrivals every message's
-// tick in order. The result is what one goroutine stores (tested frame by
-// frame, under -race), as long as OnSpawn leaves other remote entities
-// alone: it runs after the shares stored the frame's snapshots of known
-// entities, not at its place in the stream.
+// The frame's messages are cut into shares by NetID, a share per goroutine
+// (see shareSplit), so that entities sent together are stored by one
+// goroutine (their spans and ring slots lie side by side). Each goroutine
+// reads every message, in order, and stores the ones of its share that the
+// shortcut would store, exactly as it would. A message it cannot store so
+// (any other kind, a number out of range, an unknown or new entity, an
+// older tick) it holds for the world's goroutine, and so every later
+// message of that entity (the entity's span is marked SpanHeld), so that
+// each entity's messages are still applied in order. Messages of different
+// entities touch nothing in common but sums, which each share keeps for
+// itself: counts, occupancy changes and the sampled waits (chosen by
+// position in the stream, not by who stores them). Complete markers, which
+// change what later snapshots mean, are followed by every goroutine as they
+// read past them. Meanwhile no entity is created, removed or moved, and
+// each goroutine writes only the spans and ring slots of its own share's
+// entities (the NetID index and arche's entity records are only read).
+// Afterwards the world's goroutine applies the held messages in order
+// through the general path (creating and removing entities, calling
+// OnSpawn) and tells Arrivals every message's tick in order. The result is
+// what one goroutine stores (tested frame by frame, under -race), as long
+// as OnSpawn leaves other remote entities alone: it runs after the shares
+// stored the frame's snapshots of known entities, not at its place in the
+// stream.
 
 // shareSplit says which share stores the messages of a NetID: the k
 // shares are ranges of NetIDs, cut where the frame's messages fall into k
@@ -249,6 +250,10 @@ func (r *Receive) runShares() {
 
 // storeShare stores the messages of share j that the shortcut would store,
 // as it would, and holds the others (see "Receive on several goroutines").
+// Its loop repeats the shortcut's rather than sharing one with it: one
+// loop for both, handing the shortcut's declined messages back from it,
+// measured about 0.7 ns per snapshot slower at 100k (1.8 ns with handle
+// called inside it).
 func (r *Receive) storeShare(j int) {
 	p := &r.par
 	w, msgs, sh := p.world, p.msgs, &p.shares[j]
