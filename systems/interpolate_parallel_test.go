@@ -210,18 +210,27 @@ func corrections(r *pipetest.Rig) generic.Map1[components.Correction] {
 	return generic.NewMap1[components.Correction](&r.World)
 }
 
-// Below ParallelMin entities the frame stays on one goroutine; an invalid
-// Workers is refused.
+// An invalid Workers or ParallelMin is refused.
 func TestInterpolateWorkersConfig(t *testing.T) {
-	cfg := systems.DefaultInterpolateConfig()
+	refusesBadWorkers(t, func(workers, parallelMin int) error {
+		cfg := systems.DefaultInterpolateConfig()
+		cfg.Workers, cfg.ParallelMin = workers, parallelMin
+		_, err := systems.NewInterpolate(cfg)
+		return err
+	})
+}
+
+// refusesBadWorkers fails t unless build, which builds a system with
+// Workers and ParallelMin, refuses Workers below 0 or above MaxWorkers and
+// a negative ParallelMin.
+func refusesBadWorkers(t *testing.T, build func(workers, parallelMin int) error) {
+	t.Helper()
 	for _, bad := range []int{-1, systems.MaxWorkers + 1} {
-		cfg.Workers = bad
-		if _, err := systems.NewInterpolate(cfg); err == nil {
+		if build(bad, 0) == nil {
 			t.Errorf("Workers = %d accepted", bad)
 		}
 	}
-	cfg.Workers, cfg.ParallelMin = 2, -1
-	if _, err := systems.NewInterpolate(cfg); err == nil {
+	if build(2, -1) == nil {
 		t.Error("ParallelMin = -1 accepted")
 	}
 }

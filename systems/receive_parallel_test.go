@@ -144,17 +144,12 @@ func TestReceiveWorkersStoreTheSame(t *testing.T) {
 // A frame with fewer than ParallelMin messages is stored on the world's
 // goroutine; invalid Workers and ParallelMin are refused.
 func TestReceiveWorkersConfig(t *testing.T) {
-	cfg := systems.DefaultReceiveConfig()
-	for _, bad := range []int{-1, systems.MaxWorkers + 1} {
-		cfg.Workers = bad
-		if _, err := systems.NewReceive(cfg); err == nil {
-			t.Errorf("Workers = %d accepted", bad)
-		}
-	}
-	cfg.Workers, cfg.ParallelMin = 2, -1
-	if _, err := systems.NewReceive(cfg); err == nil {
-		t.Error("ParallelMin = -1 accepted")
-	}
+	refusesBadWorkers(t, func(workers, parallelMin int) error {
+		cfg := systems.DefaultReceiveConfig()
+		cfg.Workers, cfg.ParallelMin = workers, parallelMin
+		_, err := systems.NewReceive(cfg)
+		return err
+	})
 	c := nsecs.DefaultConfig().WithWorkers(3)
 	if c.Receive.Workers != 3 || c.Interpolate.Workers != 3 {
 		t.Errorf("WithWorkers(3) set Receive.Workers %d, Interpolate.Workers %d", c.Receive.Workers, c.Interpolate.Workers)
