@@ -20,7 +20,8 @@ const fuzzMaxEntities = 512
 // kind, NaN and huge numbers, absurd dt), then a sane 20 Hz stream, and
 // asserts the guarantees: no panic, no NaN in Render, Correction or
 // Metrics, entities within the cap, every message counted once, and the
-// sane stream drawn right within two seconds.
+// sane stream drawn right within two seconds. An odd base tick runs
+// Receive on two goroutines in every frame.
 //
 // The input is a 4-byte base tick for the sane stream followed by 16-byte
 // operations (at most 128).
@@ -55,7 +56,12 @@ func FuzzHostileStream(f *testing.F) {
 		data = data[4:]
 		cfg := nsecs.DefaultConfig()
 		cfg.Receive.MaxEntities = fuzzMaxEntities
+		if base&1 != 0 {
+			// Receive on two goroutines, every frame.
+			cfg.Receive.Workers, cfg.Receive.ParallelMin = 2, 1
+		}
 		r := newRig(t, cfg)
+		defer r.Pipe.Finalize()
 		pushed := 0
 		for k := 0; k+16 <= len(data) && k < 128*16; k += 16 {
 			op := data[k : k+16]
