@@ -1,10 +1,13 @@
 // Package bench measures netsmooth's per-frame cost over entity counts and
-// compares it, in the same run, with a lower bound and two baselines:
+// compares it, in the same run, with a lower bound and three baselines:
 //
 //   - [Minimum]: the true lower bound, the least work per entity that
 //     draws what the pipeline draws, by hand and in the layout that work
 //     needs (a hot bracket, a ring head, a cold ring), with no ECS, index,
 //     validation or generality; the reference of every ratio.
+//   - [MinimumOnArche]: the lower bound with its rings kept as netsmooth
+//     keeps them, as arche components found from the NetID through the
+//     entity: what the ECS itself costs, before any of netsmooth's work.
 //   - [Flat]: a hand-written loop over flat slices with netsmooth's own
 //     data layout and maths (ring insert, bracket refresh, lerp, nlerp),
 //     with none of the ECS, index or generality: it bounds the ECS and

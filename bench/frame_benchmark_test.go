@@ -14,7 +14,7 @@ var (
 
 func BenchmarkFrame(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, Parallel, MinimumName, FlatName, NaiveName} {
+		for _, impl := range []string{NetSmooth, Parallel, MinimumName, MinimumOnArcheName, FlatName, NaiveName} {
 			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}
@@ -25,7 +25,7 @@ func BenchmarkFrame(b *testing.B) {
 
 func BenchmarkFramePositionOnly(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, MinimumName} {
+		for _, impl := range []string{NetSmooth, MinimumName, MinimumOnArcheName} {
 			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { FramePositionOnly(b, impl, n) })
 		}
 	}
@@ -33,7 +33,7 @@ func BenchmarkFramePositionOnly(b *testing.B) {
 
 func BenchmarkFrameSplit(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, MinimumName} {
+		for _, impl := range []string{NetSmooth, MinimumName, MinimumOnArcheName} {
 			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { FrameSplit(b, impl, n) })
 		}
 	}
@@ -41,7 +41,7 @@ func BenchmarkFrameSplit(b *testing.B) {
 
 func BenchmarkIngest(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, Parallel, MinimumName, FlatName, NaiveName} {
+		for _, impl := range []string{NetSmooth, Parallel, MinimumName, MinimumOnArcheName, FlatName, NaiveName} {
 			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}

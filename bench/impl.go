@@ -16,8 +16,11 @@ const (
 	// goroutines (Config.WithWorkers(2)).
 	Parallel    = "netsmooth-2workers"
 	MinimumName = "minimum"
-	FlatName    = "flat"
-	NaiveName   = "naive"
+	// MinimumOnArcheName is the lower bound with its rings in arche
+	// components ([MinimumOnArche]).
+	MinimumOnArcheName = "minimum-arche"
+	FlatName           = "flat"
+	NaiveName          = "naive"
 )
 
 // NewPipeline returns netsmooth's pipeline with the default config, sized
@@ -65,6 +68,8 @@ func New(name string, n int) scenario.Client {
 		return newPipeline(n, 2)
 	case MinimumName:
 		return NewMinimum(n)
+	case MinimumOnArcheName:
+		return NewMinimumOnArche(n)
 	case FlatName:
 		return NewFlat(n)
 	case NaiveName:

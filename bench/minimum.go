@@ -78,11 +78,18 @@ const MinimumBytesPerEntity = 68 + 8 + c.RingCapacity*32 + 32
 // NewMinimum returns the lower bound for n entities (NetIDs 1..n), on a
 // clock configured like the default pipeline's.
 func NewMinimum(n int) *Minimum {
-	m := &Minimum{clock: newClock(), hot: make([]minBracket, n), heads: make([]minHead, n), out: make([]c.Render, n)}
+	m := newMinimumWithoutRings(n)
+	m.heads = make([]minHead, n)
 	for k := range m.slots {
 		m.slots[k] = make([]minSample, n)
 	}
 	return m
+}
+
+// newMinimumWithoutRings returns the lower bound for n entities with its
+// ring heads and slots left for the caller to provide.
+func newMinimumWithoutRings(n int) *Minimum {
+	return &Minimum{clock: newClock(), hot: make([]minBracket, n), out: make([]c.Render, n)}
 }
 
 // Receive implements [scenario.Client]: it queues snapshots for the next
@@ -180,7 +187,7 @@ func (m *Minimum) rebuild(i int, b *minBracket, rt float64) bool {
 	if b.To != 0 {
 		next := (h.ToPos + 1) & (c.RingCapacity - 1)
 		if n := &r[next][i]; n.Tick > b.To && rt < float64(n.Tick) {
-			m.set(b, &r[h.ToPos][i], n)
+			setBracket(b, &r[h.ToPos][i], n)
 			h.ToPos = next
 			return true
 		}
@@ -189,7 +196,7 @@ func (m *Minimum) rebuild(i int, b *minBracket, rt float64) bool {
 		pa := (int(h.Start) + k) & (c.RingCapacity - 1)
 		pb := (pa + 1) & (c.RingCapacity - 1)
 		if a, nb := &r[pa][i], &r[pb][i]; float64(a.Tick) <= rt && rt < float64(nb.Tick) {
-			m.set(b, a, nb)
+			setBracket(b, a, nb)
 			h.ToPos = uint8(pb)
 			return true
 		}
@@ -197,8 +204,8 @@ func (m *Minimum) rebuild(i int, b *minBracket, rt float64) bool {
 	return false
 }
 
-// set points the bracket at samples a and b.
-func (m *Minimum) set(br *minBracket, a, b *minSample) {
+// setBracket points the bracket br at samples a and b.
+func setBracket(br *minBracket, a, b *minSample) {
 	br.From, br.To = a.Tick, b.Tick
 	br.Inv = 1 / float32(b.Tick-a.Tick)
 	br.Pos0, br.Pos1 = a.Pos, b.Pos

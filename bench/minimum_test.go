@@ -59,3 +59,32 @@ func minimumAgrees(t *testing.T, positionOnly bool) {
 		t.Fatalf("compared %d entity-frames, want most of %d", compared, 60*FramesPerTick*n)
 	}
 }
+
+// TestMinimumOnArcheAgrees: the lower bound on arche draws exactly what
+// the lower bound draws, frame by frame, so the two differ only in where
+// the rings are kept.
+func TestMinimumOnArcheAgrees(t *testing.T) {
+	for _, positionOnly := range []bool{false, true} {
+		const n = 64
+		low, on := NewMinimum(n), NewMinimumOnArche(n)
+		sl, so := NewStream(n), NewStream(n)
+		sl.PositionOnly, so.PositionOnly = positionOnly, positionOnly
+		rl := newRun(low, sl, FPS, FramesPerTick)
+		ro := newRun(on, so, FPS, FramesPerTick)
+		drawn := 0
+		for frame := range 60 * FramesPerTick {
+			rl.frames(1)
+			ro.frames(1)
+			for id := c.NetID(1); id <= n; id++ {
+				if want, got := low.Render(id), on.Render(id); got != want {
+					t.Fatalf("position only %v, frame %d entity %d: lower bound drew %+v, on arche %+v", positionOnly, frame, id, want, got)
+				} else if got.Flags&c.Visible != 0 {
+					drawn++
+				}
+			}
+		}
+		if drawn < 50*FramesPerTick*n {
+			t.Fatalf("position only %v: %d entity-frames drawn, want most of %d", positionOnly, drawn, 60*FramesPerTick*n)
+		}
+	}
+}

@@ -58,8 +58,8 @@ const (
 )
 
 // key names one measurement: a case, the implementation (bench.NetSmooth,
-// bench.MinimumName, bench.FlatName or bench.NaiveName) and the entity
-// count (batch size for lifecycle).
+// bench.MinimumName, bench.MinimumOnArcheName, bench.FlatName or
+// bench.NaiveName) and the entity count (batch size for lifecycle).
 type key struct {
 	Case string
 	Impl string
@@ -94,6 +94,8 @@ func countsUpTo(max int) []int {
 
 // implsAt returns the implementations measured at n entities: netsmooth,
 // its lower bound, the flat and naive baselines (naive up to naiveMax).
+// The lower bound on arche runs the frames and ingest only (its
+// Interpolate is the lower bound's).
 func implsAt(n int) []string {
 	if n > naiveMax {
 		return []string{bench.NetSmooth, bench.MinimumName, bench.FlatName}
@@ -105,11 +107,11 @@ func implsAt(n int) []string {
 func plan(ns []int) []job {
 	var jobs []job
 	for _, n := range ns {
-		for _, impl := range implsAt(n) {
+		for _, impl := range append(implsAt(n), bench.MinimumOnArcheName) {
 			jobs = append(jobs, job{key{caseFrame, impl, n}, "ns/entity", func(b *testing.B) { bench.Frame(b, impl, n) }})
 		}
 		jobs = append(jobs, job{key{caseTwoWorkers, bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.Frame(b, bench.Parallel, n) }})
-		for _, impl := range []string{bench.NetSmooth, bench.MinimumName} {
+		for _, impl := range []string{bench.NetSmooth, bench.MinimumName, bench.MinimumOnArcheName} {
 			jobs = append(jobs,
 				job{key{caseCrossing, impl, n}, "ns/entity-crossing", func(b *testing.B) { bench.FrameSplit(b, impl, n) }},
 				job{key{caseBetween, impl, n}, "ns/entity-between", func(b *testing.B) { bench.FrameSplit(b, impl, n) }},
@@ -121,7 +123,7 @@ func plan(ns []int) []job {
 		jobs = append(jobs,
 			job{key{caseInterpolate, bench.MinimumName, n}, "ns/entity", func(b *testing.B) { bench.MinimumInterpolate(b, n) }},
 			job{key{caseInterpolate, bench.FlatName, n}, "ns/entity", func(b *testing.B) { bench.FlatInterpolate(b, n) }})
-		for _, impl := range implsAt(n) {
+		for _, impl := range append(implsAt(n), bench.MinimumOnArcheName) {
 			jobs = append(jobs, job{key{caseIngest, impl, n}, "ns/snapshot", func(b *testing.B) { bench.Ingest(b, impl, n) }})
 		}
 	}
@@ -139,22 +141,46 @@ func plan(ns []int) []job {
 }
 
 // runSuite runs the jobs in order for benchtime (an -benchtime value),
-// reporting each to progress.
+// reporting each to progress. The jobs measured more than once (see
+// repeatsAt) run in rounds, every such job once per round, rather than
+// one job's runs back to back: a noisy stretch of a shared machine then
+// falls on netsmooth and its baselines alike, not on all the runs of
+// one of them, and the ratios the targets check hold better.
 func runSuite(jobs []job, benchtime string, progress io.Writer) (map[key]measurement, error) {
 	results := make(map[key]measurement, len(jobs))
-	for i, j := range jobs {
-		if err := setBenchtime(benchtime, j.key.N); err != nil {
-			return nil, err
+	runs := make([][]measurement, len(jobs))
+	took := make([]time.Duration, len(jobs))
+	done := 0
+	for round := 0; done < len(jobs); round++ {
+		for i, j := range jobs {
+			k := repeatsAt(j.key.N)
+			if round >= k {
+				continue
+			}
+			if err := setBenchtime(benchtime, j.key.N); err != nil {
+				return nil, err
+			}
+			start := time.Now()
+			// Every run starts on a collected heap: the garbage of the one
+			// before (the naive baseline's above all) must not keep the
+			// collector busy on the other core during this one.
+			runtime.GC()
+			m, err := measure(j.fn, j.metric)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s n=%d: %v", j.key.Case, j.key.Impl, j.key.N, err)
+			}
+			runs[i] = append(runs[i], m)
+			took[i] += time.Since(start)
+			if len(runs[i]) < k {
+				continue
+			}
+			m = median(runs[i])
+			results[j.key] = m
+			done++
+			fmt.Fprintf(progress, "[%2d/%d] %-11s %-13s n=%-7d %9s %-12s %3d allocs/op  (%d iterations, %s)\n",
+				done, len(jobs), j.key.Case, j.key.Impl, j.key.N, formatNs(m.Value), j.metric, m.Allocs, m.Iters,
+				took[i].Round(10*time.Millisecond))
 		}
-		start := time.Now()
-		m, err := measureMedian(j, repeatsAt(j.key.N))
-		if err != nil {
-			return nil, fmt.Errorf("%s %s n=%d: %v", j.key.Case, j.key.Impl, j.key.N, err)
-		}
-		results[j.key] = m
-		fmt.Fprintf(progress, "[%2d/%d] %-11s %-9s n=%-7d %9s %-12s %3d allocs/op  (%d iterations, %s)\n",
-			i+1, len(jobs), j.key.Case, j.key.Impl, j.key.N, formatNs(m.Value), j.metric, m.Allocs, m.Iters,
-			time.Since(start).Round(10*time.Millisecond))
 	}
 	return results, nil
 }
@@ -172,27 +198,17 @@ func repeatsAt(n int) int {
 	return 1
 }
 
-// measureMedian runs job k times and returns the run with the median
-// value (and the most allocations seen).
-func measureMedian(j job, k int) (measurement, error) {
-	runs := make([]measurement, 0, k)
+// median returns the run with the median value, with the most
+// allocations of any run.
+func median(runs []measurement) measurement {
 	var allocs int64
-	for range k {
-		// Every run starts on a collected heap: the garbage of the one
-		// before (the naive baseline's above all) must not keep the
-		// collector busy on the other core during this one.
-		runtime.GC()
-		m, err := measure(j.fn, j.metric)
-		if err != nil {
-			return measurement{}, err
-		}
+	for _, m := range runs {
 		allocs = max(allocs, m.Allocs)
-		runs = append(runs, m)
 	}
-	slices.SortFunc(runs, func(a, b measurement) int { return cmp.Compare(a.Value, b.Value) })
-	m := runs[len(runs)/2]
+	sorted := slices.SortedFunc(slices.Values(runs), func(a, b measurement) int { return cmp.Compare(a.Value, b.Value) })
+	m := sorted[len(sorted)/2]
 	m.Allocs = allocs
-	return m, nil
+	return m
 }
 
 // measure runs one benchmark through testing.Benchmark and reads its
