@@ -270,9 +270,7 @@ go run ./bench/cmd/report
 ` + "`go test`" + `, overrides the iteration counts, which by default scale with the
 entity count). Each number comes from one short run, but at 100k entities,
 where the targets are checked, from the median of three: expect some
-noise, and compare runs on the same machine only. The three runs at 100k
-go in rounds, every benchmark once per round, so that a noisy stretch
-falls on netsmooth and the baselines alike.
+noise, and compare runs on the same machine only.
 
 `)
 }

@@ -141,46 +141,22 @@ func plan(ns []int) []job {
 }
 
 // runSuite runs the jobs in order for benchtime (an -benchtime value),
-// reporting each to progress. The jobs measured more than once (see
-// repeatsAt) run in rounds, every such job once per round, rather than
-// one job's runs back to back: a noisy stretch of a shared machine then
-// falls on netsmooth and its baselines alike, not on all the runs of
-// one of them, and the ratios the targets check hold better.
+// reporting each to progress.
 func runSuite(jobs []job, benchtime string, progress io.Writer) (map[key]measurement, error) {
 	results := make(map[key]measurement, len(jobs))
-	runs := make([][]measurement, len(jobs))
-	took := make([]time.Duration, len(jobs))
-	done := 0
-	for round := 0; done < len(jobs); round++ {
-		for i, j := range jobs {
-			k := repeatsAt(j.key.N)
-			if round >= k {
-				continue
-			}
-			if err := setBenchtime(benchtime, j.key.N); err != nil {
-				return nil, err
-			}
-			start := time.Now()
-			// Every run starts on a collected heap: the garbage of the one
-			// before (the naive baseline's above all) must not keep the
-			// collector busy on the other core during this one.
-			runtime.GC()
-			m, err := measure(j.fn, j.metric)
-			if err != nil {
-				return nil, fmt.Errorf("%s %s n=%d: %v", j.key.Case, j.key.Impl, j.key.N, err)
-			}
-			runs[i] = append(runs[i], m)
-			took[i] += time.Since(start)
-			if len(runs[i]) < k {
-				continue
-			}
-			m = median(runs[i])
-			results[j.key] = m
-			done++
-			fmt.Fprintf(progress, "[%2d/%d] %-11s %-13s n=%-7d %9s %-12s %3d allocs/op  (%d iterations, %s)\n",
-				done, len(jobs), j.key.Case, j.key.Impl, j.key.N, formatNs(m.Value), j.metric, m.Allocs, m.Iters,
-				took[i].Round(10*time.Millisecond))
+	for i, j := range jobs {
+		if err := setBenchtime(benchtime, j.key.N); err != nil {
+			return nil, err
 		}
+		start := time.Now()
+		m, err := measureMedian(j, repeatsAt(j.key.N))
+		if err != nil {
+			return nil, fmt.Errorf("%s %s n=%d: %v", j.key.Case, j.key.Impl, j.key.N, err)
+		}
+		results[j.key] = m
+		fmt.Fprintf(progress, "[%2d/%d] %-11s %-13s n=%-7d %9s %-12s %3d allocs/op  (%d iterations, %s)\n",
+			i+1, len(jobs), j.key.Case, j.key.Impl, j.key.N, formatNs(m.Value), j.metric, m.Allocs, m.Iters,
+			time.Since(start).Round(10*time.Millisecond))
 	}
 	return results, nil
 }
@@ -198,17 +174,27 @@ func repeatsAt(n int) int {
 	return 1
 }
 
-// median returns the run with the median value, with the most
-// allocations of any run.
-func median(runs []measurement) measurement {
+// measureMedian runs job k times and returns the run with the median
+// value (and the most allocations seen).
+func measureMedian(j job, k int) (measurement, error) {
+	runs := make([]measurement, 0, k)
 	var allocs int64
-	for _, m := range runs {
+	for range k {
+		// Every run starts on a collected heap: the garbage of the one
+		// before (the naive baseline's above all) must not keep the
+		// collector busy on the other core during this one.
+		runtime.GC()
+		m, err := measure(j.fn, j.metric)
+		if err != nil {
+			return measurement{}, err
+		}
 		allocs = max(allocs, m.Allocs)
+		runs = append(runs, m)
 	}
-	sorted := slices.SortedFunc(slices.Values(runs), func(a, b measurement) int { return cmp.Compare(a.Value, b.Value) })
-	m := sorted[len(sorted)/2]
+	slices.SortFunc(runs, func(a, b measurement) int { return cmp.Compare(a.Value, b.Value) })
+	m := runs[len(runs)/2]
 	m.Allocs = allocs
-	return m
+	return m, nil
 }
 
 // measure runs one benchmark through testing.Benchmark and reads its
