@@ -6,6 +6,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/generic"
 	c "github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/netsim/scenario"
 )
 
 // TestMinimumAgrees: the lower bound draws what the pipeline draws on the
@@ -21,10 +22,7 @@ func TestMinimumAgrees(t *testing.T) {
 func minimumAgrees(t *testing.T, positionOnly bool) {
 	const n = 64
 	pipe, low := NewPipeline(n), NewMinimum(n)
-	sp, sl := NewStream(n), NewStream(n)
-	sp.PositionOnly, sl.PositionOnly = positionOnly, positionOnly
-	rp := newRun(pipe, sp, FPS, FramesPerTick)
-	rl := newRun(low, sl, FPS, FramesPerTick)
+	rp, rl := steadyRun(pipe, n, positionOnly), steadyRun(low, n, positionOnly)
 	renders := generic.NewMap1[c.Render](pipe.World())
 	compared := 0
 	for frame := range 60 * FramesPerTick {
@@ -67,10 +65,7 @@ func TestMinimumOnArcheAgrees(t *testing.T) {
 	for _, positionOnly := range []bool{false, true} {
 		const n = 64
 		low, on := NewMinimum(n), NewMinimumOnArche(n)
-		sl, so := NewStream(n), NewStream(n)
-		sl.PositionOnly, so.PositionOnly = positionOnly, positionOnly
-		rl := newRun(low, sl, FPS, FramesPerTick)
-		ro := newRun(on, so, FPS, FramesPerTick)
+		rl, ro := steadyRun(low, n, positionOnly), steadyRun(on, n, positionOnly)
 		drawn := 0
 		for frame := range 60 * FramesPerTick {
 			rl.frames(1)
@@ -87,4 +82,13 @@ func TestMinimumOnArcheAgrees(t *testing.T) {
 			t.Fatalf("position only %v: %d entity-frames drawn, want most of %d", positionOnly, drawn, 60*FramesPerTick*n)
 		}
 	}
+}
+
+// steadyRun runs impl on a steady stream of n entities of its own, at the
+// benchmarks' frame rate, for the tests that compare implementations
+// frame by frame.
+func steadyRun(impl scenario.Client, n int, positionOnly bool) *run {
+	s := NewStream(n)
+	s.PositionOnly = positionOnly
+	return newRun(impl, s, FPS, FramesPerTick)
 }
