@@ -19,11 +19,10 @@ import (
 // rings as the columns of the world's one archetype, the way an arche
 // query hands them out, so it costs what the lower bound's does.
 //
-// It measures what finding an entity's data in the ECS by NetID costs per
-// snapshot, which no implementation that keeps its buffers in components
-// avoids: the part of the gap between netsmooth's ingest and the lower
-// bound that is the ECS's rather than netsmooth's own work. It draws
-// exactly what the lower bound draws (TestMinimumOnArcheAgrees).
+// It measures what finding an entity's ring through the ECS by NetID
+// costs per snapshot: the part of the gap between netsmooth's ingest and
+// the lower bound that is the ECS's rather than netsmooth's own work. It
+// draws exactly what the lower bound draws (TestMinimumOnArcheAgrees).
 type MinimumOnArche struct {
 	*Minimum // its heads and slots are views of the world's columns
 	world    *ecs.World

@@ -247,8 +247,8 @@ The **lower bound on arche** (` + "`bench.MinimumOnArche`" + `) is the same
 work with the rings kept as netsmooth keeps them: each entity's ring head
 and slots are arche components, found on arrival from the NetID through
 the entity (` + "`World.Alive`" + `, ` + "`World.GetUnchecked`" + `); it draws exactly
-what the lower bound draws, and shows what the ECS itself costs, which no
-implementation that keeps its buffers in components avoids.
+what the lower bound draws, and shows what finding the rings through the
+ECS costs.
 For context: **flat**, a hand-written loop with netsmooth's own data layout
 and maths (the 92-byte span, the ring's slot columns, validation), which
 bounds the ECS and index overhead only; and **naive**, an object per entity
