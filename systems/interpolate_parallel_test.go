@@ -3,7 +3,6 @@ package systems_test
 import (
 	"fmt"
 	"math"
-	"runtime"
 	"testing"
 	"time"
 
@@ -238,34 +237,33 @@ func refusesBadWorkers(t *testing.T, build func(workers, parallelMin int) error)
 // A pipeline with Interpolate workers, dropped without Finalize, does not
 // keep its goroutines (nor its world) alive.
 func TestInterpolateWorkersDroppedPipeline(t *testing.T) {
-	var during int
+	before := settledPoolWorkers()
 	func() {
 		r := workersRig(t)
-		during = runtime.NumGoroutine()
+		if got := poolWorkers(); got != before+2 {
+			t.Fatalf("%d pool goroutines with workers, want %d", got, before+2)
+		}
 		_ = r
 	}()
-	for range 100 {
-		runtime.GC()
-		if runtime.NumGoroutine() <= during-2 {
-			return
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	t.Fatalf("%d goroutines after the pipeline was dropped, %d with its 2 workers", runtime.NumGoroutine(), during)
+	waitForPoolWorkers(t, "after the pipeline was dropped", before)
 }
 
 // Finalize stops the workers at once.
 func TestInterpolateWorkersFinalize(t *testing.T) {
+	before := settledPoolWorkers()
 	r := workersRig(t)
-	during := runtime.NumGoroutine()
+	if got := poolWorkers(); got != before+2 {
+		t.Fatalf("%d pool goroutines with workers, want %d", got, before+2)
+	}
 	r.Pipe.Finalize()
-	for range 100 {
-		if runtime.NumGoroutine() <= during-2 {
+	// No garbage collection needed: Finalize stops them itself.
+	for range 200 {
+		if poolWorkers() <= before {
 			return
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	t.Fatalf("%d goroutines after Finalize, %d with its 2 workers", runtime.NumGoroutine(), during)
+	t.Fatalf("%d pool goroutines after Finalize, %d before the pipeline", poolWorkers(), before)
 }
 
 // workersRig is a pipeline whose Interpolate has run on 3 goroutines.

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
-	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
@@ -156,14 +154,14 @@ func TestReceiveWorkersConfig(t *testing.T) {
 	}
 	// 200 entities with ParallelMin 500: no goroutine is started.
 	c.Receive.ParallelMin, c.Interpolate.ParallelMin = 500, 500
-	before := runtime.NumGoroutine()
+	before := settledPoolWorkers()
 	r := newRig(t, c)
 	for tick := uint32(1); tick <= 10; tick++ {
 		r.Push(variedStream(200, tick)...)
 		r.Frame(0.05)
 	}
-	if got := runtime.NumGoroutine(); got > before {
-		t.Errorf("%d goroutines after frames below ParallelMin, %d before", got, before)
+	if got := poolWorkers(); got > before {
+		t.Errorf("%d pool goroutines after frames below ParallelMin, %d before", got, before)
 	}
 }
 
@@ -181,29 +179,18 @@ func TestReceiveWorkersStop(t *testing.T) {
 		}
 		return r
 	}
-	waitFor := func(what string, want int) {
-		t.Helper()
-		for range 100 {
-			runtime.GC()
-			if runtime.NumGoroutine() <= want {
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
-		t.Fatalf("%s: %d goroutines, want at most %d", what, runtime.NumGoroutine(), want)
-	}
-	before := runtime.NumGoroutine()
+	before := settledPoolWorkers()
 	func() {
 		r := rigWith()
-		if got := runtime.NumGoroutine(); got != before+4 {
-			t.Fatalf("%d goroutines with workers, want %d (2 for Receive, 2 for Interpolate)", got, before+4)
+		if got := poolWorkers(); got != before+4 {
+			t.Fatalf("%d pool goroutines with workers, want %d (2 for Receive, 2 for Interpolate)", got, before+4)
 		}
 		_ = r
 	}()
-	waitFor("after the pipeline was dropped", before)
+	waitForPoolWorkers(t, "after the pipeline was dropped", before)
 	r := rigWith()
 	r.Pipe.Finalize()
-	waitFor("after Finalize", before)
+	waitForPoolWorkers(t, "after Finalize", before)
 }
 
 // Frames of a single message, or of a few NetIDs, on more goroutines than
