@@ -2,7 +2,8 @@ package components
 
 import "github.com/go-gl/mathgl/mgl32"
 
-// RenderFlags describe how this frame's [Render] value was produced.
+// RenderFlags describe how this frame's [Render] value was produced: the
+// bits [Visible], [Extrapolated], [Held], [Snapped] and [Teleported].
 type RenderFlags uint8
 
 const (
