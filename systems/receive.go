@@ -275,11 +275,8 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 		accepted++
 		m.occupancyMove(before, head.Len())
 		span.NoteArrival(msg.Tick, lost)
-		if rn.n > 0 && rn.tick == msg.Tick {
-			rn.n++
-		} else {
-			r.arrivals.observedRun(rn)
-			rn = arrivalRun{tick: msg.Tick, n: 1, accepted: true}
+		if ended := rn.extend(msg.Tick); ended.n > 0 {
+			r.arrivals.observedRun(ended)
 		}
 	}
 	*run = rn
@@ -435,8 +432,8 @@ func (r *Receive) replace(span *c.Span, old *c.Sample, msg *Message, rot *mgl32.
 // trimBuffer gives back the memory of a flood: a drain buffer far larger
 // than the most messages any frame brought in the last one to two seconds
 // (two windows of 64 frames) is dropped, and the inbox grows a right-sized
-// one; so are the buffers of Receive's goroutines. Normal traffic, however bursty from frame to frame, keeps its
-// buffers and allocates nothing.
+// one; so are the buffers of Receive's goroutines. Normal traffic, however
+// bursty from frame to frame, keeps its buffers and allocates nothing.
 func (r *Receive) trimBuffer(n int) {
 	const window, floor = 64, 1 << 12
 	r.peak = max(r.peak, n)

@@ -185,11 +185,8 @@ func (r *Receive) applyHeld(w *ecs.World, msgs []Message, held []int32) {
 	for i := range msgs {
 		msg := &msgs[i]
 		if len(held) == 0 || int(held[0]) != i {
-			if run.n > 0 && run.tick == msg.Tick {
-				run.n++
-			} else {
-				r.arrivals.observedRun(run)
-				run = arrivalRun{tick: msg.Tick, n: 1, accepted: true}
+			if ended := run.extend(msg.Tick); ended.n > 0 {
+				r.arrivals.observedRun(ended)
 			}
 			continue
 		}
@@ -267,13 +264,8 @@ func (r *Receive) storeShare(j int) {
 	for i := range msgs {
 		msg := &msgs[i]
 		if j == 0 {
-			if run.n > 0 && run.tick == msg.Tick {
-				run.n++
-			} else {
-				if run.n > 0 {
-					sh.runs = append(sh.runs, run)
-				}
-				run = arrivalRun{tick: msg.Tick, n: 1, accepted: true}
+			if ended := run.extend(msg.Tick); ended.n > 0 {
+				sh.runs = append(sh.runs, ended)
 			}
 		}
 		if msg.Kind == Complete {

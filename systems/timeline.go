@@ -27,6 +27,19 @@ type arrivalRun struct {
 	accepted bool
 }
 
+// extend counts one more stored message at tick in the run, or, when tick
+// is another, starts a new run with it and returns the run that ended
+// (n == 0 if there was none): how a loop over stored messages builds the
+// runs that observedRun takes.
+func (run *arrivalRun) extend(tick uint32) (ended arrivalRun) {
+	if run.n > 0 && run.tick == tick {
+		run.n++
+		return arrivalRun{}
+	}
+	ended, *run = *run, arrivalRun{tick: tick, n: 1, accepted: true}
+	return ended
+}
+
 // Observed records a message for tick; accepted says its sample was
 // stored (it then also feeds the clock's arrival statistics). Consecutive
 // calls with the same tick and verdict (one server packet's worth) make
