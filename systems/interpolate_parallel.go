@@ -1,8 +1,6 @@
 package systems
 
 import (
-	"runtime"
-
 	"github.com/mlange-42/arche/ecs"
 )
 
@@ -30,16 +28,9 @@ const (
 	maxChunks       = 32
 )
 
-func (s *Interpolate) startWorkers(n int) {
-	s.workers = newWorkerPool(n)
-	runtime.AddCleanup(s, func(p *workerPool) { p.stop() }, s.workers)
-}
-
 func (s *Interpolate) stopWorkers() {
-	if s.workers != nil {
-		s.workers.stop()
-		s.workers = nil
-	}
+	s.workers.stop()
+	s.workers = nil
 }
 
 // runShares implements [sharedWork]: it draws chunks until none is left.
@@ -69,7 +60,7 @@ func (s *Interpolate) runPasses(w *ecs.World) int {
 		return 1
 	}
 	if s.workers == nil {
-		s.startWorkers(k - 1)
+		s.workers = newWorkerPool(s, k-1)
 	}
 	size := (n + len(s.passes) - 1) / len(s.passes)
 	chunks := (n + size - 1) / size

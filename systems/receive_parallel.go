@@ -1,7 +1,6 @@
 package systems
 
 import (
-	"runtime"
 	"slices"
 	"sync/atomic"
 
@@ -126,16 +125,9 @@ type parallelReceive struct {
 	msgs    []Message
 }
 
-func (r *Receive) startWorkers(n int) {
-	r.par.workers = newWorkerPool(n)
-	runtime.AddCleanup(r, func(p *workerPool) { p.stop() }, r.par.workers)
-}
-
 func (r *Receive) stopWorkers() {
-	if r.par.workers != nil {
-		r.par.workers.stop()
-		r.par.workers = nil
-	}
+	r.par.workers.stop()
+	r.par.workers = nil
 }
 
 // storeShared stores msgs on the world's goroutine and the workers, then
@@ -144,7 +136,7 @@ func (r *Receive) storeShared(w *ecs.World, msgs []Message) {
 	p := &r.par
 	k := r.cfg.Workers
 	if p.workers == nil {
-		r.startWorkers(k - 1)
+		p.workers = newWorkerPool(r, k-1)
 		p.shares = make([]receiveShare, k)
 	}
 	p.world, p.msgs = w, msgs

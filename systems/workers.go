@@ -1,6 +1,9 @@
 package systems
 
-import "sync"
+import (
+	"runtime"
+	"sync"
+)
 
 // sharedWork is a frame's work that a system splits over goroutines: each
 // goroutine calls runShares, which takes shares of the work from a counter
@@ -19,14 +22,17 @@ type workerPool struct {
 	once sync.Once
 }
 
-// newWorkerPool starts n worker goroutines.
-func newWorkerPool(n int) *workerPool {
+// newWorkerPool starts n worker goroutines for owner, the system that
+// hands them work: they stop once owner is garbage, if stop was not
+// called before.
+func newWorkerPool[T any](owner *T, n int) *workerPool {
 	p := &workerPool{jobs: make([]chan sharedWork, n)}
 	for i := range p.jobs {
 		ch := make(chan sharedWork)
 		p.jobs[i] = ch
 		go p.work(ch)
 	}
+	runtime.AddCleanup(owner, func(p *workerPool) { p.stop() }, p)
 	return p
 }
 
@@ -51,8 +57,12 @@ func (p *workerPool) run(job sharedWork) {
 	p.wg.Wait()
 }
 
-// stop ends the goroutines; only the first call does anything.
+// stop ends the goroutines; only the first call does anything, and a nil
+// pool (none started) has nothing to stop.
 func (p *workerPool) stop() {
+	if p == nil {
+		return
+	}
 	p.once.Do(func() {
 		for _, ch := range p.jobs {
 			close(ch)
