@@ -60,8 +60,8 @@
 // frame's snapshots on several goroutines, a share of the NetIDs each
 // (ReceiveConfig.Workers, from ParallelMin messages), storing exactly
 // what one goroutine stores as long as OnSpawn leaves other remote
-// entities alone (see ReceiveConfig.OnSpawn). Both create and remove entities, and make
-// arche's queries, on the world's goroutine only; their other goroutines
-// write only the components of the entities they were handed. The other
-// systems run on the world's goroutine.
+// entities alone (see ReceiveConfig.OnSpawn). Both create and remove
+// entities, and make arche's queries, on the world's goroutine only; their
+// other goroutines write only the components of the entities they were
+// handed. The other systems run on the world's goroutine.
 package systems

@@ -1,8 +1,6 @@
 package systems
 
-import (
-	"github.com/mlange-42/arche/ecs"
-)
+import "github.com/mlange-42/arche/ecs"
 
 // DefaultParallelMin is the default InterpolateConfig.ParallelMin: below
 // this many remote entities a frame's Interpolate stays on one goroutine
