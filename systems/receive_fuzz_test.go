@@ -2,10 +2,12 @@ package systems_test
 
 import (
 	"encoding/binary"
+	"iter"
 	"math"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
@@ -307,9 +309,8 @@ func TestCommonPathAfterTrim(t *testing.T) {
 	}
 }
 
-// sameState fails t unless the two pipelines are in the same state: their
-// metrics and render times, and for NetIDs 0 to 5 the entity's span, ring
-// samples, Render and Correction.
+// sameState fails t unless the two pipelines are in the same state (see
+// sameStateOf) for NetIDs 0 to 5.
 func sameState(t *testing.T, a, b *rig) {
 	t.Helper()
 	sameStateN(t, a, b, 6)
@@ -318,38 +319,71 @@ func sameState(t *testing.T, a, b *rig) {
 // sameStateN is sameState for NetIDs 0 to n-1.
 func sameStateN(t *testing.T, a, b *rig, n int) {
 	t.Helper()
+	sameStateOf(t, a, b, func(yield func(components.NetID) bool) {
+		for id := range components.NetID(n) {
+			if !yield(id) {
+				return
+			}
+		}
+	}, "")
+}
+
+// sameStateOf fails t unless the two pipelines are in the same state:
+// their metrics, render times and entity counts, and for the NetIDs ids
+// the entity, its span, ring samples, Render and Correction; and no span
+// of b keeps SpanHeld (which Receive clears in the frame that sets it).
+// where starts every failure message.
+func sameStateOf(t *testing.T, a, b *rig, ids iter.Seq[components.NetID], where string) {
+	t.Helper()
 	if ma, mb := *a.Pipe.Metrics(), *b.Pipe.Metrics(); ma != mb {
-		t.Fatalf("metrics differ:\n%+v\n%+v", ma, mb)
+		t.Fatalf("%smetrics differ:\n%+v\n%+v", where, ma, mb)
 	}
 	if ra, rb := a.RenderTick(), b.RenderTick(); ra != rb && !(math.IsNaN(ra) && math.IsNaN(rb)) {
-		t.Fatalf("render ticks differ: %v, %v", ra, rb)
+		t.Fatalf("%srender ticks differ: %v, %v", where, ra, rb)
 	}
-	spans := generic.NewMap1[components.Span](&a.World)
-	spansB := generic.NewMap1[components.Span](&b.World)
-	for id := range components.NetID(n) {
+	if na, nb := a.World.Stats().Entities.Used, b.World.Stats().Entities.Used; na != nb {
+		t.Fatalf("%s%d entities, %d", where, na, nb)
+	}
+	spanID := ecs.ComponentID[components.Span](&a.World)
+	spanIDb := ecs.ComponentID[components.Span](&b.World)
+	for id := range ids {
 		ea, okA := a.Pipe.Lookup(id)
 		eb, okB := b.Pipe.Lookup(id)
 		if okA != okB {
-			t.Fatalf("NetID %d: known %v with the shortcut, %v without", id, okA, okB)
+			t.Fatalf("%sNetID %d: known %v, %v", where, id, okA, okB)
 		}
 		if !okA {
 			continue
 		}
-		if sa, sb := *spans.Get(ea), *spansB.Get(eb); sa != sb {
-			t.Fatalf("NetID %d: spans differ:\n%+v\n%+v", id, sa, sb)
+		ha, hb := a.World.Has(ea, spanID), b.World.Has(eb, spanIDb)
+		if ha != hb {
+			t.Fatalf("%sNetID %d: has span %v, %v", where, id, ha, hb)
 		}
-		ringA, _ := systems.RingOf(&a.World, ea)
-		ringB, _ := systems.RingOf(&b.World, eb)
-		for i := range ringA.Len() {
-			if *ringA.At(i) != *ringB.At(i) {
-				t.Fatalf("NetID %d: sample %d differs:\n%+v\n%+v", id, i, *ringA.At(i), *ringB.At(i))
+		if ha {
+			sa, sb := *(*components.Span)(a.World.Get(ea, spanID)), *(*components.Span)(b.World.Get(eb, spanIDb))
+			if sa != sb {
+				t.Fatalf("%sNetID %d: spans differ:\n%+v\n%+v", where, id, sa, sb)
+			}
+			ringA, _ := systems.RingOf(&a.World, ea)
+			ringB, _ := systems.RingOf(&b.World, eb)
+			for i := range ringA.Len() {
+				if *ringA.At(i) != *ringB.At(i) {
+					t.Fatalf("%sNetID %d: sample %d differs:\n%+v\n%+v", where, id, i, *ringA.At(i), *ringB.At(i))
+				}
 			}
 		}
 		if ra, rb := a.RenderOf(ea), b.RenderOf(eb); ra != rb {
-			t.Fatalf("NetID %d: renders differ:\n%+v\n%+v", id, ra, rb)
+			t.Fatalf("%sNetID %d: renders differ:\n%+v\n%+v", where, id, ra, rb)
 		}
 		if ca, cb := a.Correction(id), b.Correction(id); ca != cb {
-			t.Fatalf("NetID %d: corrections differ:\n%+v\n%+v", id, ca, cb)
+			t.Fatalf("%sNetID %d: corrections differ:\n%+v\n%+v", where, id, ca, cb)
+		}
+	}
+	q := generic.NewFilter1[components.Span]().Query(&b.World)
+	for q.Next() {
+		if q.Get().Flags&components.SpanHeld != 0 {
+			q.Close()
+			t.Fatalf("%sa span keeps SpanHeld", where)
 		}
 	}
 }
