@@ -98,10 +98,10 @@ func (x *Index) Len() int { return x.remote + x.predicted }
 func (x *Index) Remote() int { return x.remote }
 
 func (x *Index) get(id components.NetID) indexEntry {
+	if uint64(id) < uint64(len(x.dense)) { // the dense table never reaches past denseIDs
+		return x.dense[id]
+	}
 	if uint64(id) < x.denseIDs {
-		if uint64(id) < uint64(len(x.dense)) {
-			return x.dense[id]
-		}
 		return indexEntry{}
 	}
 	return x.sparse[id]

@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
@@ -240,13 +241,12 @@ func (r *Receive) storeAlone(w *ecs.World, msgs []Message) {
 // added to the metrics once.
 func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun) int {
 	m := r.metrics
-	lim, futureLimit := r.cfg.MaxAbs, r.futureLimit
+	lim, futureLimit := math.Float32bits(r.cfg.MaxAbs), r.futureLimit
 	var accepted, evicted uint64
 	rn := *run
 	for ; i < len(msgs); i++ {
 		msg := &msgs[i]
-		if msg.Kind != Snapshot || !within(&msg.Pos, lim) || !within(&msg.Vel, lim) ||
-			!unitOrNone(&msg.Rot) || float64(msg.Tick) > futureLimit {
+		if msg.Kind != Snapshot || !withinBoth(msg, lim) || !unitOrNone(&msg.Rot) || float64(msg.Tick) > futureLimit {
 			break
 		}
 		entry := r.index.get(msg.NetID)
@@ -547,21 +547,34 @@ func (r *Receive) handle(w *ecs.World, msg *Message) outcome {
 // passes as they are. The coordinates are compared as the bits of their
 // absolute values, which order as the values do (lim is positive and
 // finite) and put NaN and the infinities above every finite number: the
-// largest of a vector's three, a branch-free max, is compared once. The
-// rotation needs no square root.
+// largest of the position's and the velocity's six, a branch-free max, is
+// compared once. The rotation needs no square root.
 func plainNumbers(msg *Message, lim float32) bool {
-	return within(&msg.Pos, lim) && within(&msg.Vel, lim) && unitOrNone(&msg.Rot)
+	return withinBoth(msg, math.Float32bits(lim)) && unitOrNone(&msg.Rot)
 }
 
-// within is plainNumbers' test of a vector's coordinates, and unitOrNone
-// its test of the rotation: each small enough to inline into Receive's
-// loop.
+// withinBoth is plainNumbers' test of the position and the velocity, with
+// the limit given as its bits (as Receive's loops hold it), reading the six
+// coordinates, adjacent in a Message, as one array: small enough to inline
+// into those loops, and about 15 instructions a message fewer than testing
+// the two vectors apart.
+func withinBoth(msg *Message, lim uint32) bool {
+	const abs = 0x7fffffff
+	b := (*[6]uint32)(unsafe.Pointer(&msg.Pos))
+	return max(b[0]&abs, b[1]&abs, b[2]&abs, b[3]&abs, b[4]&abs, b[5]&abs) <= lim
+}
+
+// withinBoth reads Vel as the three words after Pos.
+var _ = [1]struct{}{}[unsafe.Offsetof(Message{}.Vel)-unsafe.Offsetof(Message{}.Pos)-12]
+
+// within is check's test of one vector's coordinates.
 func within(v *mgl32.Vec3, lim float32) bool {
 	const abs = 0x7fffffff
 	return max(math.Float32bits(v[0])&abs, math.Float32bits(v[1])&abs, math.Float32bits(v[2])&abs) <= math.Float32bits(lim)
 }
 
-// unitOrNone: see within.
+// unitOrNone is plainNumbers' test of the rotation, small enough to
+// inline into Receive's loops.
 func unitOrNone(q *mgl32.Quat) bool {
 	n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]
 	return n > 0.99999 && n < 1.00001 || *q == (mgl32.Quat{})

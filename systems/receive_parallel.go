@@ -1,6 +1,7 @@
 package systems
 
 import (
+	"math"
 	"slices"
 	"sync/atomic"
 
@@ -247,7 +248,7 @@ func (r *Receive) storeShare(j int) {
 	p := &r.par
 	w, msgs, sh := p.world, p.msgs, &p.shares[j]
 	split := &p.split
-	lim, futureLimit := r.cfg.MaxAbs, r.futureLimit
+	lim, futureLimit := math.Float32bits(r.cfg.MaxAbs), r.futureLimit
 	complete := r.complete
 	var accepted, evicted uint64
 	var run arrivalRun
@@ -289,7 +290,7 @@ func (r *Receive) storeShare(j int) {
 		}
 		head := &span.Ring
 		newest, ok := head.NewestTick()
-		if span.Flags&c.SpanHeld != 0 || msg.Kind != Snapshot || !within(&msg.Pos, lim) || !within(&msg.Vel, lim) ||
+		if span.Flags&c.SpanHeld != 0 || msg.Kind != Snapshot || !withinBoth(msg, lim) ||
 			!unitOrNone(&msg.Rot) || float64(msg.Tick) > futureLimit || msg.Tick < entry.bornTick ||
 			!ok || msg.Tick <= newest || span.Stale(msg.Tick) || complete.unchangedUntil(newest, msg.Tick) != newest {
 			span.Flags |= c.SpanHeld
