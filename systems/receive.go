@@ -240,9 +240,12 @@ func (r *Receive) storeAlone(w *ecs.World, msgs []Message) {
 // loop, so that its values stay in registers; the counts it keeps are
 // added to the metrics once.
 func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun) int {
-	m := r.metrics
 	lim, futureLimit := math.Float32bits(r.cfg.MaxAbs), r.futureLimit
-	var accepted, evicted uint64
+	// Each message it stores is accepted and, unless its ring grew,
+	// evicts the oldest sample: the loop counts only the rings that grew,
+	// and both totals follow from how far it got (two counters fewer for
+	// a loop short of registers).
+	first, grew := i, uint64(0)
 	rn := *run
 	for ; i < len(msgs); i++ {
 		msg := &msgs[i]
@@ -264,24 +267,25 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 		}
 		// appendNewest, written out.
 		before, lost := head.Len(), span.LosesBracket()
-		if _, ev := head.Append(msg.Tick); ev {
-			evicted++
-		}
+		head.Append(msg.Tick)
 		fill(slot, msg, &msg.Rot, false)
 		if r.sampledAt(i) {
 			r.arrivals.Wait(r.wait(span, newest))
 		}
 		r.measureInterval(span, newest, msg.Tick)
-		accepted++
-		m.occupancyMove(before, head.Len())
+		if before != c.RingCapacity {
+			r.metrics.occupancyMove(before, before+1)
+			grew++
+		}
 		span.NoteArrival(msg.Tick, lost)
 		if ended := rn.extend(msg.Tick); ended.n > 0 {
 			r.arrivals.observedRun(ended)
 		}
 	}
 	*run = rn
-	m.Accepted += accepted
-	m.Evicted += evicted
+	accepted := uint64(i - first)
+	r.metrics.Accepted += accepted
+	r.metrics.Evicted += accepted - grew
 	return i
 }
 
