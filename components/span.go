@@ -99,14 +99,14 @@ func (s *Span) Passed() bool {
 
 // Stale reports whether a sample at tick comes too late to be drawn: the
 // render time has already passed the span's first sample, which is newer.
-func (s *Span) Stale(tick uint32) bool { return s.Passed() && tick < s.From }
+func (s *Span) Stale(tick uint32) bool { return tick < s.From && s.Passed() }
 
 // LosesBracket reports whether inserting one more sample would evict a
 // sample the span is built from: the ring is full and the span starts at
 // its oldest sample.
 func (s *Span) LosesBracket() bool {
-	holds := s.Mode == SpanLerp || s.Mode == SpanStep || s.Mode == SpanBefore
-	return s.Ring.Len() == RingCapacity && holds && s.Ring.Logical(int(s.ToPhys)) <= 1
+	return s.Ring.Len() == RingCapacity && s.Ring.Logical(int(s.ToPhys)) <= 1 &&
+		(s.Mode == SpanLerp || s.Mode == SpanStep || s.Mode == SpanBefore)
 }
 
 // NoteArrival records that a sample at tick was stored in the ring, and

@@ -309,7 +309,8 @@ func (r *Receive) noteComplete(tick uint32) {
 
 // completeTicks are the two newest ticks the server said were complete
 // (Complete markers): an entity a complete tick did not name was
-// unchanged then.
+// unchanged then. prev is older than newest (both are zero before the
+// first marker).
 type completeTicks struct {
 	newest, prev uint32
 }
@@ -329,6 +330,8 @@ func (c *completeTicks) note(tick uint32) {
 // unchanged since its newest sample), or newest if there was none.
 func (c *completeTicks) unchangedUntil(newest, tick uint32) uint32 {
 	switch {
+	case c.newest <= newest:
+		// The common case, in one compare: prev is older still.
 	case c.newest < tick && c.newest > newest:
 		return c.newest
 	case c.prev < tick && c.prev > newest:

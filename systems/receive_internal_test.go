@@ -50,3 +50,41 @@ func TestPlainNumbersAgreesWithValues(t *testing.T) {
 		}
 	}
 }
+
+// unchangedUntil answers the common case in one compare, which relies on
+// prev being older than newest: after any sequence of Complete markers it
+// must answer what the full test of both ticks answers.
+func TestCompleteTicksUnchangedUntil(t *testing.T) {
+	full := func(c completeTicks, newest, tick uint32) uint32 {
+		switch {
+		case c.newest < tick && c.newest > newest:
+			return c.newest
+		case c.prev < tick && c.prev > newest:
+			return c.prev
+		}
+		return newest
+	}
+	const ticks = 7
+	var check func(c completeTicks, depth int)
+	check = func(c completeTicks, depth int) {
+		if c.prev > c.newest || c.prev == c.newest && c.newest != 0 {
+			t.Fatalf("%+v: prev is not older than newest", c)
+		}
+		for newest := uint32(0); newest < ticks; newest++ {
+			for tick := newest + 1; tick <= ticks; tick++ {
+				if got, want := c.unchangedUntil(newest, tick), full(c, newest, tick); got != want {
+					t.Fatalf("%+v: unchangedUntil(%d, %d) = %d, want %d", c, newest, tick, got, want)
+				}
+			}
+		}
+		if depth == 0 {
+			return
+		}
+		for tick := uint32(1); tick <= ticks; tick++ {
+			next := c
+			next.note(tick)
+			check(next, depth-1)
+		}
+	}
+	check(completeTicks{}, 4)
+}
