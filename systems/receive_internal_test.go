@@ -13,6 +13,7 @@ func TestPlainNumbersAgreesWithValues(t *testing.T) {
 	const lim = float32(1e9)
 	inf := float32(math.Inf(1))
 	nan := float32(math.NaN())
+	negZero := float32(math.Copysign(0, -1))
 	values := []float32{0, float32(math.Copysign(0, -1)), 1, -1, lim, -lim,
 		math.Nextafter32(lim, inf), -math.Nextafter32(lim, inf), math.Nextafter32(lim, 0),
 		math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32,
@@ -37,6 +38,9 @@ func TestPlainNumbersAgreesWithValues(t *testing.T) {
 	}{
 		{mgl32.QuatIdent(), true},
 		{mgl32.Quat{}, true}, // none sent
+		{mgl32.Quat{W: negZero, V: mgl32.Vec3{0, negZero, 0}}, true},
+		{mgl32.Quat{W: math.SmallestNonzeroFloat32}, false},
+		{mgl32.Quat{V: mgl32.Vec3{0, 0, -math.SmallestNonzeroFloat32}}, false},
 		{mgl32.QuatRotate(1, mgl32.Vec3{0, 1, 0}), true},
 		{mgl32.Quat{W: 2}, false},
 		{mgl32.Quat{W: 0.5}, false},
