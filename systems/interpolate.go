@@ -339,7 +339,7 @@ func (s *Interpolate) pass(q *ecs.Query, p *interpPass, count int) {
 				// needed here).
 				t := float32((base - float64(span.From)) * float64(span.Inv))
 				render.Pos = blend.Lerp(&span.Pos0, &span.Pos1, t)
-				if r0, r1 := &span.Rot0, &span.Rot1; *r0 == *r1 {
+				if r0, r1 := &span.Rot0, &span.Rot1; sameRotation(r0, r1) {
 					render.Rot = *r0
 				} else {
 					qw := r0.W + (r1.W-r0.W)*t
@@ -407,13 +407,24 @@ func (s *Interpolate) drawOther(r *run, i int, p *interpPass, span *c.Span, rend
 func drawLerp(span *c.Span, render *c.Render, rt float64) {
 	t := float32((rt - float64(span.From)) * float64(span.Inv))
 	render.Pos = blend.Lerp(&span.Pos0, &span.Pos1, t)
-	if r0, r1 := &span.Rot0, &span.Rot1; *r0 == *r1 {
+	if r0, r1 := &span.Rot0, &span.Rot1; sameRotation(r0, r1) {
 		render.Rot = *r0
 	} else {
 		render.Rot = blend.NlerpAligned(r0, r1, t)
 	}
 	render.State = span.State
 	render.Flags = c.Visible
+}
+
+// sameRotation reports whether a and b hold the same bits: the rotation
+// does not change across the span, so there is nothing to blend. Two
+// 8-byte compares instead of four float compares: for the many entities
+// whose rotation does not change (and every entity of a game that never
+// sets one) the four compares were all made. Zeros of different signs
+// count as different, and are blended to the same rotation.
+func sameRotation(a, b *mgl32.Quat) bool {
+	x, y := (*[2]uint64)(unsafe.Pointer(a)), (*[2]uint64)(unsafe.Pointer(b))
+	return x[0] == y[0] && x[1] == y[1]
 }
 
 // aheadCounts counts the entities drawn by how many samples they have
