@@ -14,7 +14,7 @@ func TestPlainNumbersAgreesWithValues(t *testing.T) {
 	inf := float32(math.Inf(1))
 	nan := float32(math.NaN())
 	negZero := float32(math.Copysign(0, -1))
-	values := []float32{0, float32(math.Copysign(0, -1)), 1, -1, lim, -lim,
+	values := []float32{0, negZero, 1, -1, lim, -lim,
 		math.Nextafter32(lim, inf), -math.Nextafter32(lim, inf), math.Nextafter32(lim, 0),
 		math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32,
 		inf, -inf, nan, -nan}
