@@ -421,7 +421,8 @@ func drawLerp(span *c.Span, render *c.Render, rt float64) {
 // 8-byte compares instead of four float compares: for the many entities
 // whose rotation does not change (and every entity of a game that never
 // sets one) the four compares were all made. Zeros of different signs
-// count as different, and are blended to the same rotation.
+// count as different, and are blended: the same rotation, renormalised
+// (within a few units in the last place of the stored one).
 func sameRotation(a, b *mgl32.Quat) bool {
 	x, y := (*[2]uint64)(unsafe.Pointer(a)), (*[2]uint64)(unsafe.Pointer(b))
 	return x[0] == y[0] && x[1] == y[1]

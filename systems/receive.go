@@ -309,8 +309,8 @@ func (r *Receive) noteComplete(tick uint32) {
 
 // completeTicks are the two newest ticks the server said were complete
 // (Complete markers): an entity a complete tick did not name was
-// unchanged then. prev is older than newest (both are zero before the
-// first marker).
+// unchanged then. prev is never newer than newest (both are zero before
+// the first marker).
 type completeTicks struct {
 	newest, prev uint32
 }
@@ -325,13 +325,19 @@ func (c *completeTicks) note(tick uint32) {
 	}
 }
 
+// forgetBeyond brings the markers back to tick h at most, as Receive
+// forgets everything beyond a reset clock's horizon.
+func (c *completeTicks) forgetBeyond(h uint32) {
+	c.newest, c.prev = min(c.newest, h), min(c.prev, h)
+}
+
 // unchangedUntil returns the newest complete tick between an entity's
 // newest sample and a newer sample at tick (at which the entity was
 // unchanged since its newest sample), or newest if there was none.
 func (c *completeTicks) unchangedUntil(newest, tick uint32) uint32 {
 	switch {
 	case c.newest <= newest:
-		// The common case, in one compare: prev is older still.
+		// The common case, in one compare: prev is no newer.
 	case c.newest < tick && c.newest > newest:
 		return c.newest
 	case c.prev < tick && c.prev > newest:
@@ -483,7 +489,7 @@ func (r *Receive) forgetBeyond(w *ecs.World, horizon float64) {
 	}
 	r.index.forgetBeyond(h)
 	r.despawns.dueBeyond(h)
-	r.complete = completeTicks{min(r.complete.newest, h), min(r.complete.prev, h)}
+	r.complete.forgetBeyond(h)
 }
 
 // Finalize implements the arche-model System interface. It stops the
