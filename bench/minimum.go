@@ -64,6 +64,32 @@ type minHead struct {
 	_                   uint8
 }
 
+// append reserves the slot for a sample at tick, newer than every one the
+// ring holds, dropping the oldest when the ring is full, and returns its
+// physical index.
+func (h *minHead) append(tick uint32) uint8 {
+	var phys uint8
+	if h.Count < c.RingCapacity {
+		phys = (h.Start + h.Count) & (c.RingCapacity - 1)
+		h.Count++
+	} else {
+		phys = h.Start
+		h.Start = (h.Start + 1) & (c.RingCapacity - 1)
+	}
+	h.Newest = tick
+	return phys
+}
+
+// sampleOf is the sample msg stores: a zero rotation (none sent) is the
+// identity.
+func sampleOf(msg *systems.Message) minSample {
+	rot := msg.Rot
+	if rot == (mgl32.Quat{}) {
+		rot = mgl32.QuatIdent()
+	}
+	return minSample{Tick: msg.Tick, Pos: msg.Pos, Rot: rot}
+}
+
 // minSample is one buffered sample: 32 bytes.
 type minSample struct {
 	Tick uint32
@@ -127,20 +153,7 @@ func (m *Minimum) Ingest(dt float64) {
 				m.clock.AddWait(before - float64(h.Newest)) // the wait, sampled as the pipeline does
 			}
 		}
-		var phys uint8
-		if h.Count < c.RingCapacity {
-			phys = (h.Start + h.Count) & (c.RingCapacity - 1)
-			h.Count++
-		} else {
-			phys = h.Start
-			h.Start = (h.Start + 1) & (c.RingCapacity - 1)
-		}
-		h.Newest = msg.Tick
-		rot := msg.Rot
-		if rot == (mgl32.Quat{}) {
-			rot = mgl32.QuatIdent() // no rotation sent
-		}
-		m.slots[phys][k] = minSample{Tick: msg.Tick, Pos: msg.Pos, Rot: rot}
+		m.slots[h.append(msg.Tick)][k] = sampleOf(msg)
 		if runN > 0 && msg.Tick != runTick {
 			m.clock.ObserveN(runTick, runN)
 			runN = 0

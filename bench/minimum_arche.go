@@ -3,7 +3,6 @@ package bench
 import (
 	"unsafe"
 
-	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	c "github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
@@ -117,20 +116,7 @@ func (m *MinimumOnArche) Ingest(dt float64) {
 				m.clock.AddWait(before - float64(h.Newest))
 			}
 		}
-		var phys uint8
-		if h.Count < c.RingCapacity {
-			phys = (h.Start + h.Count) & (c.RingCapacity - 1)
-			h.Count++
-		} else {
-			phys = h.Start
-			h.Start = (h.Start + 1) & (c.RingCapacity - 1)
-		}
-		h.Newest = msg.Tick
-		rot := msg.Rot
-		if rot == (mgl32.Quat{}) {
-			rot = mgl32.QuatIdent() // no rotation sent
-		}
-		*(*minSample)(w.GetUnchecked(e, m.ringIDs[phys])) = minSample{Tick: msg.Tick, Pos: msg.Pos, Rot: rot}
+		*(*minSample)(w.GetUnchecked(e, m.ringIDs[h.append(msg.Tick)])) = sampleOf(msg)
 		if runN > 0 && msg.Tick != runTick {
 			m.clock.ObserveN(runTick, runN)
 			runN = 0
