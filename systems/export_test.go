@@ -6,6 +6,9 @@ import "github.com/mlange-42/arche/ecs"
 // the shortcut for the common one, so that tests can check the two agree.
 func SetGeneralOnly(r *Receive, on bool) { r.generalOnly = on }
 
+// Shortcuts returns how many messages r's shortcut stored.
+func Shortcuts(r *Receive) uint64 { return r.shortcuts }
+
 // SetPerEntity makes s fetch every entity's components through its query,
 // as it does when arche's archetype bounds cannot be read, so that tests
 // can check that drawing runs of entities agrees.

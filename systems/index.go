@@ -8,7 +8,7 @@ import (
 // Default sizes of the [Index].
 const (
 	// DefaultDenseIDs: NetIDs below this are looked up in a direct table
-	// (16 bytes per id up to the largest id seen), the rest in a map.
+	// (24 bytes per id up to the largest id seen), the rest in a map.
 	DefaultDenseIDs = 1 << 20
 	// DefaultTombstones is how many despawned NetIDs outside the direct
 	// table are remembered, so late snapshots do not resurrect them.
@@ -35,7 +35,9 @@ type indexEntry struct {
 	entity      ecs.Entity
 	despawnTick uint32 // tick the life ends (despawning, dead)
 	bornTick    uint32 // tick the current life began (live): older samples belong to an earlier life
+	row         uint32 // where Receive last found the entity: row in its remote view
 	state       entryState
+	view        uint8 // and the view
 }
 
 // Index maps server NetIDs to the arche entities that stand for them on this
@@ -105,6 +107,33 @@ func (x *Index) get(id components.NetID) indexEntry {
 		return indexEntry{}
 	}
 	return x.sparse[id]
+}
+
+// entry returns the entry of id to read: in place for an id of the
+// direct table, else copied into spare. Reading the fields in place
+// rather than copying the entry out avoids a stall: the copy is written
+// in 16-byte moves that the reads of its fields, narrower and straddling
+// them, cannot be forwarded from. Safe on several goroutines at once
+// (each with its own spare) while nothing changes the index.
+func (x *Index) entry(id components.NetID, spare *indexEntry) *indexEntry {
+	if uint64(id) < uint64(len(x.dense)) {
+		return &x.dense[id]
+	}
+	*spare = x.get(id)
+	return spare
+}
+
+// setRow remembers where the live entity of id was found (see
+// remoteViews).
+func (x *Index) setRow(id components.NetID, view uint8, row uint32) {
+	if uint64(id) < uint64(len(x.dense)) {
+		x.dense[id].view, x.dense[id].row = view, row
+		return
+	}
+	if e, ok := x.sparse[id]; ok {
+		e.view, e.row = view, row
+		x.sparse[id] = e
+	}
 }
 
 func (x *Index) put(id components.NetID, e indexEntry) {

@@ -113,6 +113,7 @@ type Receive struct {
 	arrivals *Arrivals
 
 	cols      columns
+	views     remoteViews
 	remoteIDs []ecs.ID
 	netIDs    generic.Map1[c.NetID]
 	renders   generic.Map1[c.Render]
@@ -133,7 +134,8 @@ type Receive struct {
 	interval     float64 // the stream's send interval, ticks
 	synced       bool    // whether the clock has synced
 	ready        bool
-	generalOnly  bool // every message through handle (tests compare the paths)
+	generalOnly  bool   // every message through handle (tests compare the paths)
+	shortcuts    uint64 // messages the shortcut stored (tests check it is taken)
 	par          parallelReceive
 }
 
@@ -162,6 +164,7 @@ func (r *Receive) Initialize(w *ecs.World) {
 	r.arrivals = mustResource[Arrivals](w)
 	r.despawns = mustResource[Despawns](w)
 	r.cols = newColumns(w)
+	r.views.init(w, &r.cols)
 	r.remoteIDs = r.cols.remoteIDs(w)
 	r.netIDs = generic.NewMap1[c.NetID](w)
 	r.renders = generic.NewMap1[c.Render](w)
@@ -184,6 +187,7 @@ func (r *Receive) Update(w *ecs.World) {
 	if r.synced = r.clock.Synced(); r.synced {
 		r.futureLimit = r.serverBefore + r.frame.Dt*r.clock.TickRate() + r.maxFuture
 	}
+	r.views.invalidate() // in case a panic ended the last frame early
 	msgs, dropped := r.inbox.Drain(r.buf)
 	m.Rejected[RejectInboxFull] += dropped
 	if r.cfg.Workers > 1 && len(msgs) >= r.cfg.ParallelMin && !r.generalOnly {
@@ -191,6 +195,7 @@ func (r *Receive) Update(w *ecs.World) {
 	} else {
 		r.storeAlone(w, msgs)
 	}
+	r.views.invalidate()
 	r.buf = msgs
 	r.waitPhase += uint32(len(msgs))
 	r.trimBuffer(len(msgs))
@@ -230,8 +235,9 @@ func (r *Receive) storeAlone(w *ecs.World, msgs []Message) {
 
 // shortcut stores msgs[i:] as handle would, one after another, as long as
 // each is a Snapshot with plain numbers (in range, a unit rotation or
-// none) for a live entity, newer than every sample the entity has and with
-// no Complete marker in between: the common case. It returns the index of
+// none) for a live entity found where Receive last found it (see
+// remoteViews), newer than every sample the entity has and with no
+// Complete marker in between: the common case. It returns the index of
 // the first message it declines, having changed nothing for it, or
 // len(msgs). FuzzCommonPath checks that it stores what handle would.
 //
@@ -240,6 +246,8 @@ func (r *Receive) storeAlone(w *ecs.World, msgs []Message) {
 // loop, so that its values stay in registers; the counts it keeps are
 // added to the metrics once.
 func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun) int {
+	r.views.refresh(w, &r.cols)
+	views := r.views.views
 	lim, futureLimit := math.Float32bits(r.cfg.MaxAbs), r.futureLimit
 	// Each message it stores is accepted and, unless its ring grew,
 	// evicts the oldest sample: the loop counts only the rings that grew,
@@ -247,20 +255,23 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 	// a loop short of registers).
 	first, grew := i, uint64(0)
 	rn := *run
+	var spare indexEntry
 	for ; i < len(msgs); i++ {
 		msg := &msgs[i]
 		if msg.Kind != Snapshot || !withinBoth(msg, lim) || !unitOrNone(&msg.Rot) || float64(msg.Tick) > futureLimit {
 			break
 		}
-		entry := r.index.get(msg.NetID)
-		if entry.state != entryLive || msg.Tick < entry.bornTick || !w.Alive(entry.entity) {
+		entry := r.index.entry(msg.NetID, &spare)
+		if entry.state != entryLive || msg.Tick < entry.bornTick || int(entry.view) >= len(views) {
 			break
 		}
-		span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
+		view := &views[entry.view]
+		if entry.row >= view.n || view.entityAt(entry.row) != entry.entity {
+			break
+		}
+		span := view.spanAt(entry.row)
 		head := &span.Ring
-		// The slot an append takes, looked up with the span: the
-		// entity's row is found once.
-		slot := r.cols.slot(w, entry.entity, head.Phys(head.Len()))
+		slot := view.slotAt(entry.row, head.Phys(head.Len()))
 		newest, ok := head.NewestTick()
 		if !ok || msg.Tick <= newest || span.Stale(msg.Tick) || r.complete.unchangedUntil(newest, msg.Tick) != newest {
 			break
@@ -284,6 +295,7 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 	}
 	*run = rn
 	accepted := uint64(i - first)
+	r.shortcuts += accepted
 	r.metrics.Accepted += accepted
 	r.metrics.Evicted += accepted - grew
 	return i
@@ -672,6 +684,12 @@ func (r *Receive) entityFor(w *ecs.World, msg *Message, entry indexEntry) (e ecs
 func (r *Receive) store(w *ecs.World, e ecs.Entity, msg *Message, rot *mgl32.Quat, spawned bool) bool {
 	m := r.metrics
 	span := (*c.Span)(w.GetUnchecked(e, r.cols.span))
+	if msg.Kind == Snapshot {
+		// Where the shortcut will find it next time.
+		if view, row, ok := r.views.rowOf(e, span); ok {
+			r.index.setRow(msg.NetID, view, row)
+		}
+	}
 	if span.Stale(msg.Tick) {
 		m.reject(RejectStale) // the render time has already passed it
 		return false
@@ -790,7 +808,13 @@ func (r *Receive) spawn(w *ecs.World, id c.NetID, born uint32) (ecs.Entity, bool
 	e := w.NewEntity(r.remoteIDs...)
 	*r.netIDs.Get(e) = id
 	r.renders.Get(e).Rot = mgl32.QuatIdent()
-	r.index.put(id, indexEntry{entity: e, state: entryLive, bornTick: born})
+	entry := indexEntry{entity: e, state: entryLive, bornTick: born}
+	if r.cfg.OnSpawn == nil {
+		entry.view, entry.row, _ = r.views.added(w, &r.cols, e)
+	} else {
+		r.views.invalidate() // the game may change anything
+	}
+	r.index.put(id, entry)
 	r.metrics.Spawned++
 	r.metrics.Occupancy[0]++
 	if r.cfg.OnSpawn != nil {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"iter"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -172,99 +173,205 @@ func FuzzCommonPath(f *testing.F) {
 	f.Add([]byte{0, 0x21, 1, 0, 0, 0, 0x21, 1, 0, 0, 0, 0, 20, 0x21, 1, 0, 0, 0, 0, 20, 0x21, 1, 0, 0, 0, 0, 20})
 	// A Complete marker between two samples of an entity.
 	f.Add([]byte{0, 1, 0, 0, 0, 0, 0, 20, 4, 2, 1, 0, 2, 0, 0, 0, 20, 4, 5, 1, 0, 2, 0, 0, 0, 20})
-	f.Fuzz(func(t *testing.T, data []byte) {
-		rd := reader{data: data}
+	f.Fuzz(commonPath)
+}
+
+// TestCommonPathRandom runs commonPath on random streams, so that every
+// test run (not only fuzzing, which makes slow progress on this target)
+// covers the game's own changes to the world between the frames.
+func TestCommonPathRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	for range 300 {
+		data := make([]byte, 600)
+		for k := range data {
+			data[k] = byte(rng.Uint32())
+		}
+		commonPath(t, data)
+		if t.Failed() {
+			t.Logf("stream: %x", data)
+			return
+		}
+	}
+}
+
+// TestCommonPathAcrossGrowth: an archetype that runs out of room moves
+// every entity's components to larger arrays. A frame that spawns
+// hundreds of entities, with samples of older entities in between, makes
+// the remote archetype grow several times while the shortcut stores
+// samples; they must land where the general way puts them, not in the
+// arrays the archetype left. The same with the game's OnSpawn adding a
+// component of its own to some (two archetypes growing).
+func TestCommonPathAcrossGrowth(t *testing.T) {
+	for _, own := range []bool{false, true} {
 		cfg := nsecs.DefaultConfig()
-		setup := rd.byte()
-		if setup&1 != 0 {
-			// Drawn far behind: rings fill up, and new samples evict the
-			// ones the span is built from.
-			cfg = cfgAt(20, 24)
+		if own {
+			cfg.Receive.OnSpawn = func(w *ecs.World, e ecs.Entity, id components.NetID) {
+				if id%3 == 0 {
+					w.Add(e, ecs.ComponentID[ownTag](w))
+				}
+			}
 		}
-		if setup&4 != 0 {
-			cfg.Receive.DenseIDs = 3 // NetIDs 3 to 5 in the index's map
-		}
-		cfg.Receive.MaxEntities = 5
 		a, b := newRig(t, cfg), newRig(t, cfg)
 		for _, s := range b.Pipe.Systems() {
 			if rcv, ok := s.(*systems.Receive); ok {
 				systems.SetGeneralOnly(rcv, true)
 			}
 		}
-		cfg.Receive.Workers, cfg.Receive.ParallelMin = 2+int(setup>>1&1), 1
-		c := newRig(t, cfg)
-		defer c.Pipe.Finalize()
-		base := uint32(1000)
-		var last [6]uint32
-		for ops := 0; ops < 500 && !rd.done(); ops++ {
-			op := rd.byte()
-			var m systems.Message
-			switch op % 8 {
-			case 0:
-				dt := float64(rd.byte()) / 255 * 0.1
-				base += uint32(dt * 20)
-				a.Frame(dt)
-				b.Frame(dt)
-				c.Frame(dt)
-				sameState(t, a, b)
-				sameState(t, a, c)
-				continue
-			case 1, 2, 3:
-				// A sane snapshot: newer than the entity's last (or, with
-				// the top bit, a little older), a unit rotation.
-				id := rd.byte() % 6
-				step := uint32(rd.byte() % 3)
-				if op&0x80 != 0 {
-					last[id] -= min(step, last[id])
-				} else {
-					last[id] = max(last[id]+1+step, base-3)
-				}
-				angle := float64(rd.byte()) / 40
-				sin, cos := math.Sincos(angle)
-				m = systems.Message{
-					NetID:       components.NetID(id),
-					Tick:        last[id],
-					Pos:         mgl32.Vec3{rd.float(), 0.5, float32(id)},
-					Rot:         mgl32.Quat{W: float32(cos), V: mgl32.Vec3{0, float32(sin), 0}},
-					HasVelocity: op&0x40 != 0,
-					Vel:         mgl32.Vec3{1, 0, 0},
-					State:       uint16(op >> 5),
-				}
-				if op&0x20 != 0 {
-					m.Rot = mgl32.Quat{} // never set: the identity
-				}
-			case 4:
-				m = systems.Message{Kind: systems.Complete, Tick: base - 3 + uint32(rd.byte()%6)}
-			case 5, 6:
-				// Lifecycle and teleports, around the stream's tick.
-				kinds := [...]systems.Kind{systems.Spawn, systems.Despawn, systems.Teleport}
-				m = systems.Message{
-					Kind:  kinds[int(rd.byte())%len(kinds)],
-					NetID: components.NetID(rd.byte() % 6),
-					Tick:  base - 4 + uint32(rd.byte()%8),
-					Rot:   mgl32.QuatIdent(),
-				}
-			default:
-				// Garbage: any kind, any numbers.
-				m = systems.Message{
-					Kind:  systems.Kind(rd.byte() % 6),
-					NetID: components.NetID(rd.byte() % 6),
-					Tick:  uint32(int64(base) + int64(int8(rd.byte()))),
-					Pos:   mgl32.Vec3{rd.float(), rd.float(), rd.float()},
-					Vel:   mgl32.Vec3{rd.float(), rd.float(), rd.float()},
-					Rot:   mgl32.Quat{W: rd.float(), V: mgl32.Vec3{rd.float(), rd.float(), rd.float()}},
-				}
+		const n = 1100
+		for _, r := range []*rig{a, b} {
+			r.Push(snap(0, 1000, 0))
+			r.Frame(1.0 / 60)
+			for id := components.NetID(1); id < n; id++ {
+				// A new entity, then newer samples of an older one and
+				// of the first.
+				r.Push(snap(id, 1000, float32(id)), snap(id/2, 1001+uint32(id%2), float32(id)), snap(0, 1001+uint32(id)*8/n, float32(-int(id))))
 			}
-			a.Pipe.Inbox().Push(m)
-			b.Pipe.Inbox().Push(m)
-			c.Pipe.Inbox().Push(m)
+			r.Frame(1.0 / 60)
 		}
-		a.Frame(1.0 / 60)
-		b.Frame(1.0 / 60)
-		c.Frame(1.0 / 60)
-		sameState(t, a, b)
-		sameState(t, a, c)
-	})
+		sameStateN(t, a, b, n)
+		// Every sample of entity 0 but the first of each tick replaced
+		// the one before.
+		if ring := a.Ring(0); ring.Newest().Tick != 1008 || ring.Newest().Pos[0] != -(n-1) || a.Pipe.Metrics().Replaced == 0 {
+			t.Fatalf("own components %v: entity 0's newest sample is %+v, want tick 1008 at x %d", own, *ring.Newest(), -(n - 1))
+		}
+	}
+}
+
+// commonPath feeds the stream data describes to three pipelines, one
+// storing every message the general way, one with the shortcut and one on
+// several goroutines, and fails t unless they stay in the same state.
+func commonPath(t *testing.T, data []byte) {
+	rd := reader{data: data}
+	cfg := nsecs.DefaultConfig()
+	setup := rd.byte()
+	if setup&1 != 0 {
+		// Drawn far behind: rings fill up, and new samples evict the
+		// ones the span is built from.
+		cfg = cfgAt(20, 24)
+	}
+	if setup&4 != 0 {
+		cfg.Receive.DenseIDs = 3 // NetIDs 3 to 5 in the index's map
+	}
+	cfg.Receive.MaxEntities = 5
+	if setup&8 != 0 {
+		// The game gives some new entities a component of its own:
+		// remote entities in two archetypes.
+		cfg.Receive.OnSpawn = func(w *ecs.World, e ecs.Entity, id components.NetID) {
+			if id%2 == 1 {
+				w.Add(e, ecs.ComponentID[ownTag](w))
+			}
+		}
+	}
+	a, b := newRig(t, cfg), newRig(t, cfg)
+	for _, s := range b.Pipe.Systems() {
+		if rcv, ok := s.(*systems.Receive); ok {
+			systems.SetGeneralOnly(rcv, true)
+		}
+	}
+	cfg.Receive.Workers, cfg.Receive.ParallelMin = 2+int(setup>>1&1), 1
+	c := newRig(t, cfg)
+	defer c.Pipe.Finalize()
+	base := uint32(1000)
+	var last [6]uint32
+	for ops := 0; ops < 500 && !rd.done(); ops++ {
+		op := rd.byte()
+		var m systems.Message
+		switch op % 8 {
+		case 0:
+			dt := float64(rd.byte()) / 255 * 0.1
+			base += uint32(dt * 20)
+			a.Frame(dt)
+			b.Frame(dt)
+			c.Frame(dt)
+			sameState(t, a, b)
+			sameState(t, a, c)
+			continue
+		case 1, 2, 3:
+			// A sane snapshot: newer than the entity's last (or, with
+			// the top bit, a little older), a unit rotation.
+			id := rd.byte() % 6
+			step := uint32(rd.byte() % 3)
+			if op&0x80 != 0 {
+				last[id] -= min(step, last[id])
+			} else {
+				last[id] = max(last[id]+1+step, base-3)
+			}
+			angle := float64(rd.byte()) / 40
+			sin, cos := math.Sincos(angle)
+			m = systems.Message{
+				NetID:       components.NetID(id),
+				Tick:        last[id],
+				Pos:         mgl32.Vec3{rd.float(), 0.5, float32(id)},
+				Rot:         mgl32.Quat{W: float32(cos), V: mgl32.Vec3{0, float32(sin), 0}},
+				HasVelocity: op&0x40 != 0,
+				Vel:         mgl32.Vec3{1, 0, 0},
+				State:       uint16(op >> 5),
+			}
+			if op&0x20 != 0 {
+				m.Rot = mgl32.Quat{} // never set: the identity
+			}
+		case 4:
+			m = systems.Message{Kind: systems.Complete, Tick: base - 3 + uint32(rd.byte()%6)}
+		case 5, 6:
+			// Lifecycle and teleports, around the stream's tick.
+			kinds := [...]systems.Kind{systems.Spawn, systems.Despawn, systems.Teleport}
+			m = systems.Message{
+				Kind:  kinds[int(rd.byte())%len(kinds)],
+				NetID: components.NetID(rd.byte() % 6),
+				Tick:  base - 4 + uint32(rd.byte()%8),
+				Rot:   mgl32.QuatIdent(),
+			}
+		default:
+			if op&0x80 != 0 {
+				// The game changes the world between frames.
+				act := rd.byte()
+				for _, r := range []*rig{a, b, c} {
+					gameChange(r, components.NetID(act%6), act/6%3)
+				}
+				continue
+			}
+			// Garbage: any kind, any numbers.
+			m = systems.Message{
+				Kind:  systems.Kind(rd.byte() % 6),
+				NetID: components.NetID(rd.byte() % 6),
+				Tick:  uint32(int64(base) + int64(int8(rd.byte()))),
+				Pos:   mgl32.Vec3{rd.float(), rd.float(), rd.float()},
+				Vel:   mgl32.Vec3{rd.float(), rd.float(), rd.float()},
+				Rot:   mgl32.Quat{W: rd.float(), V: mgl32.Vec3{rd.float(), rd.float(), rd.float()}},
+			}
+		}
+		a.Pipe.Inbox().Push(m)
+		b.Pipe.Inbox().Push(m)
+		c.Pipe.Inbox().Push(m)
+	}
+	a.Frame(1.0 / 60)
+	b.Frame(1.0 / 60)
+	c.Frame(1.0 / 60)
+	sameState(t, a, b)
+	sameState(t, a, c)
+}
+
+// ownTag is a component of the game's own.
+type ownTag struct{}
+
+// gameChange makes a change to the world that a game may make to the
+// remote entity of id: remove it itself (0: the last entity of its
+// archetype moves into its row), or add (1) or remove (2) a component of
+// its own (it moves to another archetype).
+func gameChange(r *rig, id components.NetID, what byte) {
+	e, ok := r.Pipe.Lookup(id)
+	if !ok {
+		return
+	}
+	tag := ecs.ComponentID[ownTag](&r.World)
+	switch has := r.World.Has(e, tag); {
+	case what == 0:
+		r.World.RemoveEntity(e)
+	case what == 1 && !has:
+		r.World.Add(e, tag)
+	case what == 2 && has:
+		r.World.Remove(e, tag)
+	}
 }
 
 // The shortcut takes a sample newer than the ring's newest, which a span

@@ -115,14 +115,14 @@ type receiveShare struct {
 }
 
 // parallelReceive is Receive's state for frames stored on several
-// goroutines; the world and messages are set only while a frame runs.
+// goroutines; the messages are set only while a frame runs (the shares
+// reach the world's storage through Receive's views).
 type parallelReceive struct {
 	workers *workerPool
 	shares  []receiveShare
 	next    atomic.Int32 // the next share to take
 	held    []int32      // every share's held messages, merged
 	split   shareSplit
-	world   *ecs.World
 	msgs    []Message
 }
 
@@ -140,11 +140,12 @@ func (r *Receive) storeShared(w *ecs.World, msgs []Message) {
 		p.workers = newWorkerPool(r, k-1)
 		p.shares = make([]receiveShare, k)
 	}
-	p.world, p.msgs = w, msgs
+	p.msgs = msgs
+	r.views.refresh(w, &r.cols) // the shares read them
 	p.split.cut(msgs, k)
 	p.next.Store(0)
 	p.workers.run(r)
-	p.world, p.msgs = nil, nil // no reference to the world between frames
+	p.msgs = nil
 
 	m := r.metrics
 	p.held = p.held[:0]
@@ -246,12 +247,14 @@ func (r *Receive) runShares() {
 // called inside it).
 func (r *Receive) storeShare(j int) {
 	p := &r.par
-	w, msgs, sh := p.world, p.msgs, &p.shares[j]
+	msgs, sh := p.msgs, &p.shares[j]
 	split := &p.split
 	lim, futureLimit := math.Float32bits(r.cfg.MaxAbs), r.futureLimit
 	complete := r.complete
+	views := r.views.views
 	var accepted, evicted uint64
 	var run arrivalRun
+	var spare indexEntry
 	sh.held, sh.runs, sh.waits = sh.held[:0], sh.runs[:0], sh.waits[:0]
 	sh.occupancy = [c.RingCapacity + 1]int32{}
 	for i := range msgs {
@@ -275,19 +278,20 @@ func (r *Receive) storeShare(j int) {
 		if split.of(msg.NetID) != j {
 			continue
 		}
-		entry := r.index.get(msg.NetID)
-		if entry.state != entryLive || !w.Alive(entry.entity) {
+		entry := r.index.entry(msg.NetID, &spare)
+		if entry.state != entryLive || int(entry.view) >= len(views) {
 			sh.held = append(sh.held, int32(i)) // a new entity, or none to store into
 			continue
 		}
-		span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
-		if span == nil {
-			// The game took the entity's Span away: whatever follows
-			// (a panic, as on one goroutine) happens on the world's
-			// goroutine, where the game can recover it.
+		view := &views[entry.view]
+		if entry.row >= view.n || view.entityAt(entry.row) != entry.entity {
+			// Not where it was last found (or gone, or its Span taken
+			// away by the game): the world's goroutine finds it, or
+			// fails to as on one goroutine.
 			sh.held = append(sh.held, int32(i))
 			continue
 		}
+		span := view.spanAt(entry.row)
 		head := &span.Ring
 		newest, ok := head.NewestTick()
 		if span.Flags&c.SpanHeld != 0 || msg.Kind != Snapshot || !withinBoth(msg, lim) ||
@@ -298,7 +302,7 @@ func (r *Receive) storeShare(j int) {
 			continue
 		}
 		// The shortcut's store, written out.
-		slot := r.cols.slot(w, entry.entity, head.Phys(head.Len()))
+		slot := view.slotAt(entry.row, head.Phys(head.Len()))
 		before, lost := head.Len(), span.LosesBracket()
 		if _, ev := head.Append(msg.Tick); ev {
 			evicted++

@@ -357,3 +357,53 @@ func TestZeroRotationIsIdentity(t *testing.T) {
 		t.Fatalf("drawn %+v, want visible with the identity", rd)
 	}
 }
+
+// TestShortcutFollowsMovedRows: the shortcut finds each entity at the row
+// where Receive last found it, and a row that changed sends the entity's
+// next snapshot the general way, once. The game removes one remote entity
+// itself (the last of the archetype moves into its row) and gives another
+// a component of its own (it moves to another archetype).
+func TestShortcutFollowsMovedRows(t *testing.T) {
+	r := newRig(t, nsecs.DefaultConfig())
+	var receive *systems.Receive
+	for _, s := range r.Pipe.Systems() {
+		if rcv, ok := s.(*systems.Receive); ok {
+			receive = rcv
+		}
+	}
+	const n = 100
+	tick := uint32(1000)
+	frame := func() uint64 {
+		t.Helper()
+		before := systems.Shortcuts(receive)
+		for id := range components.NetID(n) {
+			r.Push(snap(id, tick, float32(id)))
+		}
+		tick++
+		r.Frame(1.0 / 20)
+		for id := range components.NetID(n) {
+			if got := r.Ring(id).Newest(); got.Tick != tick-1 || got.Pos[0] != float32(id) {
+				t.Fatalf("NetID %d: newest sample %+v, want tick %d at x %d", id, *got, tick-1, id)
+			}
+		}
+		return systems.Shortcuts(receive) - before
+	}
+	if got := frame(); got != 0 {
+		t.Fatalf("first frame: the shortcut stored %d first samples, want none (each spawns)", got)
+	}
+	if got := frame(); got != n {
+		t.Fatalf("second frame: the shortcut stored %d, want all %d", got, n)
+	}
+	removed, _ := r.Pipe.Lookup(10)
+	r.World.RemoveEntity(removed)
+	moved, _ := r.Pipe.Lookup(20)
+	r.World.Add(moved, ecs.ComponentID[ownTag](&r.World))
+	// NetID 10 spawns again; 99 took 10's row, 20 is in another
+	// archetype and 98 took its row: four the general way.
+	if got := frame(); got != n-4 {
+		t.Fatalf("after the game's changes: the shortcut stored %d, want %d", got, n-4)
+	}
+	if got := frame(); got != n {
+		t.Fatalf("the frame after: the shortcut stored %d, want all %d", got, n)
+	}
+}
