@@ -270,7 +270,9 @@ go run ./bench/cmd/report
 ` + "`go test`" + `, overrides the iteration counts, which by default scale with the
 entity count). Each number comes from one short run, but at 100k entities,
 where the targets are checked, from the median of three: expect some
-noise, and compare runs on the same machine only.
+noise, and compare runs on the same machine only. Under the targets, the
+report says whether the run looks disturbed (repeats far apart, or a
+frame that disagrees with its crossing and other frames).
 
 `)
 }
@@ -300,12 +302,80 @@ func (r *report) writeTargets(b *strings.Builder) {
 		rows = append(rows, t.row())
 	}
 	writeTable(b, []string{"check", "measured", "target", "ratio", "result"}, rows)
+	r.writeNoise(b)
 	r.writeArcheFloor(b)
 	fmt.Fprintf(b, "Memory per remote entity: netsmooth's components take %d B; the lower bound's data, %d B.", r.ComponentBytes, bench.MinimumBytesPerEntity)
 	if r.HeapN > 0 {
 		fmt.Fprintf(b, " The heap grows by %.0f B per remote entity at %s entities (components, arche's and the NetID index's bookkeeping, and the inbox buffers).", r.HeapBytes, countLabel(r.HeapN))
 	}
 	b.WriteString("\n\n")
+}
+
+// noiseLimit is how far a measurement at the targets' entity count may be
+// from its own repeats, or a frame from its crossing and other frames,
+// before the report says the machine was busy.
+const noiseLimit = 0.10
+
+// noise lists the signs, at the targets' entity count, that the machine
+// was busy during the run: a measurement the targets use whose repeats
+// spread over more than noiseLimit, or a frame more than noiseLimit from
+// the average of its crossing frame and two others (which it is made of,
+// and which are timed at other moments). A disturbance long enough to
+// slow all three repeats of one benchmark alike shows only in the second.
+func (r *report) noise() []string {
+	n := r.targetN()
+	var found []string
+	for _, k := range []key{
+		{caseFrame, bench.NetSmooth, n}, {caseFrame, bench.MinimumName, n},
+		{caseInterpolate, bench.NetSmooth, n}, {caseInterpolate, bench.MinimumName, n},
+		{caseIngest, bench.NetSmooth, n}, {caseIngest, bench.MinimumName, n},
+		{casePositionOnly, bench.NetSmooth, n}, {caseTwoWorkers, bench.NetSmooth, n},
+	} {
+		if m, ok := r.Results[k]; ok && m.Spread > noiseLimit {
+			found = append(found, fmt.Sprintf("the repeats of %s's %s spread over %.0f%%", implLabel(k.Impl), k.Case, 100*m.Spread))
+		}
+	}
+	for _, impl := range []string{bench.NetSmooth, bench.MinimumName, bench.MinimumOnArcheName} {
+		frame, ok1 := r.get(caseFrame, impl, n)
+		crossing, ok2 := r.get(caseCrossing, impl, n)
+		between, ok3 := r.get(caseBetween, impl, n)
+		if !ok1 || !ok2 || !ok3 || frame.Value <= 0 {
+			continue
+		}
+		parts := (crossing.Value + 2*between.Value) / 3
+		if off := frame.Value/parts - 1; math.Abs(off) > noiseLimit {
+			found = append(found, fmt.Sprintf("%s's frame (%s) is %+.0f%% from its crossing and other frames ((%s + 2 × %s) / 3 = %s)",
+				implLabel(impl), formatNs(frame.Value), 100*off, formatNs(crossing.Value), formatNs(between.Value), formatNs(parts)))
+		}
+	}
+	return found
+}
+
+// writeNoise says whether the run at the targets' entity count looks
+// undisturbed (see noise).
+func (r *report) writeNoise(b *strings.Builder) {
+	if _, ok := r.get(caseFrame, bench.MinimumName, r.targetN()); !ok {
+		return
+	}
+	if found := r.noise(); len(found) > 0 {
+		fmt.Fprintf(b, "**The machine was busy during this run**: %s. A result within that margin of its target may be wrong: run the report again on a quiet machine.\n\n", strings.Join(found, "; "))
+		return
+	}
+	fmt.Fprintf(b, "Noise check: at %s entities the repeats of every measurement the targets use lie within %.0f%% of each other, and every frame within %.0f%% of its crossing and other frames.\n\n",
+		countLabel(r.targetN()), 100*noiseLimit, 100*noiseLimit)
+}
+
+// implLabel names an implementation in prose.
+func implLabel(impl string) string {
+	switch impl {
+	case bench.NetSmooth:
+		return "netsmooth"
+	case bench.MinimumName:
+		return "the lower bound"
+	case bench.MinimumOnArcheName:
+		return "the lower bound on arche"
+	}
+	return impl
 }
 
 // writeArcheFloor says how far the lower bound on arche is from the lower

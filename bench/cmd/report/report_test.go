@@ -110,6 +110,41 @@ func TestTargets(t *testing.T) {
 	}
 }
 
+// TestNoise: the report says when the machine was busy, from the spread
+// of a measurement's repeats and from a frame that disagrees with its
+// crossing and other frames, and says that it checked when it was not.
+func TestNoise(t *testing.T) {
+	r := fakeReport(counts)
+	if found := r.noise(); len(found) != 0 {
+		t.Fatalf("a quiet run found noisy: %q", found)
+	}
+	if md := r.Markdown(); !strings.Contains(md, "Noise check: at 100k entities the repeats of every measurement the targets use lie within 10% of each other") {
+		t.Error("the quiet run does not say it was checked")
+	}
+	spread := r.Results[key{caseIngest, bench.MinimumName, 100_000}]
+	spread.Spread = 0.25
+	r.Results[key{caseIngest, bench.MinimumName, 100_000}] = spread
+	slow := r.Results[key{caseFrame, bench.MinimumName, 100_000}]
+	slow.Value = 9 // its crossing and other frames make 6.67
+	r.Results[key{caseFrame, bench.MinimumName, 100_000}] = slow
+	want := []string{
+		"the repeats of the lower bound's ingest spread over 25%",
+		"the lower bound's frame (9.00) is +35% from its crossing and other frames ((12.0 + 2 × 4.00) / 3 = 6.67)",
+	}
+	found := r.noise()
+	if len(found) != len(want) {
+		t.Fatalf("found %q, want %q", found, want)
+	}
+	for i := range want {
+		if found[i] != want[i] {
+			t.Errorf("found %q, want %q", found[i], want[i])
+		}
+	}
+	if md := r.Markdown(); !strings.Contains(md, "**The machine was busy during this run**: "+want[0]+"; "+want[1]+".") {
+		t.Error("the busy run is not flagged in the markdown")
+	}
+}
+
 func TestTargetsQuickRun(t *testing.T) {
 	r := fakeReport(countsUpTo(100_000))
 	ts := r.Targets()

@@ -72,6 +72,9 @@ type measurement struct {
 	Allocs int64   // allocs/op
 	Bytes  int64   // bytes/op
 	Iters  int     // b.N of the final run
+	// Spread is how far apart the repeats were: (slowest - fastest) /
+	// median, 0 for a single run.
+	Spread float64
 }
 
 // job is one benchmark to run.
@@ -194,6 +197,9 @@ func measureMedian(j job, k int) (measurement, error) {
 	slices.SortFunc(runs, func(a, b measurement) int { return cmp.Compare(a.Value, b.Value) })
 	m := runs[len(runs)/2]
 	m.Allocs = allocs
+	if m.Value > 0 {
+		m.Spread = (runs[len(runs)-1].Value - runs[0].Value) / m.Value
+	}
 	return m, nil
 }
 
