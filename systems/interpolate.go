@@ -205,7 +205,9 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 	}
 	s.render = ecs.ComponentID[c.Render](w)
 	s.corr = ecs.ComponentID[c.Correction](w)
-	mask := ecs.All(s.cols.span, s.render, s.corr, ecs.ComponentID[c.Remote](w))
+	// Every ring slot too: an entity the game took one from is not drawn
+	// (rather than read from a column its archetype does not have).
+	mask := ecs.All(append([]ecs.ID{s.cols.span, s.render, s.corr, ecs.ComponentID[c.Remote](w)}, s.cols.slots[:]...)...)
 	filter := mask.Without(ecs.ComponentID[c.Predicted](w))
 	s.cached = w.Cache().Register(&filter)
 	s.teleport2 = s.cfg.TeleportDistance * s.cfg.TeleportDistance

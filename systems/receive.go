@@ -246,7 +246,9 @@ func (r *Receive) storeAlone(w *ecs.World, msgs []Message) {
 // loop, so that its values stay in registers; the counts it keeps are
 // added to the metrics once.
 func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun) int {
-	r.views.refresh(w, &r.cols)
+	if !r.viewsFor(w, &msgs[i]) {
+		return i
+	}
 	views := r.views.views
 	lim, futureLimit := math.Float32bits(r.cfg.MaxAbs), r.futureLimit
 	// Each message it stores is accepted and, unless its ring grew,
@@ -299,6 +301,20 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 	r.metrics.Accepted += accepted
 	r.metrics.Evicted += accepted - grew
 	return i
+}
+
+// viewsFor builds the views for the shortcut, if it may take msg: not
+// after every spawn of a burst of new entities. It reports whether it
+// built them.
+func (r *Receive) viewsFor(w *ecs.World, msg *Message) bool {
+	if r.views.fresh {
+		return true
+	}
+	if msg.Kind != Snapshot || r.index.get(msg.NetID).state != entryLive {
+		return false
+	}
+	r.views.refresh(w, &r.cols)
+	return true
 }
 
 // recountOccupancy rebuilds the occupancy histogram from the rings. It runs
@@ -805,16 +821,14 @@ func fill(dst *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
 }
 
 func (r *Receive) spawn(w *ecs.World, id c.NetID, born uint32) (ecs.Entity, bool) {
+	// A new entity may move every entity of its archetype (to larger
+	// arrays), and the game's OnSpawn and an arche Listener may change
+	// anything.
+	r.views.invalidate()
 	e := w.NewEntity(r.remoteIDs...)
 	*r.netIDs.Get(e) = id
 	r.renders.Get(e).Rot = mgl32.QuatIdent()
-	entry := indexEntry{entity: e, state: entryLive, bornTick: born}
-	if r.cfg.OnSpawn == nil {
-		entry.view, entry.row, _ = r.views.added(w, &r.cols, e)
-	} else {
-		r.views.invalidate() // the game may change anything
-	}
-	r.index.put(id, entry)
+	r.index.put(id, indexEntry{entity: e, state: entryLive, bornTick: born})
 	r.metrics.Spawned++
 	r.metrics.Occupancy[0]++
 	if r.cfg.OnSpawn != nil {

@@ -37,7 +37,8 @@ const DefaultReceiveParallelMin = 30_000
 // change what later snapshots mean, are followed by every goroutine as they
 // read past them. Meanwhile no entity is created, removed or moved, and
 // each goroutine writes only the spans and ring slots of its own share's
-// entities (the NetID index and arche's entity records are only read).
+// entities (the NetID index and Receive's views of the world's storage,
+// built before they start, are only read).
 // Afterwards the world's goroutine applies the held messages in order
 // through the general path (creating and removing entities, calling
 // OnSpawn) and tells Arrivals every message's tick in order. The result is

@@ -18,16 +18,17 @@ import (
 // where its entity, Span and slot columns start, and how many entities it
 // has), and in each NetID's index entry the view and row where it last
 // found the entity. Per snapshot it checks that the view's entity column
-// holds that entity at that row: one compare, and exact, since an entity
-// handle is never reused (its generation changes). A row that changed (the
-// game removed an entity and arche moved the archetype's last one into its
-// row, or added a component of its own and moved the entity to another
-// archetype) fails the check, and the snapshot goes the general way, which
-// remembers the new row. The views are rebuilt in the first shortcut of a
-// frame (a query over the remote archetypes) and forgotten at its end, and
-// follow the frame's own spawns (added); anything else that changes the
-// world in a frame (the game's OnSpawn) makes them rebuilt before their
-// next use.
+// holds that entity at that row: one compare, and exact as World.Alive's
+// generation check is (a handle names one entity until its id's
+// generation counter wraps or the world is reset). A row that changed
+// (the game removed an entity and arche moved the archetype's last one
+// into its row, or added a component of its own and moved the entity to
+// another archetype) fails the check, and the snapshot goes the general
+// way, which remembers the new row. The views are built by a query when
+// the shortcut next meets a snapshot of a known entity, and dropped at
+// the end of the frame and at every spawn: a new entity may move every
+// entity of its archetype to larger arrays, and the game's OnSpawn, or an
+// arche Listener told of the new entity, may change anything.
 //
 // arche v0.15.3 has no API that gives an archetype's entity column; its
 // Query holds the current archetype's access helper in the unexported
@@ -151,9 +152,6 @@ type remoteView struct {
 	n        uint32         // how many entities
 	span     unsafe.Pointer
 	slots    [c.RingCapacity]unsafe.Pointer
-	// base: the archetype has the remote components and no others, the
-	// one Receive creates entities in.
-	base bool
 }
 
 // entityAt returns the entity in row i (< v.n).
@@ -175,8 +173,7 @@ func (v *remoteView) slotAt(i uint32, phys int) *c.Sample {
 // whether they are up to date.
 type remoteViews struct {
 	views  []remoteView
-	filter ecs.CachedFilter // every remote entity: a Span and ring slots
-	base   ecs.Mask         // the components Receive creates entities with
+	filter ecs.CachedFilter // every entity with all of a remote entity's components
 	fresh  bool
 	off    entityColumnOffsets
 }
@@ -187,9 +184,11 @@ const maxViews = 256
 
 // init prepares the views for the world whose columns are cols.
 func (rv *remoteViews) init(w *ecs.World, cols *columns) {
-	f := ecs.All(cols.span, cols.slots[0])
+	// Every component Receive creates remote entities with: each view has
+	// every column (an entity the game took one from goes the general
+	// way, where arche's lookups handle it).
+	f := ecs.All(cols.remoteIDs(w)...)
 	rv.filter = w.Cache().Register(&f)
-	rv.base = ecs.All(cols.remoteIDs(w)...)
 	rv.off = entityColumns()
 }
 
@@ -215,7 +214,7 @@ func (rv *remoteViews) refresh(w *ecs.World, cols *columns) {
 	if q.Next() {
 		for {
 			n := b.rest(&q)
-			v := remoteView{entities: rv.off.column(&q), n: uint32(n), span: q.Get(cols.span), base: q.Mask() == rv.base}
+			v := remoteView{entities: rv.off.column(&q), n: uint32(n), span: q.Get(cols.span)}
 			for k, id := range cols.slots {
 				v.slots[k] = q.Get(id)
 			}
@@ -230,35 +229,6 @@ func (rv *remoteViews) refresh(w *ecs.World, cols *columns) {
 		}
 	}
 	rv.fresh = true
-}
-
-// added updates the views for entity e, just created by NewEntity with
-// every remote component and nothing else changed since: arche put it in
-// the row after the last of its archetype, unless that archetype had to
-// grow its columns, which moves every row. It returns where e is, with ok
-// false if the views are no longer up to date.
-func (rv *remoteViews) added(w *ecs.World, cols *columns, e ecs.Entity) (view uint8, row uint32, ok bool) {
-	if !rv.fresh {
-		return 0, 0, false
-	}
-	span := uintptr(w.GetUnchecked(e, cols.span))
-	for k := range rv.views {
-		v := &rv.views[k]
-		if !v.base || span != uintptr(v.span)+uintptr(v.n)*unsafe.Sizeof(c.Span{}) {
-			continue
-		}
-		// The row after the last, unless the archetype moved its
-		// columns to larger arrays, the first of which happens to begin
-		// right there: then its first entity's Span moved too.
-		if w.GetUnchecked(v.entityAt(0), cols.span) != v.span {
-			break
-		}
-		row = v.n
-		v.n++
-		return uint8(k), row, true
-	}
-	rv.invalidate()
-	return 0, 0, false
 }
 
 // rowOf finds entity e, whose Span is at span, in the views: the index of

@@ -1,0 +1,203 @@
+package systems_test
+
+import (
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/ecs/event"
+	"github.com/mlange-42/arche/listener"
+	"github.com/netsmooth/netsmooth/components"
+	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/systems"
+)
+
+// Receive finds remote entities in the world's storage itself (see its
+// views): these tests change the world the ways a game may, and check
+// that the shortcut still stores what the general path stores, where it
+// stores it.
+
+type (
+	ownTagB struct{}
+	ownTagC struct{}
+)
+
+// An arche Listener, told of the entity Receive creates (inside
+// NewEntity, with the world unlocked), moves another remote entity into
+// a full archetype of the game's, which grows to larger arrays: the next
+// snapshot of an entity of that archetype must be stored in them, not in
+// the arrays the archetype left.
+func TestCommonPathListenerMovesEntities(t *testing.T) {
+	run := func(general bool) components.Sample {
+		r := newRig(t, nsecs.DefaultConfig())
+		for _, s := range r.Pipe.Systems() {
+			if rcv, ok := s.(*systems.Receive); ok {
+				systems.SetGeneralOnly(rcv, general)
+			}
+		}
+		w := &r.World
+		tagB, tagC := ecs.ComponentID[ownTagB](w), ecs.ComponentID[ownTagC](w)
+		const n = 200
+		frame := func(tick uint32) {
+			for id := range components.NetID(n) {
+				r.Push(snap(id, tick, float32(tick)))
+			}
+			r.Frame(1.0 / 20)
+		}
+		frame(1000)
+		for id := range components.NetID(128) { // archetype B full (capacity 128)
+			w.Add(r.Entity(id), tagB)
+		}
+		w.Add(r.Entity(150), tagC)
+		frame(1001) // the moved ones go the general way, rows remembered
+		frame(1002) // all through the shortcut
+		y := r.Entity(150)
+		spanID := ecs.ComponentID[components.Span](w)
+		before := w.Get(r.Entity(5), spanID)
+		done := false
+		ls := listener.NewCallback(func(w *ecs.World, ev ecs.EntityEvent) {
+			if !done {
+				done = true
+				w.Exchange(y, []ecs.ID{tagB}, []ecs.ID{tagC}) // B grows
+			}
+		}, event.EntityCreated)
+		w.SetListener(&ls)
+		// A known entity first, so that the spawn comes after the
+		// shortcut built its views.
+		r.Push(snap(7, 1003, 7), snap(n, 1003, 1), snap(5, 1003, 555))
+		r.Frame(1.0 / 20)
+		if w.Get(r.Entity(5), spanID) == before {
+			t.Fatal("archetype B did not grow")
+		}
+		return *r.Ring(5).Newest()
+	}
+	short, gen := run(false), run(true)
+	if short != gen {
+		t.Fatalf("NetID 5's newest sample: shortcut %+v, general path %+v", short, gen)
+	}
+}
+
+type ownRel struct{ ecs.Relation }
+
+// Remote entities spread over > 256 archetypes (a relation with 350
+// targets), retargeted, their targets and themselves removed between
+// frames: the shortcut, the general path and two workers agree.
+func TestCommonPathManyArchetypes(t *testing.T) {
+	for _, dense := range []int{systems.DefaultDenseIDs, 100} {
+		cfg := nsecs.DefaultConfig()
+		cfg.Receive.DenseIDs = dense
+		a, b := newRig(t, cfg), newRig(t, cfg)
+		for _, s := range b.Pipe.Systems() {
+			if rcv, ok := s.(*systems.Receive); ok {
+				systems.SetGeneralOnly(rcv, true)
+			}
+		}
+		cfg.Receive.Workers, cfg.Receive.ParallelMin = 2, 1
+		c := newRig(t, cfg)
+		defer c.Pipe.Finalize()
+		rigs := []*rig{a, b, c}
+		const n, targets = 700, 350
+		tg := make([][]ecs.Entity, len(rigs))
+		for k, r := range rigs {
+			for range targets {
+				tg[k] = append(tg[k], r.World.NewEntity())
+			}
+		}
+		rng := rand.New(rand.NewPCG(1, 2))
+		tick := uint32(1000)
+		for f := range 40 {
+			order := rng.Perm(n)
+			for _, i := range order {
+				if rng.IntN(10) == 0 {
+					continue
+				}
+				m := snap(components.NetID(i), tick+uint32(rng.IntN(2)), float32(i*1000+f))
+				for _, r := range rigs {
+					r.Push(m)
+				}
+			}
+			tick += 2
+			for _, r := range rigs {
+				r.Frame(1.0 / 20)
+			}
+			sameStateN(t, a, b, n)
+			sameStateN(t, a, c, n)
+			// The game's changes between frames.
+			for range 60 {
+				id, what, to := components.NetID(rng.IntN(n)), rng.IntN(10), rng.IntN(targets)
+				for k, r := range rigs {
+					w := &r.World
+					rel := ecs.ComponentID[ownRel](w)
+					e, ok := r.Pipe.Lookup(id)
+					if !ok || !w.Alive(e) {
+						continue
+					}
+					switch {
+					case what == 0:
+						w.RemoveEntity(e)
+					case what == 1:
+						if w.Alive(tg[k][to]) {
+							w.RemoveEntity(tg[k][to]) // its archetype's entities move
+						}
+						tg[k][to] = w.NewEntity()
+					case !w.Has(e, rel):
+						w.Add(e, rel)
+						w.Relations().Set(e, rel, tg[k][to])
+					case what < 5:
+						w.Remove(e, rel)
+					default:
+						w.Relations().Set(e, rel, tg[k][to])
+					}
+				}
+			}
+		}
+		for _, s := range a.Pipe.Systems() {
+			// Not a test of the general path alone: most entities stay
+			// put between two of their snapshots.
+			if rcv, ok := s.(*systems.Receive); ok && 3*systems.Shortcuts(rcv) < a.Pipe.Metrics().Accepted {
+				t.Errorf("dense table of %d: the shortcut stored %d of %d samples, want a third at least", dense, systems.Shortcuts(rcv), a.Pipe.Metrics().Accepted)
+			}
+		}
+	}
+}
+
+// The game removes ring slot columns 2 to 15 from remote entities, which
+// netsmooth's pipeline cannot work without: storing a sample into a
+// missing slot is a nil dereference, a panic the game can recover, never
+// a write at an address computed from a column the archetype does not
+// have (which at row 199 faults, and at higher rows reaches the
+// program's own data).
+func TestMissingRingSlotPanicsRecoverably(t *testing.T) {
+	r := newRig(t, nsecs.DefaultConfig())
+	w := &r.World
+	const n = 200
+	for id := range components.NetID(n) {
+		r.Push(snap(id, 1000, 1))
+	}
+	r.Frame(1.0 / 20)
+	gone := []ecs.ID{ // every slot column but 0 and 1
+		ecs.ComponentID[components.RingSlot[components.P2]](w), ecs.ComponentID[components.RingSlot[components.P3]](w),
+		ecs.ComponentID[components.RingSlot[components.P4]](w), ecs.ComponentID[components.RingSlot[components.P5]](w),
+		ecs.ComponentID[components.RingSlot[components.P6]](w), ecs.ComponentID[components.RingSlot[components.P7]](w),
+		ecs.ComponentID[components.RingSlot[components.P8]](w), ecs.ComponentID[components.RingSlot[components.P9]](w),
+		ecs.ComponentID[components.RingSlot[components.P10]](w), ecs.ComponentID[components.RingSlot[components.P11]](w),
+		ecs.ComponentID[components.RingSlot[components.P12]](w), ecs.ComponentID[components.RingSlot[components.P13]](w),
+		ecs.ComponentID[components.RingSlot[components.P14]](w), ecs.ComponentID[components.RingSlot[components.P15]](w),
+	}
+	for id := range components.NetID(n) {
+		w.Remove(r.Entity(id), gone...)
+	}
+	for id := range components.NetID(n) {
+		r.Push(snap(id, 1001, 2)) // general way (moved), into slot 1; row remembered
+	}
+	r.Frame(1.0 / 20)
+	defer func() {
+		if err, ok := recover().(runtime.Error); !ok || !strings.Contains(err.Error(), "nil pointer dereference") {
+			t.Fatalf("recovered %v, want a nil dereference", err)
+		}
+	}()
+	r.Push(snap(n-1, 1002, 3)) // the shortcut, slot 2 of row 199
+	r.Frame(1.0 / 20)
+}
