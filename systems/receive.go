@@ -250,7 +250,7 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 		return i
 	}
 	views := r.views.views
-	lim, futureLimit := math.Float32bits(r.cfg.MaxAbs), r.futureLimit
+	lim, futureLimit := pairBound(r.cfg.MaxAbs), r.futureLimit
 	// Each message it stores is accepted and, unless its ring grew,
 	// evicts the oldest sample: the loop counts only the rings that grew,
 	// and both totals follow from how far it got (two counters fewer for
@@ -281,7 +281,7 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 		// appendNewest, written out.
 		before, lost := head.Len(), span.LosesBracket()
 		head.Append(msg.Tick)
-		fill(slot, msg, &msg.Rot, false)
+		fillNewest(slot, msg)
 		if r.sampledAt(i) {
 			r.arrivals.Wait(r.wait(span, newest))
 		}
@@ -586,23 +586,32 @@ func (r *Receive) handle(w *ecs.World, msg *Message) outcome {
 // rotation a unit quaternion (as servers send them) or zero (as games that
 // never set one send it; fill stores it as the identity), which check
 // passes as they are. The coordinates are compared as the bits of their
-// absolute values, which order as the values do (lim is positive and
-// finite) and put NaN and the infinities above every finite number: the
-// largest of the position's and the velocity's six, a branch-free max, is
-// compared once. The rotation needs no square root.
+// absolute values, two at a time (see withinBoth); the rotation needs no
+// square root.
 func plainNumbers(msg *Message, lim float32) bool {
-	return withinBoth(msg, math.Float32bits(lim)) && unitOrNone(&msg.Rot)
+	return withinBoth(msg, pairBound(lim)) && unitOrNone(&msg.Rot)
 }
 
-// withinBoth is plainNumbers' test of the position and the velocity, with
-// the limit given as its bits (as Receive's loops hold it), reading the six
-// coordinates, adjacent in a Message, as one array: small enough to inline
-// into those loops, and about 15 instructions a message fewer than testing
-// the two vectors apart.
-func withinBoth(msg *Message, lim uint32) bool {
-	const abs = 0x7fffffff
-	b := (*[6]uint32)(unsafe.Pointer(&msg.Pos))
-	return max(b[0]&abs, b[1]&abs, b[2]&abs, b[3]&abs, b[4]&abs, b[5]&abs) <= lim
+// withinBoth is plainNumbers' test of the position and the velocity,
+// reading the six coordinates, adjacent in a Message, as three 64-bit
+// words of two coordinates each against the limit as pairBound gives it
+// (Receive's loops hold it): small enough to inline into those loops, and
+// about 20 instructions a message fewer than testing the two vectors
+// apart. With its sign bit cleared, a coordinate's bits order as its
+// absolute value does and put NaN and the infinities above every finite
+// number; a lane's (lim + 1<<31) - |x| keeps its top bit exactly when
+// |x| <= lim, and never borrows from the lane above.
+func withinBoth(msg *Message, bound uint64) bool {
+	const abs, top = 0x7fffffff_7fffffff, 0x80000000_80000000
+	b := (*[3]uint64)(unsafe.Pointer(&msg.Pos))
+	return (bound-b[0]&abs)&(bound-b[1]&abs)&(bound-b[2]&abs)&top == top
+}
+
+// pairBound returns withinBoth's form of the limit lim (positive and
+// finite): its bits in both halves of a word, each with its top bit set.
+func pairBound(lim float32) uint64 {
+	l := uint64(math.Float32bits(lim) & 0x7fffffff)
+	return l<<32 | l | 0x80000000_80000000
 }
 
 // withinBoth reads Vel as the three words after Pos.
@@ -798,26 +807,40 @@ func (r *Receive) check(msg *Message, rot *mgl32.Quat) RejectReason {
 }
 
 // fill writes msg as a ring sample into dst. rot is the checked rotation;
-// zero (none sent) is stored as the identity. dst is usually a cold cache
-// line, and writing the sample is most of what storing a snapshot costs;
-// storing the fields one by one instead of the whole sample at once
-// measured the same.
+// zero (none sent) is stored as the identity.
 func fill(dst *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
-	s := c.Sample{Tick: msg.Tick, State: msg.State, Epoch: msg.Epoch, Pos: msg.Pos, Rot: *rot}
-	if s.Rot == (mgl32.Quat{}) {
-		s.Rot = mgl32.QuatIdent()
-	}
+	// Field by field, without a whole Sample built aside and copied: a
+	// copy reads back, in wide loads, what narrow stores just wrote, which
+	// stalls the processor.
+	vel, flags, q := mgl32.Vec3{}, c.SampleFlags(0), *rot
 	if msg.HasVelocity {
-		s.Vel = msg.Vel
-		s.Flags |= c.HasVelocity
+		vel, flags = msg.Vel, c.HasVelocity
 	}
 	if msg.Kind == Teleport {
-		s.Flags |= c.Cut
+		flags |= c.Cut
 	}
 	if spawned {
-		s.Flags |= c.Spawn
+		flags |= c.Spawn
 	}
-	*dst = s
+	if q == (mgl32.Quat{}) {
+		q = mgl32.QuatIdent()
+	}
+	dst.Tick, dst.State, dst.Epoch, dst.Flags = msg.Tick, msg.State, msg.Epoch, flags
+	dst.Pos, dst.Vel, dst.Rot = msg.Pos, vel, q
+}
+
+// fillNewest is fill for the shortcut's messages (snapshots, never the
+// first sample of a life), writing the sample in place rather than
+// through a copy.
+func fillNewest(dst *c.Sample, msg *Message) {
+	dst.Tick, dst.State, dst.Epoch, dst.Flags = msg.Tick, msg.State, msg.Epoch, 0
+	dst.Pos, dst.Vel, dst.Rot = msg.Pos, mgl32.Vec3{}, msg.Rot
+	if msg.HasVelocity {
+		dst.Vel, dst.Flags = msg.Vel, c.HasVelocity
+	}
+	if zeroQuat(&msg.Rot) {
+		dst.Rot = mgl32.Quat{W: 1}
+	}
 }
 
 func (r *Receive) spawn(w *ecs.World, id c.NetID, born uint32) (ecs.Entity, bool) {

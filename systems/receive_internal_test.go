@@ -3,6 +3,7 @@ package systems
 import (
 	"math"
 	"testing"
+	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -51,6 +52,39 @@ func TestPlainNumbersAgreesWithValues(t *testing.T) {
 		msg := Message{Rot: c.rot}
 		if got := plainNumbers(&msg, lim); got != c.want {
 			t.Errorf("rotation %v: plainNumbers %v, want %v", c.rot, got, c.want)
+		}
+	}
+}
+
+// withinBoth tests two coordinates in each 64-bit word: every pair of
+// values, in any two coordinates (the same word or not), under limits
+// from tiny to the largest float, must be judged as comparing each value
+// does.
+func TestWithinBothPairs(t *testing.T) {
+	inf := float32(math.Inf(1))
+	nan := float32(math.NaN())
+	for _, lim := range []float32{math.SmallestNonzeroFloat32, 1, 1e9, math.MaxFloat32} {
+		values := []float32{0, float32(math.Copysign(0, -1)), 1, -1, lim, -lim,
+			math.Nextafter32(lim, inf), -math.Nextafter32(lim, inf), math.Nextafter32(lim, 0),
+			math.MaxFloat32, -math.MaxFloat32, inf, -inf, nan, -nan}
+		bound := pairBound(lim)
+		for a := range 6 {
+			for b := range 6 {
+				for _, x := range values {
+					for _, y := range values {
+						var msg Message
+						coords := (*[6]float32)(unsafe.Pointer(&msg.Pos))
+						coords[a], coords[b] = x, y
+						want := true
+						for _, v := range coords {
+							want = want && float32(math.Abs(float64(v))) <= lim
+						}
+						if got := withinBoth(&msg, bound); got != want {
+							t.Fatalf("lim %v, coordinates %v: withinBoth %v, want %v", lim, *coords, got, want)
+						}
+					}
+				}
+			}
 		}
 	}
 }

@@ -1,7 +1,6 @@
 package systems
 
 import (
-	"math"
 	"slices"
 	"sync/atomic"
 
@@ -250,7 +249,7 @@ func (r *Receive) storeShare(j int) {
 	p := &r.par
 	msgs, sh := p.msgs, &p.shares[j]
 	split := &p.split
-	lim, futureLimit := math.Float32bits(r.cfg.MaxAbs), r.futureLimit
+	lim, futureLimit := pairBound(r.cfg.MaxAbs), r.futureLimit
 	complete := r.complete
 	views := r.views.views
 	var accepted, evicted uint64
@@ -308,7 +307,7 @@ func (r *Receive) storeShare(j int) {
 		if _, ev := head.Append(msg.Tick); ev {
 			evicted++
 		}
-		fill(slot, msg, &msg.Rot, false)
+		fillNewest(slot, msg)
 		if r.sampledAt(i) {
 			sh.waits = append(sh.waits, r.wait(span, newest))
 		}
