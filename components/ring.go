@@ -57,12 +57,14 @@ func (h *RingHead) NewestTick() (tick uint32, ok bool) { return h.newest, h.coun
 // be called with tick > NewestTick (or on an empty ring).
 func (h *RingHead) Append(tick uint32) (phys int, evicted bool) {
 	if h.count == RingCapacity {
-		h.start = uint8((int(h.start) + 1) & ringMask)
-		h.count--
+		// The oldest slot takes the sample, and the next is the oldest.
+		phys = int(h.start)
+		h.start = uint8((phys + 1) & ringMask)
 		evicted = true
+	} else {
+		phys = (int(h.start) + int(h.count)) & ringMask
+		h.count++
 	}
-	phys = (int(h.start) + int(h.count)) & ringMask
-	h.count++
 	h.newest = tick
 	return phys, evicted
 }

@@ -113,6 +113,7 @@ type Receive struct {
 	arrivals *Arrivals
 
 	cols      columns
+	spare     indexEntry // where the shortcut reads an entry of the sparse index
 	views     remoteViews
 	remoteIDs []ecs.ID
 	netIDs    generic.Map1[c.NetID]
@@ -239,7 +240,10 @@ func (r *Receive) storeAlone(w *ecs.World, msgs []Message) {
 // remoteViews), newer than every sample the entity has and with no
 // Complete marker in between: the common case. It returns the index of
 // the first message it declines, having changed nothing for it, or
-// len(msgs). FuzzCommonPath checks that it stores what handle would.
+// len(msgs), and sets *run to the run of equal ticks it was storing when
+// it stopped (n 0 if none), having told Arrivals those before it; the
+// caller tells Arrivals that one, in order with what it handles next.
+// FuzzCommonPath checks that it stores what handle would.
 //
 // It is one loop over the messages rather than a call per message (which
 // cost about 2 ns more per message at 100k), and apart from handle's
@@ -249,26 +253,31 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 	if !r.viewsFor(w, &msgs[i]) {
 		return i
 	}
-	views := r.views.views
+	views := r.views.all // by an index entry's byte, with no bound to check
 	lim, futureLimit := pairBound(r.cfg.MaxAbs), r.futureLimit
+	sampled := r.sampledResidue()
 	// Each message it stores is accepted and, unless its ring grew,
 	// evicts the oldest sample: the loop counts only the rings that grew,
 	// and both totals follow from how far it got (two counters fewer for
-	// a loop short of registers).
+	// a loop short of registers). Likewise the run of equal ticks being
+	// stored is its tick and where it started: every message since was
+	// stored, and none at tick 0 (each is newer than a sample).
 	first, grew := i, uint64(0)
-	rn := *run
-	var spare indexEntry
+	runTick, runStart := uint32(0), i
 	for ; i < len(msgs); i++ {
 		msg := &msgs[i]
 		if msg.Kind != Snapshot || !withinBoth(msg, lim) || !unitOrNone(&msg.Rot) || float64(msg.Tick) > futureLimit {
 			break
 		}
-		entry := r.index.entry(msg.NetID, &spare)
-		if entry.state != entryLive || msg.Tick < entry.bornTick || int(entry.view) >= len(views) {
+		// The entity's life began at entry.bornTick, no later than any of
+		// its samples: a tick newer than its newest (tested below) is of
+		// this life.
+		entry := r.index.entry(msg.NetID, &r.spare)
+		if entry.state != entryLive {
 			break
 		}
 		view := &views[entry.view]
-		if entry.row >= view.n || view.entityAt(entry.row) != entry.entity {
+		if entry.row >= view.n || !view.holds(entry.row, &entry.entity) {
 			break
 		}
 		span := view.spanAt(entry.row)
@@ -279,10 +288,11 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 			break
 		}
 		// appendNewest, written out.
-		before, lost := head.Len(), span.LosesBracket()
+		before := head.Len()
+		noteNewest(span)
 		head.Append(msg.Tick)
 		fillNewest(slot, msg)
-		if r.sampledAt(i) {
+		if uint32(i)%WaitSampling == sampled {
 			r.arrivals.Wait(r.wait(span, newest))
 		}
 		r.measureInterval(span, newest, msg.Tick)
@@ -290,18 +300,41 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 			r.metrics.occupancyMove(before, before+1)
 			grew++
 		}
-		span.NoteArrival(msg.Tick, lost)
-		if ended := rn.extend(msg.Tick); ended.n > 0 {
-			r.arrivals.observedRun(ended)
+		if msg.Tick != runTick {
+			r.arrivals.observedRun(arrivalRun{tick: runTick, n: uint32(i - runStart), accepted: true})
+			runTick, runStart = msg.Tick, i
 		}
 	}
-	*run = rn
+	*run = arrivalRun{tick: runTick, n: uint32(i - runStart), accepted: true}
 	accepted := uint64(i - first)
 	r.shortcuts += accepted
 	r.metrics.Accepted += accepted
 	r.metrics.Evicted += accepted - grew
 	return i
 }
+
+// noteNewest marks span for a rebuild if a sample newer than every one in
+// its ring, about to be appended, may change what is drawn: the
+// shortcut's LosesBracket and NoteArrival in one test. Such a sample lies
+// beyond the span, which the render time meets when it gets there, unless
+// the span has nothing to draw from or extrapolates, or the append evicts
+// a sample the span is built from. (NoteArrival also asks whether the
+// sample lands before From or To: never, for a sample newer than the
+// ring's newest, since both are ticks of ring samples, except after
+// DropAfter took the newer samples away, which marked the span already.)
+func noteNewest(span *c.Span) {
+	// The modes built from ring samples (Before, Lerp, Step) are
+	// consecutive: anything else has nothing to draw from or
+	// extrapolates, and is redrawn.
+	if m := span.Mode - c.SpanBefore; m > c.SpanStep-c.SpanBefore ||
+		span.Ring.Len() == c.RingCapacity && span.Ring.Logical(int(span.ToPhys)) <= 1 {
+		span.Flags |= c.SpanDirty
+	}
+}
+
+// noteNewest's test of the mode needs Before, Lerp and Step consecutive,
+// and Empty and Past outside them.
+var _ = [1]struct{}{}[(c.SpanLerp-c.SpanBefore-1)|(c.SpanStep-c.SpanLerp-1)|(c.SpanEmpty+1-c.SpanBefore)|(c.SpanPast-c.SpanStep-1)]
 
 // viewsFor builds the views for the shortcut, if it may take msg: not
 // after every spawn of a burst of new entities. It reports whether it
@@ -386,6 +419,20 @@ func (r *Receive) sampledAt(i int) bool {
 	return (r.waitPhase+uint32(i))%WaitSampling == 0 && r.synced
 }
 
+// sampledResidue returns the residue modulo WaitSampling of the indices,
+// in this frame's messages, of those sampledAt picks, or WaitSampling
+// (no index's) if none is picked: for loops that test it by one compare.
+func (r *Receive) sampledResidue() uint32 {
+	if !r.synced {
+		return WaitSampling
+	}
+	return -r.waitPhase % WaitSampling
+}
+
+// sampledResidue needs WaitSampling to divide 1<<32, so that the residue
+// of waitPhase+i follows i's across waitPhase's wrap.
+var _ = [1]struct{}{}[(1<<32)%WaitSampling]
+
 // wait returns how long the entity's data had to last (from its last known
 // tick to the estimated server time of the frame before this one), less
 // the lag the entity gets for being sent less often: what the delay must
@@ -429,10 +476,15 @@ func (r *Receive) appendStill(w *ecs.World, e ecs.Entity, head *c.RingHead, tick
 // at tick into its measured send interval, so an entity sent only when it
 // changes is not mistaken for a slow one.
 func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
-	gap := float32(min(tick-known, timeline.MaxIntervalTicks))
+	d := tick - known
+	if float32(d) == span.Interval {
+		// The steady state: nothing to change (and nothing to write). An
+		// Interval is never above MaxIntervalTicks, so neither is d here.
+		return
+	}
+	gap := float32(min(d, timeline.MaxIntervalTicks))
 	switch {
 	case gap == span.Interval:
-		// The steady state: nothing to change (and nothing to write).
 	case span.Interval == 0:
 		// A first gap may be anything (an old sample, a loss): no more
 		// than a few of the stream's intervals to start with; a slower
@@ -831,17 +883,35 @@ func fill(dst *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
 
 // fillNewest is fill for the shortcut's messages (snapshots, never the
 // first sample of a life), writing the sample in place rather than
-// through a copy.
+// through a copy. The position, velocity and rotation lie in the same
+// order in a Message as in a Sample: they go over as one 40-byte block
+// (three wide moves), and only what differs is written after.
 func fillNewest(dst *c.Sample, msg *Message) {
-	dst.Tick, dst.State, dst.Epoch, dst.Flags = msg.Tick, msg.State, msg.Epoch, 0
-	dst.Pos, dst.Vel, dst.Rot = msg.Pos, mgl32.Vec3{}, msg.Rot
-	if msg.HasVelocity {
-		dst.Vel, dst.Flags = msg.Vel, c.HasVelocity
+	*(*motion)(unsafe.Pointer(&dst.Pos)) = *(*motion)(unsafe.Pointer(&msg.Pos))
+	dst.Tick, dst.State, dst.Epoch, dst.Flags = msg.Tick, msg.State, msg.Epoch, c.HasVelocity
+	if !msg.HasVelocity {
+		dst.Vel, dst.Flags = mgl32.Vec3{}, 0
 	}
 	if zeroQuat(&msg.Rot) {
 		dst.Rot = mgl32.Quat{W: 1}
 	}
 }
+
+// motion is the block of a Message and of a Sample that fillNewest copies
+// whole: the position, the velocity and the rotation, adjacent in both.
+type motion struct {
+	Pos, Vel mgl32.Vec3
+	Rot      mgl32.Quat
+}
+
+// fillNewest copies Message.Pos through Message.Rot onto Sample.Pos
+// through Sample.Rot: both must hold them in that order, without gaps.
+var (
+	_ = [1]struct{}{}[unsafe.Offsetof(Message{}.Rot)-unsafe.Offsetof(Message{}.Pos)-24]
+	_ = [1]struct{}{}[unsafe.Offsetof(c.Sample{}.Vel)-unsafe.Offsetof(c.Sample{}.Pos)-12]
+	_ = [1]struct{}{}[unsafe.Offsetof(c.Sample{}.Rot)-unsafe.Offsetof(c.Sample{}.Pos)-24]
+	_ = [1]struct{}{}[unsafe.Sizeof(c.Sample{})-unsafe.Offsetof(c.Sample{}.Pos)-unsafe.Sizeof(motion{})]
+)
 
 func (r *Receive) spawn(w *ecs.World, id c.NetID, born uint32) (ecs.Entity, bool) {
 	// A new entity may move every entity of its archetype (to larger

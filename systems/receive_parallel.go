@@ -303,7 +303,8 @@ func (r *Receive) storeShare(j int) {
 		}
 		// The shortcut's store, written out.
 		slot := view.slotAt(entry.row, head.Phys(head.Len()))
-		before, lost := head.Len(), span.LosesBracket()
+		before := head.Len()
+		noteNewest(span)
 		if _, ev := head.Append(msg.Tick); ev {
 			evicted++
 		}
@@ -317,7 +318,6 @@ func (r *Receive) storeShare(j int) {
 			sh.occupancy[before]--
 			sh.occupancy[after]++
 		}
-		span.NoteArrival(msg.Tick, lost)
 	}
 	if run.n > 0 && j == 0 {
 		sh.runs = append(sh.runs, run)

@@ -159,6 +159,15 @@ func (v *remoteView) entityAt(i uint32) ecs.Entity {
 	return *(*ecs.Entity)(unsafe.Add(v.entities, uintptr(i)*unsafe.Sizeof(ecs.Entity{})))
 }
 
+// holds reports whether row i (< v.n) holds entity e, comparing its id and
+// generation as one word.
+func (v *remoteView) holds(i uint32, e *ecs.Entity) bool {
+	return *(*uint64)(unsafe.Add(v.entities, uintptr(i)*unsafe.Sizeof(ecs.Entity{}))) == *(*uint64)(unsafe.Pointer(e))
+}
+
+// holds compares entities as words of their two 32-bit halves.
+var _ = [1]struct{}{}[unsafe.Sizeof(ecs.Entity{})-8]
+
 // spanAt returns the Span in row i (< v.n).
 func (v *remoteView) spanAt(i uint32) *c.Span {
 	return (*c.Span)(unsafe.Add(v.span, uintptr(i)*unsafe.Sizeof(c.Span{})))
@@ -172,8 +181,9 @@ func (v *remoteView) slotAt(i uint32, phys int) *c.Sample {
 // remoteViews are the views of every archetype of remote entities, and
 // whether they are up to date.
 type remoteViews struct {
-	views  []remoteView
-	filter ecs.CachedFilter // every entity with all of a remote entity's components
+	views  []remoteView          // all[:count]
+	all    *[maxViews]remoteView // views beyond the count are zero (no rows)
+	filter ecs.CachedFilter      // every entity with all of a remote entity's components
 	fresh  bool
 	off    entityColumnOffsets
 }
@@ -190,6 +200,8 @@ func (rv *remoteViews) init(w *ecs.World, cols *columns) {
 	f := ecs.All(cols.remoteIDs(w)...)
 	rv.filter = w.Cache().Register(&f)
 	rv.off = entityColumns()
+	rv.all = new([maxViews]remoteView)
+	rv.views = rv.all[:0]
 }
 
 // invalidate forgets the views, until the next refresh: after a change
