@@ -1,10 +1,18 @@
 // Package bench measures netsmooth's per-frame cost over entity counts and
-// compares it, in the same run, with a lower bound and three baselines:
+// compares it, in the same run, with a lower bound, the lower bound with
+// the checks every snapshot needs, and three baselines:
 //
 //   - [Minimum]: the true lower bound, the least work per entity that
 //     draws what the pipeline draws, by hand and in the layout that work
 //     needs (a hot bracket, a ring head, a cold ring), with no ECS, index,
-//     validation or generality; the reference of every ratio.
+//     validation or generality; the reference of every ratio but
+//     ingest's.
+//   - [MinimumChecked]: the lower bound with the checks a client of an
+//     untrusted server must make on every snapshot (kind, finite and
+//     bounded coordinates, a unit rotation or none, a tick not too far
+//     ahead), as netsmooth makes them, and nothing else: the reference
+//     of ingest, since those checks alone cost the lower bound about a
+//     fifth of its ingest.
 //   - [MinimumOnArche]: the lower bound with its rings kept as netsmooth
 //     keeps them, as arche components found from the NetID through the
 //     entity: what the ECS itself costs, before any of netsmooth's work.

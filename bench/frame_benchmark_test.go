@@ -14,7 +14,7 @@ var (
 
 func BenchmarkFrame(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, Parallel, MinimumName, MinimumOnArcheName, FlatName, NaiveName} {
+		for _, impl := range []string{NetSmooth, Parallel, MinimumName, MinimumCheckedName, MinimumOnArcheName, FlatName, NaiveName} {
 			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}
@@ -41,7 +41,7 @@ func BenchmarkFrameSplit(b *testing.B) {
 
 func BenchmarkIngest(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, Parallel, MinimumName, MinimumOnArcheName, FlatName, NaiveName} {
+		for _, impl := range []string{NetSmooth, Parallel, MinimumName, MinimumCheckedName, MinimumOnArcheName, FlatName, NaiveName} {
 			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}

@@ -19,6 +19,9 @@ const (
 	// MinimumOnArcheName is the lower bound with its rings in arche
 	// components ([MinimumOnArche]).
 	MinimumOnArcheName = "minimum-arche"
+	// MinimumCheckedName is the lower bound that checks every snapshot
+	// as a client of an untrusted server must ([MinimumChecked]).
+	MinimumCheckedName = "minimum-checked"
 	FlatName           = "flat"
 	NaiveName          = "naive"
 )
@@ -70,6 +73,8 @@ func New(name string, n int) scenario.Client {
 		return NewMinimum(n)
 	case MinimumOnArcheName:
 		return NewMinimumOnArche(n)
+	case MinimumCheckedName:
+		return NewMinimumChecked(n)
 	case FlatName:
 		return NewFlat(n)
 	case NaiveName:

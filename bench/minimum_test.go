@@ -1,12 +1,14 @@
 package bench
 
 import (
+	"math"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/generic"
 	c "github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/systems"
 )
 
 // TestMinimumAgrees: the lower bound draws what the pipeline draws on the
@@ -30,22 +32,12 @@ func minimumAgrees(t *testing.T, positionOnly bool) {
 		rl.frames(1)
 		for id := c.NetID(1); id <= n; id++ {
 			e, ok := pipe.Pipeline().Lookup(id)
-			want := renders.Get(e)
-			got := low.Render(id)
-			if !ok || want.Flags&c.Visible == 0 {
-				if got.Flags&c.Visible != 0 && frame > 10 {
-					t.Fatalf("frame %d entity %d: drawn by the lower bound only", frame, id)
-				}
+			want, got := renders.Get(e), low.Render(id)
+			if !bothDrawn(t, frame, id, ok, want, &got, "the lower bound") {
 				continue
 			}
-			if got.Flags&c.Visible == 0 {
-				t.Fatalf("frame %d entity %d: drawn by the pipeline only", frame, id)
-			}
-			if d := got.Pos.Sub(want.Pos).Len(); d > 1e-4 {
-				t.Fatalf("frame %d entity %d: pipeline at %v, lower bound at %v", frame, id, want.Pos, got.Pos)
-			}
-			if d := got.Rot.Dot(want.Rot); d < 1-1e-5 {
-				t.Fatalf("frame %d entity %d: pipeline turned %v, lower bound %v", frame, id, want.Rot, got.Rot)
+			if !drawnAlike(want, &got) {
+				t.Fatalf("frame %d entity %d: pipeline drew %v %v, lower bound %v %v", frame, id, want.Pos, want.Rot, got.Pos, got.Rot)
 			}
 			if positionOnly && got.Rot != mgl32.QuatIdent() {
 				t.Fatalf("frame %d entity %d: turned %v on a stream without rotations", frame, id, got.Rot)
@@ -56,6 +48,30 @@ func minimumAgrees(t *testing.T, positionOnly bool) {
 	if compared < 50*FramesPerTick*n {
 		t.Fatalf("compared %d entity-frames, want most of %d", compared, 60*FramesPerTick*n)
 	}
+}
+
+// bothDrawn fails t if only one of the pipeline (want, ok false if it has
+// no entity id) and a lower bound (got, called who) draws entity id, but
+// in the first frames, where the lower bound may lag; it reports whether
+// both draw it.
+func bothDrawn(t *testing.T, frame int, id c.NetID, ok bool, want *c.Render, got *c.Render, who string) bool {
+	t.Helper()
+	if !ok || want.Flags&c.Visible == 0 {
+		if got.Flags&c.Visible != 0 && frame > 10 {
+			t.Fatalf("frame %d entity %d: drawn by %s only", frame, id, who)
+		}
+		return false
+	}
+	if got.Flags&c.Visible == 0 {
+		t.Fatalf("frame %d entity %d: drawn by the pipeline only", frame, id)
+	}
+	return true
+}
+
+// drawnAlike reports whether got is drawn as want is: within 1e-4 units,
+// turned within 1e-5 of the rotations' dot product (NaN never is).
+func drawnAlike(want, got *c.Render) bool {
+	return got.Pos.Sub(want.Pos).Len() <= 1e-4 && got.Rot.Dot(want.Rot) >= 1-1e-5
 }
 
 // TestMinimumOnArcheAgrees: the lower bound on arche draws exactly what
@@ -91,4 +107,94 @@ func steadyRun(impl scenario.Client, n int, positionOnly bool) *run {
 	s := NewStream(n)
 	s.PositionOnly = positionOnly
 	return newRun(impl, s, FPS, FramesPerTick)
+}
+
+// TestMinimumCheckedAgrees: on a stream with garbage in it (NaN, infinite
+// and huge coordinates, rotations off the unit sphere, rotations too
+// small to normalise, unknown kinds), the checked lower bound draws what
+// the pipeline draws, frame by frame, and refuses what the pipeline
+// refuses; the lower bound without checks does not. So the checks are
+// part of the same output, and the checked lower bound is the least work
+// that gives it on such a stream. (A refused sample can leave the render
+// time past an entity's newest one for a frame or two, where the pipeline
+// extrapolates and the lower bounds, made for the steady stream, hold
+// still: those entity-frames, and those in which the pipeline still
+// smooths out the difference, are not compared.)
+func TestMinimumCheckedAgrees(t *testing.T) {
+	const n = 64
+	pipe, checked, unchecked := NewPipeline(n), NewMinimumChecked(n), NewMinimum(n)
+	garbled := func(impl scenario.Client) *run {
+		s := NewStream(n)
+		r := newRun(impl, s, FPS, FramesPerTick)
+		r.next = func(dst [][]systems.Message) [][]systems.Message { return append(dst, garble(s.Tick())) }
+		return r
+	}
+	rp, rc, ru := garbled(pipe), garbled(checked), garbled(unchecked)
+	renders, spans, corrs := generic.NewMap1[c.Render](pipe.World()), generic.NewMap1[c.Span](pipe.World()), generic.NewMap1[c.Correction](pipe.World())
+	compared, uncheckedOff := 0, 0
+	for frame := range 60 * FramesPerTick {
+		rp.frames(1)
+		rc.frames(1)
+		ru.frames(1)
+		for id := c.NetID(1); id <= n; id++ {
+			e, ok := pipe.Pipeline().Lookup(id)
+			want, got := renders.Get(e), checked.Render(id)
+			if !bothDrawn(t, frame, id, ok, want, &got, "the checked lower bound") {
+				continue
+			}
+			if spans.Get(e).Mode != c.SpanLerp || !corrs.Get(e).IsZero() {
+				continue // extrapolated over a refused sample, or smoothing out what that drew
+			}
+			if !drawnAlike(want, &got) {
+				t.Fatalf("frame %d entity %d: pipeline drew %v %v, checked lower bound %v %v", frame, id, want.Pos, want.Rot, got.Pos, got.Rot)
+			}
+			compared++
+			if u := unchecked.Render(id); !drawnAlike(want, &u) {
+				uncheckedOff++
+			}
+		}
+	}
+	if compared < 40*FramesPerTick*n {
+		t.Fatalf("compared %d entity-frames, want most of %d", compared, 60*FramesPerTick*n)
+	}
+	m := pipe.Pipeline().Metrics()
+	refusedByPipe := m.Rejected[systems.RejectNonFinite] + m.Rejected[systems.RejectInvalid]
+	if refusedByPipe == 0 || uint64(checked.Refused()) != refusedByPipe {
+		t.Fatalf("the pipeline refused %d snapshots (%v), the checked lower bound %d", refusedByPipe, m.Rejected, checked.Refused())
+	}
+	if uncheckedOff < compared/10 {
+		t.Fatalf("the lower bound without checks drew %d of %d entity-frames away from the pipeline: the garbage should show", uncheckedOff, compared)
+	}
+	t.Logf("%d entity-frames agree; %d snapshots refused by both; the unchecked lower bound is off in %d", compared, refusedByPipe, uncheckedOff)
+}
+
+// garble spoils some of a tick's snapshots, in place, with the faults the
+// checks exist for, each entity at most once in five ticks (so that the
+// pipeline's per-entity send interval never grows into a lag the lower
+// bounds do not have).
+func garble(msgs []systems.Message) []systems.Message {
+	nan, inf := float32(math.NaN()), float32(math.Inf(1))
+	for i := range msgs {
+		msg := &msgs[i]
+		if (int(msg.NetID)+int(msg.Tick))%5 != 0 || msg.Tick < 20 {
+			continue
+		}
+		switch (int(msg.NetID) / 5) % 8 {
+		case 0:
+			msg.Pos[0] = nan
+		case 1:
+			msg.Vel[1] = inf
+		case 2:
+			msg.Pos[2] = -1e12 // beyond MaxAbs
+		case 3:
+			msg.Rot = mgl32.Quat{W: 2 * msg.Rot.W, V: msg.Rot.V.Mul(2)} // off the unit sphere: normalised
+		case 4:
+			msg.Rot = mgl32.Quat{W: 1e-30, V: mgl32.Vec3{1e-30, 0, 0}} // too small to normalise
+		case 5:
+			msg.Rot.V[1] = nan
+		case 6:
+			msg.Kind = systems.Kind(200)
+		}
+	}
+	return msgs
 }

@@ -41,7 +41,7 @@ var (
 )
 
 // plotSeries lists the plot's lines: netsmooth solid, the lower bound
-// dashed in the same colour.
+// (and for ingest the checked lower bound) dashed in the same colour.
 func plotSeries() []series {
 	return []series{
 		{"netsmooth frame", caseFrame, bench.NetSmooth, blue, false, draw.CircleGlyph{}},
@@ -52,6 +52,7 @@ func plotSeries() []series {
 		{"lower bound interpolate", caseInterpolate, bench.MinimumName, green, true, draw.TriangleGlyph{}},
 		{"netsmooth ingest (ns/snapshot)", caseIngest, bench.NetSmooth, orange, false, draw.CrossGlyph{}},
 		{"lower bound ingest", caseIngest, bench.MinimumName, orange, true, draw.CrossGlyph{}},
+		{"checked lower bound ingest", caseIngest, bench.MinimumCheckedName, orange, true, draw.PlusGlyph{}},
 	}
 }
 

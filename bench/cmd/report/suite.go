@@ -58,8 +58,9 @@ const (
 )
 
 // key names one measurement: a case, the implementation (bench.NetSmooth,
-// bench.MinimumName, bench.MinimumOnArcheName, bench.FlatName or
-// bench.NaiveName) and the entity count (batch size for lifecycle).
+// bench.MinimumName, bench.MinimumCheckedName, bench.MinimumOnArcheName,
+// bench.FlatName or bench.NaiveName) and the entity count (batch size
+// for lifecycle).
 type key struct {
 	Case string
 	Impl string
@@ -98,7 +99,8 @@ func countsUpTo(max int) []int {
 // implsAt returns the implementations measured at n entities: netsmooth,
 // its lower bound, the flat and naive baselines (naive up to naiveMax).
 // The lower bound on arche runs the frames and ingest only (its
-// Interpolate is the lower bound's).
+// Interpolate is the lower bound's), the checked lower bound ingest only
+// (it draws as the lower bound does).
 func implsAt(n int) []string {
 	if n > naiveMax {
 		return []string{bench.NetSmooth, bench.MinimumName, bench.FlatName}
@@ -126,7 +128,7 @@ func plan(ns []int) []job {
 		jobs = append(jobs,
 			job{key{caseInterpolate, bench.MinimumName, n}, "ns/entity", func(b *testing.B) { bench.MinimumInterpolate(b, n) }},
 			job{key{caseInterpolate, bench.FlatName, n}, "ns/entity", func(b *testing.B) { bench.FlatInterpolate(b, n) }})
-		for _, impl := range append(implsAt(n), bench.MinimumOnArcheName) {
+		for _, impl := range append(implsAt(n), bench.MinimumCheckedName, bench.MinimumOnArcheName) {
 			jobs = append(jobs, job{key{caseIngest, impl, n}, "ns/snapshot", func(b *testing.B) { bench.Ingest(b, impl, n) }})
 		}
 	}
