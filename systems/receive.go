@@ -114,6 +114,7 @@ type Receive struct {
 
 	cols      columns
 	spare     indexEntry // where the shortcut reads an entry of the sparse index
+	grew      uint64     // rings the shortcut's stores grew (rather than evicting)
 	views     remoteViews
 	remoteIDs []ecs.ID
 	netIDs    generic.Map1[c.NetID]
@@ -257,16 +258,18 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 	lim, futureLimit := pairBound(r.cfg.MaxAbs), r.futureLimit
 	sampled := r.sampledResidue()
 	// Each message it stores is accepted and, unless its ring grew,
-	// evicts the oldest sample: the loop counts only the rings that grew,
-	// and both totals follow from how far it got (two counters fewer for
-	// a loop short of registers). Likewise the run of equal ticks being
+	// evicts the oldest sample: the loop counts only the rings that grew
+	// (in r.grew, not a register: few do), and both totals follow from how
+	// far it got (two counters fewer for a loop short of registers). Likewise the run of equal ticks being
 	// stored is its tick and where it started: every message since was
 	// stored, and none at tick 0 (each is newer than a sample).
-	first, grew := i, uint64(0)
+	first := i
+	r.grew = 0
 	runTick, runStart := uint32(0), i
 	for ; i < len(msgs); i++ {
 		msg := &msgs[i]
-		if msg.Kind != Snapshot || !withinBoth(msg, lim) || !unitOrNone(&msg.Rot) || float64(msg.Tick) > futureLimit {
+		rot := normSq(&msg.Rot)
+		if msg.Kind != Snapshot || !withinBoth(msg, lim) || !(isUnit(rot) || zeroQuat(&msg.Rot)) || float64(msg.Tick) > futureLimit {
 			break
 		}
 		// The entity's life began at entry.bornTick, no later than any of
@@ -282,23 +285,21 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 		}
 		span := view.spanAt(entry.row)
 		head := &span.Ring
-		slot := view.slotAt(entry.row, head.Phys(head.Len()))
 		newest, ok := head.NewestTick()
 		if !ok || msg.Tick <= newest || span.Stale(msg.Tick) || r.complete.unchangedUntil(newest, msg.Tick) != newest {
 			break
 		}
 		// appendNewest, written out.
-		before := head.Len()
 		noteNewest(span)
-		head.Append(msg.Tick)
-		fillNewest(slot, msg)
+		phys, evicted := head.Append(msg.Tick)
+		fillNewest(view.slotAt(entry.row, phys), msg, rot < 0.5)
 		if uint32(i)%WaitSampling == sampled {
 			r.arrivals.Wait(r.wait(span, newest))
 		}
 		r.measureInterval(span, newest, msg.Tick)
-		if before != c.RingCapacity {
-			r.metrics.occupancyMove(before, before+1)
-			grew++
+		if !evicted {
+			r.metrics.occupancyMove(head.Len()-1, head.Len())
+			r.grew++
 		}
 		if msg.Tick != runTick {
 			r.arrivals.observedRun(arrivalRun{tick: runTick, n: uint32(i - runStart), accepted: true})
@@ -309,7 +310,7 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 	accepted := uint64(i - first)
 	r.shortcuts += accepted
 	r.metrics.Accepted += accepted
-	r.metrics.Evicted += accepted - grew
+	r.metrics.Evicted += accepted - r.grew
 	return i
 }
 
@@ -678,10 +679,16 @@ func within(v *mgl32.Vec3, lim float32) bool {
 // unitOrNone is plainNumbers' test of the rotation, small enough to
 // inline into Receive's loops (at the inliner's budget exactly: keep it
 // this size).
-func unitOrNone(q *mgl32.Quat) bool {
-	n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]
-	return n > 0.99999 && n < 1.00001 || zeroQuat(q)
+func unitOrNone(q *mgl32.Quat) bool { return isUnit(normSq(q)) || zeroQuat(q) }
+
+// normSq returns the squared norm of q.
+func normSq(q *mgl32.Quat) float32 {
+	return q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]
 }
+
+// isUnit reports whether n, a squared norm, is a unit quaternion's (as
+// servers send them, within float32 rounding).
+func isUnit(n float32) bool { return n > 0.99999 && n < 1.00001 }
 
 // zeroQuat reports whether every component of q is zero, of either sign
 // (as q == mgl32.Quat{} does), testing their bits at once: about a dozen
@@ -882,17 +889,23 @@ func fill(dst *c.Sample, msg *Message, rot *mgl32.Quat, spawned bool) {
 }
 
 // fillNewest is fill for the shortcut's messages (snapshots, never the
-// first sample of a life), writing the sample in place rather than
+// first sample of a life, whose rotation is a unit quaternion or, with
+// noRotation, zero: none), writing the sample in place rather than
 // through a copy. The position, velocity and rotation lie in the same
 // order in a Message as in a Sample: they go over as one 40-byte block
 // (three wide moves), and only what differs is written after.
-func fillNewest(dst *c.Sample, msg *Message) {
+func fillNewest(dst *c.Sample, msg *Message, noRotation bool) {
 	*(*motion)(unsafe.Pointer(&dst.Pos)) = *(*motion)(unsafe.Pointer(&msg.Pos))
-	dst.Tick, dst.State, dst.Epoch, dst.Flags = msg.Tick, msg.State, msg.Epoch, c.HasVelocity
-	if !msg.HasVelocity {
-		dst.Vel, dst.Flags = mgl32.Vec3{}, 0
+	// State and Epoch, and the byte after (Flags, written next), as one
+	// word: they follow each other in both.
+	dst.Tick, *(*uint32)(unsafe.Pointer(&dst.State)) = msg.Tick, *(*uint32)(unsafe.Pointer(&msg.State))
+	// A bool's byte is 1 or 0: HasVelocity, or no flag (masked, so that no
+	// byte can set another).
+	hasVel := *(*c.SampleFlags)(unsafe.Pointer(&msg.HasVelocity)) & c.HasVelocity
+	if dst.Flags = hasVel; hasVel == 0 {
+		dst.Vel = mgl32.Vec3{}
 	}
-	if zeroQuat(&msg.Rot) {
+	if noRotation {
 		dst.Rot = mgl32.Quat{W: 1}
 	}
 }
@@ -905,8 +918,16 @@ type motion struct {
 }
 
 // fillNewest copies Message.Pos through Message.Rot onto Sample.Pos
-// through Sample.Rot: both must hold them in that order, without gaps.
+// through Sample.Rot, both holding them in that order without gaps, and
+// State and Epoch with the byte after them, Flags in a Sample (the
+// padding before NetID in a Message); it takes a bool's byte for the
+// HasVelocity flag.
 var (
+	_ = [1]struct{}{}[unsafe.Offsetof(Message{}.Epoch)-unsafe.Offsetof(Message{}.State)-2]
+	_ = [1]struct{}{}[unsafe.Offsetof(Message{}.NetID)-unsafe.Offsetof(Message{}.State)-6]
+	_ = [1]struct{}{}[unsafe.Offsetof(c.Sample{}.Epoch)-unsafe.Offsetof(c.Sample{}.State)-2]
+	_ = [1]struct{}{}[unsafe.Offsetof(c.Sample{}.Flags)-unsafe.Offsetof(c.Sample{}.State)-3]
+	_ = [1]struct{}{}[c.HasVelocity-1]
 	_ = [1]struct{}{}[unsafe.Offsetof(Message{}.Rot)-unsafe.Offsetof(Message{}.Pos)-24]
 	_ = [1]struct{}{}[unsafe.Offsetof(c.Sample{}.Vel)-unsafe.Offsetof(c.Sample{}.Pos)-12]
 	_ = [1]struct{}{}[unsafe.Offsetof(c.Sample{}.Rot)-unsafe.Offsetof(c.Sample{}.Pos)-24]

@@ -308,7 +308,7 @@ func (r *Receive) storeShare(j int) {
 		if _, ev := head.Append(msg.Tick); ev {
 			evicted++
 		}
-		fillNewest(slot, msg)
+		fillNewest(slot, msg, zeroQuat(&msg.Rot))
 		if r.sampledAt(i) {
 			sh.waits = append(sh.waits, r.wait(span, newest))
 		}
