@@ -198,3 +198,49 @@ func garble(msgs []systems.Message) []systems.Message {
 	}
 	return msgs
 }
+
+// TestMinimumCheckedStores: what the checked lower bound stores, which the
+// drawings compared above cannot show (blending normalises them): every
+// stored rotation is a unit quaternion, so the rotations the garbled
+// stream sends off the unit sphere were normalised as the pipeline
+// normalises them; and once the clock has synced, a snapshot dated far
+// beyond the estimated server time, or of another kind, is refused and
+// not stored.
+func TestMinimumCheckedStores(t *testing.T) {
+	const n = 64
+	checked := NewMinimumChecked(n)
+	s := NewStream(n)
+	r := newRun(checked, s, FPS, FramesPerTick)
+	r.next = func(dst [][]systems.Message) [][]systems.Message { return append(dst, garble(s.Tick())) }
+	r.frames(30 * FramesPerTick)
+	stored := 0
+	for k := range checked.slots {
+		for i, smp := range checked.slots[k] {
+			if smp.Tick == 0 {
+				continue
+			}
+			stored++
+			if sq := smp.Rot.Dot(smp.Rot); !(sq > 0.99999 && sq < 1.00001) {
+				t.Fatalf("entity %d tick %d: stored rotation %v, squared norm %v", i+1, smp.Tick, smp.Rot, sq)
+			}
+		}
+	}
+	if stored < 10*n {
+		t.Fatalf("%d samples stored", stored)
+	}
+
+	refused, newest := checked.Refused(), checked.heads[0].Newest
+	far := s.Current() + 1000 // 50 s ahead: beyond MaxFuture
+	bad := []systems.Message{
+		{Kind: systems.Snapshot, NetID: 1, Tick: far, Rot: mgl32.QuatIdent()},
+		{Kind: systems.Despawn, NetID: 1, Tick: newest + 1},
+	}
+	checked.Receive(bad)
+	checked.Frame(1.0 / FPS)
+	if got := checked.Refused() - refused; got != len(bad) {
+		t.Errorf("refused %d of %d: a far-future snapshot and a despawn", got, len(bad))
+	}
+	if h := checked.heads[0]; h.Newest != newest {
+		t.Errorf("entity 1's newest sample moved from tick %d to %d", newest, h.Newest)
+	}
+}
