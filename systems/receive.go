@@ -259,10 +259,11 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 	sampled := r.sampledResidue()
 	// Each message it stores is accepted and, unless its ring grew,
 	// evicts the oldest sample: the loop counts only the rings that grew
-	// (in r.grew, not a register: few do), and both totals follow from how
-	// far it got (two counters fewer for a loop short of registers). Likewise the run of equal ticks being
-	// stored is its tick and where it started: every message since was
-	// stored, and none at tick 0 (each is newer than a sample).
+	// (in r.grew, not a register: few do), and both totals follow from
+	// how far it got (two counters fewer for a loop short of registers).
+	// Likewise the run of equal ticks being stored is its tick and where
+	// it started: every message since was stored, and none at tick 0
+	// (each is newer than a sample).
 	first := i
 	r.grew = 0
 	runTick, runStart := uint32(0), i
@@ -676,10 +677,15 @@ func within(v *mgl32.Vec3, lim float32) bool {
 	return max(math.Float32bits(v[0])&abs, math.Float32bits(v[1])&abs, math.Float32bits(v[2])&abs) <= math.Float32bits(lim)
 }
 
-// unitOrNone is plainNumbers' test of the rotation, small enough to
-// inline into Receive's loops (at the inliner's budget exactly: keep it
-// this size).
-func unitOrNone(q *mgl32.Quat) bool { return isUnit(normSq(q)) || zeroQuat(q) }
+// unitOrNone is plainNumbers' test of the rotation, a unit quaternion or
+// none (zero), small enough to inline into Receive's loops (at the
+// inliner's budget exactly: keep it this size; built from normSq and
+// isUnit it costs 83). The shortcut makes the same test from those parts,
+// keeping the squared norm to tell "none" when it fills the sample.
+func unitOrNone(q *mgl32.Quat) bool {
+	n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]
+	return n > 0.99999 && n < 1.00001 || zeroQuat(q)
+}
 
 // normSq returns the squared norm of q.
 func normSq(q *mgl32.Quat) float32 {
