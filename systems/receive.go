@@ -418,12 +418,14 @@ const WaitSampling = 8
 // messages reports its entity's wait (see wait): one message in
 // WaitSampling, counted over the stream, whichever goroutine stores it.
 func (r *Receive) sampledAt(i int) bool {
-	return (r.waitPhase+uint32(i))%WaitSampling == 0 && r.synced
+	return uint32(i)%WaitSampling == r.sampledResidue()
 }
 
 // sampledResidue returns the residue modulo WaitSampling of the indices,
-// in this frame's messages, of those sampledAt picks, or WaitSampling
-// (no index's) if none is picked: for loops that test it by one compare.
+// in this frame's messages, of the messages that report a wait: those at
+// which waitPhase+i is a multiple of WaitSampling, once the clock has
+// synced; WaitSampling (no index's) before. The shortcut holds it for the
+// frame and tests each index with one compare.
 func (r *Receive) sampledResidue() uint32 {
 	if !r.synced {
 		return WaitSampling
