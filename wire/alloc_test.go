@@ -28,7 +28,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 		var err error
-		if parts, err = enc.Finish(true); err != nil {
+		if parts, err = enc.Finish(true, cur.Hash()); err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range parts {
@@ -48,7 +48,7 @@ func TestSteadyStateAllocs(t *testing.T) {
 		t.Errorf("snapshot encode+decode: %v allocs per tick", n)
 	}
 
-	in := InputPacket{HasAckedTick: true, AckedTick: 5, NetID: 1, FirstSeq: 9, Inputs: [][]byte{{1}, {2}, {3}}}
+	in := InputPacket{HasAckedTick: true, AckedTick: 5, Resync: true, FirstSeq: 9, Inputs: [][]byte{{1}, {2}, {3}}}
 	buf := make([]byte, 0, 256)
 	var out InputPacket
 	out.Inputs = make([][]byte, 0, 8)

@@ -26,7 +26,13 @@ type Decoder struct {
 
 	history *History
 	pend    []pending
+	started uint64 // ticks started assembling, for pend's order
 	empty   Table
+
+	// diverged is set when a tick's assembled state differed from the
+	// server's (its hash), until a full snapshot is assembled right.
+	diverged bool
+	divergeN uint64
 
 	scratch []scratchRec
 	spare   []Record
@@ -47,6 +53,7 @@ type scratchRec struct {
 type pending struct {
 	used  bool
 	tick  uint32
+	order uint64 // when its first part arrived, in parts started
 	info  SnapshotInfo
 	table Table
 	got   []uint64
@@ -73,6 +80,15 @@ type Snapshot struct {
 	// also appended a Despawn for every entity it had reported alive that
 	// the tick no longer holds.
 	Done bool
+	// Diverged says this packet was the last missing part of its tick, but
+	// the state assembled differs from the server's (its hash, see
+	// [Table.Hash]): the tick is not a baseline, the delta's baseline is
+	// dropped, and until a full snapshot is assembled right the decoder
+	// reports [Decoder.Diverged], which the client's input packets carry
+	// as a request for one ([InputPacket.Resync]). The entities already
+	// decoded from the tick's parts stand until the full snapshot
+	// replaces them.
+	Diverged bool
 }
 
 // NewDecoder returns a decoder for cfg, which is validated and must match
@@ -112,7 +128,17 @@ func (d *Decoder) Reset() {
 		d.pend[i].used = false
 	}
 	d.live = d.live[:0]
+	d.diverged = false
 }
+
+// Diverged reports whether the decoder's state drifted from the server's
+// (see [Snapshot.Diverged]) and no full snapshot has been assembled since:
+// the client should ask for one ([InputPacket.Resync]).
+func (d *Decoder) Diverged() bool { return d.diverged }
+
+// Divergences returns how many ticks were assembled with a state that
+// differs from the server's.
+func (d *Decoder) Divergences() uint64 { return d.divergeN }
 
 // Decode decodes one snapshot packet and appends its entities to dst, in
 // NetID order: each with its full state in world units, its HasVelocity
@@ -149,7 +175,7 @@ func (d *Decoder) Decode(packet []byte, dst []Entity) (Snapshot, []Entity, error
 		return s, dst[:n0], err
 	}
 	s.Records = count
-	s.Done, dst = d.assemble(p, ref, info, dst)
+	dst = d.assemble(p, ref, &s, dst)
 	return s, dst, nil
 }
 
@@ -270,15 +296,18 @@ func (d *Decoder) decodeRecords(info *SnapshotInfo, count int, r *reader, ref *T
 }
 
 // assemble applies the decoded records to their tick under assembly p
-// (starting one from ref when p is nil) and reports whether this part was
+// (starting one from ref when p is nil) and sets s.Done when this part was
 // the tick's last: then the tick becomes a baseline and, if it is
-// complete, the Despawns of its sweep are appended to dst.
-func (d *Decoder) assemble(p *pending, ref *Table, info *SnapshotInfo, dst []Entity) (bool, []Entity) {
+// complete, the Despawns of its sweep are appended to dst. A tick whose
+// assembled state differs from the server's sets s.Diverged instead.
+func (d *Decoder) assemble(p *pending, ref *Table, s *Snapshot, dst []Entity) []Entity {
+	info := &s.SnapshotInfo
 	if p == nil {
 		if p = d.allocPending(info.Tick); p == nil {
-			return false, dst // older than every tick being assembled: not tracked
+			return dst // not newer than the newest tick held: not tracked
 		}
-		p.used, p.tick, p.info, p.n = true, info.Tick, *info, 0
+		d.started++
+		p.used, p.tick, p.order, p.info, p.n = true, info.Tick, d.started, *info, 0
 		p.info.Part = 0
 		p.table.CopyFrom(ref)
 		words := (info.Parts + 63) / 64
@@ -288,22 +317,40 @@ func (d *Decoder) assemble(p *pending, ref *Table, info *SnapshotInfo, dst []Ent
 	p.got[info.Part/64] |= 1 << (info.Part % 64)
 	p.n++
 	if p.n < p.info.Parts {
-		return false, dst
+		return dst
 	}
-
-	// Every part has arrived: the tick becomes a baseline.
+	p.used = false
 	recs := p.table.recs
 	for i := range recs {
 		recs[i].Flags &^= touched
+	}
+	if p.table.Hash() != p.info.Hash {
+		// Built on a baseline the server does not hold as it is here (or
+		// from parts that were not the server's): neither the tick nor
+		// that baseline can be built on.
+		d.diverged = true
+		d.divergeN++
+		if p.info.Delta {
+			d.history.Drop(p.info.Baseline)
+		}
+		s.Diverged = true
+		return dst
+	}
+
+	// Every part has arrived and the state is the server's: the tick
+	// becomes a baseline.
+	s.Done = true
+	if !p.info.Delta {
+		d.diverged = false
 	}
 	if p.info.Complete {
 		dst = d.sweep(p.tick, &p.table, dst)
 	}
 	if slot := d.history.Put(p.tick); slot != nil {
 		slot.recs, p.table.recs = p.table.recs, slot.recs[:0]
+		slot.hash, p.table.hash = p.table.hash, 0
 	}
-	p.used = false
-	return true, dst
+	return dst
 }
 
 // agrees reports whether a part's tick-wide fields match the earlier
@@ -312,7 +359,7 @@ func (p *pending) agrees(s *SnapshotInfo) bool {
 	a := p.info
 	return a.Delta == s.Delta && (!a.Delta || a.Baseline == s.Baseline) && a.Parts == s.Parts &&
 		a.Complete == s.Complete && a.HasInputAck == s.HasInputAck && a.InputAck == s.InputAck &&
-		a.HasControlled == s.HasControlled && a.Controlled == s.Controlled
+		a.HasControlled == s.HasControlled && a.Controlled == s.Controlled && a.Hash == s.Hash
 }
 
 func (p *pending) has(part int) bool { return p.got[part/64]&(1<<(part%64)) != 0 }
@@ -326,23 +373,33 @@ func (d *Decoder) findPending(tick uint32) *pending {
 	return nil
 }
 
-// allocPending returns a free slot, or evicts the oldest tick being
-// assembled if tick is newer; nil if tick is older than all of them.
+// allocPending returns a slot for assembling tick: a free one, else, of the
+// ticks it may abandon, the one whose first part arrived longest ago. A
+// tick may abandon an older tick, or one more than MaxReorderTicks ahead
+// of it: parts of ticks that far ahead never complete in a server's
+// stream (they are forged or corrupt), and must not hold the slots
+// against the ticks that follow. It returns nil when there is no such
+// slot (a late part of an abandoned tick does not abandon a newer one),
+// and for a tick not newer than the newest tick completely received,
+// which would be of no use as a baseline.
 func (d *Decoder) allocPending(tick uint32) *pending {
-	var oldest *pending
+	if newest, ok := d.history.Newest(); ok && !tickBefore(newest, tick) {
+		return nil
+	}
+	var victim *pending
 	for i := range d.pend {
 		p := &d.pend[i]
 		if !p.used {
 			return p
 		}
-		if oldest == nil || tickBefore(p.tick, oldest.tick) {
-			oldest = p
+		if !tickBefore(p.tick, tick) && !tickBefore(tick+MaxReorderTicks, p.tick) {
+			continue // a newer tick, within reach of this one
+		}
+		if victim == nil || p.order < victim.order {
+			victim = p
 		}
 	}
-	if tickBefore(tick, oldest.tick) {
-		return nil
-	}
-	return oldest
+	return victim
 }
 
 // apply writes the scratch records into t, marking them touched: in place
@@ -357,6 +414,15 @@ func (d *Decoder) apply(t *Table) {
 		if sr := &d.scratch[i]; sr.idx < 0 || sr.rec.Flags&Despawn != 0 {
 			inPlace = false
 			break
+		}
+	}
+	for i := range d.scratch {
+		sr := &d.scratch[i]
+		if sr.idx >= 0 {
+			t.hash ^= t.recs[sr.idx].Hash()
+		}
+		if sr.rec.Flags&Despawn == 0 {
+			t.hash ^= sr.rec.Hash()
 		}
 	}
 	if inPlace {
@@ -492,8 +558,16 @@ func seek[T netIDed](xs []T, from int, id uint32) (int, bool) {
 	return lo, lo < len(xs) && netIDOf(&xs[lo]) == id
 }
 
+// MaxReorderTicks is how far after a complete tick an entity may have been
+// named and still survive that tick's sweep when the tick does not hold
+// it: parts of the next few ticks may arrive before a tick completes, but
+// an entity named only at a tick further ahead than this is not a
+// server's (forged or corrupt data) and goes.
+const MaxReorderTicks = 64
+
 // sweep appends a Despawn for every live entity that the complete table of
-// tick does not hold and that was not named after tick, and forgets them.
+// tick does not hold and that was not named after tick (up to
+// MaxReorderTicks after it), and forgets them.
 func (d *Decoder) sweep(tick uint32, t *Table, dst []Entity) []Entity {
 	out := d.live[:0]
 	j := 0
@@ -502,7 +576,7 @@ func (d *Decoder) sweep(tick uint32, t *Table, dst []Entity) []Entity {
 			j++
 		}
 		held := j < len(t.recs) && t.recs[j].NetID == e.netID
-		if !held && tickBefore(e.tick, tick) {
+		if !held && (tickBefore(e.tick, tick) || tickBefore(tick+MaxReorderTicks, e.tick)) {
 			dst = append(dst, Entity{NetID: e.netID, Flags: Despawn})
 			continue
 		}

@@ -196,7 +196,7 @@ func (e *Encoder) newPart(id uint32) error {
 	buf = binary.LittleEndian.AppendUint32(buf, e.info.Tick)
 	buf = append(buf, flags)
 	buf = binary.LittleEndian.AppendUint16(buf, uint16(n))
-	buf = append(buf, 0, 0, 0, 0) // parts and count, patched later
+	buf = append(buf, 0, 0, 0, 0, 0, 0, 0, 0) // parts, count and hash, patched later
 	if e.info.HasInputAck {
 		buf = binary.LittleEndian.AppendUint32(buf, e.info.InputAck)
 	}
@@ -251,8 +251,10 @@ func (e *Encoder) Diff(base, cur *Table) error {
 // records (the tick, its completeness and the input ack still travel).
 // complete is the claim that the parts name every entity that changed
 // since the baseline; Finish ignores it (and marks the snapshot
-// incomplete) if the snapshot ran out of parts.
-func (e *Encoder) Finish(complete bool) ([][]byte, error) {
+// incomplete) if the snapshot ran out of parts. hash is the state hash of
+// the table the client holds once it has every part ([Table.Hash] of the
+// baseline with the records added applied; see [SnapshotInfo.Hash]).
+func (e *Encoder) Finish(complete bool, hash uint32) ([][]byte, error) {
 	if !e.open {
 		return e.parts, fmt.Errorf("%w: Finish before Begin", ErrOrder)
 	}
@@ -267,6 +269,7 @@ func (e *Encoder) Finish(complete bool) ([][]byte, error) {
 	complete = complete && !e.full
 	for _, p := range e.parts {
 		le.PutUint16(p[HeaderSize+snapParts:], uint16(len(e.parts)))
+		le.PutUint32(p[HeaderSize+snapHash:], hash)
 		if complete {
 			p[HeaderSize+snapFlags] |= snapComplete
 		}

@@ -96,3 +96,26 @@ type Record struct {
 	// Flags holds HasVelocity only; events travel beside records.
 	Flags Flags
 }
+
+// Hash returns a 64-bit hash of the record's state: NetID, position,
+// velocity, rotation, state, epoch and HasVelocity (the flags that are
+// events are not state and do not count). Records that differ in any of
+// these hash differently but for a chance of 2^-64; a table's hash is the
+// XOR of its records' ([Table.Hash]), so that it follows every change at
+// the cost of the records changed.
+func (r Record) Hash() uint64 {
+	h := mix64(uint64(r.NetID) | uint64(r.State)<<32 | uint64(r.Epoch)<<48 | uint64(r.Flags&HasVelocity)<<56)
+	h = mix64(h ^ r.Rot)
+	h = mix64(h ^ (uint64(uint32(r.Pos[0])) | uint64(uint32(r.Pos[1]))<<32))
+	h = mix64(h ^ (uint64(uint32(r.Pos[2])) | uint64(uint32(r.Vel[0]))<<32))
+	return mix64(h ^ (uint64(uint32(r.Vel[1])) | uint64(uint32(r.Vel[2]))<<32))
+}
+
+// mix64 is SplitMix64's finaliser: every input bit affects every output
+// bit.
+func mix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}

@@ -10,7 +10,10 @@ const (
 	// Magic is the two bytes every packet starts with, "NS".
 	Magic = "NS"
 	// Version is the protocol version this package writes and accepts.
-	Version = 1
+	// Version 2 added the control messages, the snapshot's state hash and
+	// the input packet's resync request, and dropped the input packet's
+	// NetID (the server assigns entities).
+	Version = 2
 	// HeaderSize is the size of the packet header in bytes.
 	HeaderSize = 23
 )
@@ -23,7 +26,16 @@ const (
 	TypeSnapshot PacketType = 1
 	// TypeInput is a client→server input packet (see [InputPacket]).
 	TypeInput PacketType = 2
+	// TypeHello, TypeWelcome and TypeClose are control messages (see
+	// [Hello]): they travel on a connection's reliable channel, never as
+	// datagrams, and have no Header.
+	TypeHello   PacketType = 3
+	TypeWelcome PacketType = 4
+	TypeClose   PacketType = 5
 )
+
+// control reports whether t is a control message's type.
+func (t PacketType) control() bool { return t >= TypeHello && t <= TypeClose }
 
 // String returns the type's name.
 func (t PacketType) String() string {
@@ -32,6 +44,12 @@ func (t PacketType) String() string {
 		return "snapshot"
 	case TypeInput:
 		return "input"
+	case TypeHello:
+		return "hello"
+	case TypeWelcome:
+		return "welcome"
+	case TypeClose:
+		return "close"
 	}
 	return fmt.Sprintf("PacketType(%d)", uint8(t))
 }
@@ -116,6 +134,9 @@ func ParseHeader(packet []byte) (Header, []byte, error) {
 		return h, nil, fmt.Errorf("%w: version %d, this end speaks %d", ErrVersion, packet[2], Version)
 	}
 	h.Type = PacketType(packet[3])
+	if h.Type.control() {
+		return h, nil, fmt.Errorf("%w: %v is a control message, not a datagram", ErrType, h.Type)
+	}
 	if h.Type != TypeSnapshot && h.Type != TypeInput {
 		return h, nil, fmt.Errorf("%w: unknown packet type %d", ErrType, packet[3])
 	}

@@ -38,7 +38,8 @@ func TestParseHeaderRejects(t *testing.T) {
 	}{
 		{"short", good[:HeaderSize-1], ErrTruncated},
 		{"magic", mod(0, 'X'), ErrMagic},
-		{"version", mod(2, 2), ErrVersion},
+		{"version", mod(2, 1), ErrVersion},
+		{"control type", mod(3, byte(TypeHello)), ErrType},
 		{"type 0", mod(3, 0), ErrType},
 		{"type 9", mod(3, 9), ErrType},
 		{"flags", mod(4, 0x80), ErrMalformed},

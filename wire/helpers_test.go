@@ -108,7 +108,7 @@ func encodeInfo(t testing.TB, e *Encoder, info SnapshotInfo, base, cur *Table) [
 	if err := e.Diff(base, cur); err != nil {
 		t.Fatal(err)
 	}
-	parts, err := e.Finish(true)
+	parts, err := e.Finish(true, hashOf(cur.recs...)) // cur.recs may have been written directly
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,4 +121,13 @@ func totalLen(parts [][]byte) int {
 		n += len(p)
 	}
 	return n
+}
+
+// hashOf returns the state hash of a table holding rs.
+func hashOf(rs ...Record) uint32 {
+	var h uint64
+	for _, r := range rs {
+		h ^= r.Hash()
+	}
+	return uint32(h)
 }

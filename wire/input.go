@@ -8,9 +8,11 @@ import (
 // Input body layout.
 const (
 	inputHasAckedTick = 1 << 0
+	inputResync       = 1 << 1
+	inputKnownFlags   = inputHasAckedTick | inputResync
 	// inputFixedMax is the largest input body before the payloads: flags 1,
-	// acked tick 4, NetID 5, first seq 4, count 1.
-	inputFixedMax = 1 + 4 + maxVarint32 + 4 + 1
+	// acked tick 4, first seq 4, count 1.
+	inputFixedMax = 1 + 4 + 4 + 1
 )
 
 // InputPacket is what a client sends the server every tick (or every few):
@@ -28,8 +30,10 @@ type InputPacket struct {
 	// received ([Decoder.Acked]), valid with HasAckedTick.
 	AckedTick    uint32
 	HasAckedTick bool
-	// NetID is the entity the client predicts and controls (0 if none).
-	NetID uint32
+	// Resync asks the server for a full snapshot: the client assembled a
+	// tick whose state differs from the server's ([Decoder.Diverged]), so
+	// no delta can be trusted until a full snapshot has arrived.
+	Resync bool
 	// FirstSeq is the sequence number of Inputs[0].
 	FirstSeq uint32
 	// Inputs are the payloads, oldest first. DecodeInput makes them alias
@@ -68,11 +72,13 @@ func AppendInput(dst []byte, h *Header, p *InputPacket, cfg *Config) ([]byte, er
 	if p.HasAckedTick {
 		flags |= inputHasAckedTick
 	}
+	if p.Resync {
+		flags |= inputResync
+	}
 	dst = append(dst, flags)
 	if p.HasAckedTick {
 		dst = binary.LittleEndian.AppendUint32(dst, p.AckedTick)
 	}
-	dst = appendUvarint(dst, p.NetID)
 	dst = binary.LittleEndian.AppendUint32(dst, p.FirstSeq)
 	dst = append(dst, byte(len(p.Inputs)))
 	for _, in := range p.Inputs {
@@ -107,18 +113,16 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 	if err != nil {
 		return h, err
 	}
-	if flags&^inputHasAckedTick != 0 {
+	if flags&^inputKnownFlags != 0 {
 		return h, fmt.Errorf("%w: input flags %#02x has unknown bits", ErrMalformed, flags)
 	}
 	p.HasAckedTick = flags&inputHasAckedTick != 0
+	p.Resync = flags&inputResync != 0
 	p.AckedTick = 0
 	if p.HasAckedTick {
 		if p.AckedTick, err = r.u32("acked tick"); err != nil {
 			return h, err
 		}
-	}
-	if p.NetID, err = r.uvarint("input NetID", 0xffffffff); err != nil {
-		return h, err
 	}
 	if p.FirstSeq, err = r.u32("first seq"); err != nil {
 		return h, err

@@ -11,7 +11,6 @@ import (
 func ExampleAppendInput() {
 	p := wire.InputPacket{
 		AckedTick: 120, HasAckedTick: true, // from Decoder.Acked
-		NetID:    7,
 		FirstSeq: 41, // inputs 41, 42, 43
 		Inputs:   [][]byte{{0x01, 0x00}, {0x01, 0x7f}, {0x03, 0x7f}},
 	}
@@ -32,7 +31,7 @@ func ExampleAppendInput() {
 	}
 	fmt.Println("client has tick", got.AckedTick)
 	// Output:
-	// 43 bytes
+	// 42 bytes
 	// packet 9: seq 41 input 01 00
 	// packet 9: seq 42 input 01 7f
 	// packet 9: seq 43 input 03 7f

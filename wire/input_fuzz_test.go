@@ -12,8 +12,8 @@ import (
 func FuzzDecodeInput(f *testing.F) {
 	for _, p := range []InputPacket{
 		{},
-		{HasAckedTick: true, AckedTick: 77, NetID: 300, FirstSeq: 1 << 31, Inputs: [][]byte{{1, 2, 3}, {}, {4}}},
-		{NetID: 1, FirstSeq: 5, Inputs: [][]byte{make([]byte, 64), {9}, {9}, {9}, {9}, {9}, {9}, {9}}},
+		{HasAckedTick: true, AckedTick: 77, Resync: true, FirstSeq: 1 << 31, Inputs: [][]byte{{1, 2, 3}, {}, {4}}},
+		{FirstSeq: 5, Inputs: [][]byte{make([]byte, 64), {9}, {9}, {9}, {9}, {9}, {9}, {9}}},
 	} {
 		b, err := AppendInput(nil, &Header{Seq: 3, HasAck: true, Ack: 2}, &p, nil)
 		if err != nil {

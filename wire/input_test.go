@@ -12,7 +12,7 @@ func TestInputRoundTrip(t *testing.T) {
 	cfg := DefaultConfig()
 	for n := 0; n <= cfg.MaxInputs; n++ {
 		var p InputPacket
-		p.NetID, p.FirstSeq = uint32(n*1000), 0xfffffffe // wraps inside the packet
+		p.Resync, p.FirstSeq = n%3 == 1, 0xfffffffe // wraps inside the packet
 		p.AckedTick, p.HasAckedTick = uint32(n), n%2 == 0
 		for i := range n {
 			p.Inputs = append(p.Inputs, bytes.Repeat([]byte{byte(i)}, i*9%(cfg.MaxInputSize+1)))
@@ -30,7 +30,7 @@ func TestInputRoundTrip(t *testing.T) {
 		if gh.Type != TypeInput || gh.Seq != uint16(n) || gh.Sent != 99 {
 			t.Fatalf("header %+v", gh)
 		}
-		if got.NetID != p.NetID || got.FirstSeq != p.FirstSeq || got.HasAckedTick != p.HasAckedTick ||
+		if got.Resync != p.Resync || got.FirstSeq != p.FirstSeq || got.HasAckedTick != p.HasAckedTick ||
 			(p.HasAckedTick && got.AckedTick != p.AckedTick) || len(got.Inputs) != n {
 			t.Fatalf("%d inputs: got %+v", n, got)
 		}
@@ -59,7 +59,7 @@ func TestAppendInputLimits(t *testing.T) {
 }
 
 func TestDecodeInputRejects(t *testing.T) {
-	p := InputPacket{NetID: 3, FirstSeq: 10, Inputs: [][]byte{{1, 2}, {3}}}
+	p := InputPacket{FirstSeq: 10, Inputs: [][]byte{{1, 2}, {3}}}
 	good, _ := AppendInput(nil, &Header{}, &p, nil)
 	body := HeaderSize
 	mod := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(good)) }
@@ -73,7 +73,7 @@ func TestDecodeInputRejects(t *testing.T) {
 		{"truncated", good[:len(good)-1], nil, ErrTruncated},
 		{"trailing", append(bytes.Clone(good), 0), nil, ErrMalformed},
 		{"flags", mod(func(b []byte) []byte { b[body] = 0x10; return b }), nil, ErrMalformed},
-		{"count", mod(func(b []byte) []byte { b[body+1+1+4] = 9; return b }), nil, ErrLimit},
+		{"count", mod(func(b []byte) []byte { b[body+1+4] = 9; return b }), nil, ErrLimit},
 		{"count over small limit", good, &small, ErrLimit},
 		{"snapshot type", mod(func(b []byte) []byte { b[3] = byte(TypeSnapshot); return b }), nil, ErrType},
 		{"too big", append(bytes.Clone(good), make([]byte, 1200)...), nil, ErrLimit},

@@ -13,7 +13,8 @@ const (
 	snapPart   = 5  // uint16
 	snapParts  = 7  // uint16
 	snapCount  = 9  // uint16
-	snapFixed  = 11 // then input ack (uint32, with snapHasAck), baseline distance (uvarint, with snapDelta), controlled NetID (uvarint, with snapControlled)
+	snapHash   = 11 // uint32
+	snapFixed  = 15 // then input ack (uint32, with snapHasAck), baseline distance (uvarint, with snapDelta), controlled NetID (uvarint, with snapControlled)
 	snapMaxHdr = HeaderSize + snapFixed + 4 + 2*maxVarint32
 
 	snapComplete   = 1 << 0
@@ -53,6 +54,11 @@ type SnapshotInfo struct {
 	// controls what it configured, or nothing).
 	Controlled    uint32
 	HasControlled bool
+	// Hash is the state hash ([Table.Hash]) of what the server holds for
+	// this client once the tick's parts are all applied: the tick's table.
+	// A decoder that assembles another state does not take the tick as a
+	// baseline (see [Snapshot.Diverged]).
+	Hash uint32
 }
 
 // parseSnapshot reads the snapshot fields of body (after the header) and
@@ -77,6 +83,7 @@ func parseSnapshot(body []byte, c *Config) (SnapshotInfo, int, reader, error) {
 	s.Part = int(le.Uint16(body[snapPart:]))
 	s.Parts = int(le.Uint16(body[snapParts:]))
 	count := int(le.Uint16(body[snapCount:]))
+	s.Hash = le.Uint32(body[snapHash:])
 	if s.Parts == 0 || s.Parts > c.MaxParts {
 		return s, 0, r, fmt.Errorf("%w: tick %d: %d parts, want 1..%d (MaxParts)", ErrLimit, s.Tick, s.Parts, c.MaxParts)
 	}

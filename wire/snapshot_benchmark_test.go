@@ -72,7 +72,7 @@ func BenchmarkEncode(b *testing.B) {
 					b.Fatal(err)
 				}
 				var err error
-				if parts, err = enc.Finish(true); err != nil {
+				if parts, err = enc.Finish(true, c.cur.Hash()); err != nil {
 					b.Fatal(err)
 				}
 				bytes = totalLen(parts)
@@ -132,7 +132,7 @@ func BenchmarkInput(b *testing.B) {
 	for i := range payloads {
 		payloads[i] = []byte{byte(i), 0x7f, 0x01, 0x40}
 	}
-	p := InputPacket{AckedTick: 100, HasAckedTick: true, NetID: 7, FirstSeq: 1000, Inputs: payloads}
+	p := InputPacket{AckedTick: 100, HasAckedTick: true, FirstSeq: 1000, Inputs: payloads}
 	b.Run("encode", func(b *testing.B) {
 		buf := make([]byte, 0, 256)
 		b.ReportAllocs()

@@ -40,7 +40,7 @@ func Example() {
 		if err := enc.Diff(base, cur); err != nil {
 			panic(err)
 		}
-		packets, _ := enc.Finish(true) // Diff names every change: complete
+		packets, _ := enc.Finish(true, cur.Hash()) // Diff names every change: complete; the client then holds cur
 		// Client: decode every packet.
 		for _, p := range packets {
 			s, entities, err := dec.Decode(p, nil)
@@ -61,9 +61,9 @@ func Example() {
 	fmt.Println("client acks tick", acked)
 	send(12, dec.State(acked), acked, world(0.75))
 	// Output:
-	// tick 10 (delta false, 46 bytes, done true): 1@10.00 2@20.00 3@30.00
+	// tick 10 (delta false, 50 bytes, done true): 1@10.00 2@20.00 3@30.00
 	// client acks tick 10
-	// tick 12 (delta true, 39 bytes, done true): 2@20.75
+	// tick 12 (delta true, 43 bytes, done true): 2@20.75
 }
 
 // A Quantizer sets the precision both ends agree on.

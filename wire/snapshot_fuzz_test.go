@@ -92,7 +92,7 @@ func FuzzDecodeSnapshot(f *testing.F) {
 				t.Fatalf("re-encoding a decoded record: %v", err)
 			}
 		}
-		parts, err := enc.Finish(s.Complete)
+		parts, err := enc.Finish(s.Complete, s.Hash)
 		if err != nil || len(parts) != 1 {
 			t.Fatalf("re-encoded into %d parts: %v", len(parts), err)
 		}

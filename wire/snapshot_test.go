@@ -136,7 +136,7 @@ func TestSnapshotEvents(t *testing.T) {
 	if err := enc.Add(&Record{NetID: 9}, nil, Despawn); !errors.Is(err, ErrRange) {
 		t.Fatalf("Despawn through Add: %v, want ErrRange", err)
 	}
-	parts, err := enc.Finish(true)
+	parts, err := enc.Finish(true, hashOf(r1, r2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestSnapshotIncompleteWhenPartsRunOut(t *testing.T) {
 	if err := enc.Add(&t0.recs[99], nil, 0); !errors.Is(err, ErrLimit) {
 		t.Fatalf("Add after full: %v", err)
 	}
-	parts, err := enc.Finish(true)
+	parts, err := enc.Finish(true, hashOf(t0.recs[:sent]...))
 	if err != nil || len(parts) != 2 {
 		t.Fatalf("%d parts, %v", len(parts), err)
 	}
@@ -261,7 +261,7 @@ func TestEncoderMisuse(t *testing.T) {
 	if err := enc.Add(&Record{}, nil, 0); !errors.Is(err, ErrOrder) {
 		t.Errorf("Add before Begin: %v", err)
 	}
-	if _, err := enc.Finish(true); !errors.Is(err, ErrOrder) {
+	if _, err := enc.Finish(true, 0); !errors.Is(err, ErrOrder) {
 		t.Errorf("Finish before Begin: %v", err)
 	}
 	if err := enc.Begin(Header{}, SnapshotInfo{Tick: 5, Delta: true, Baseline: 5}, nil); !errors.Is(err, ErrRange) {
@@ -335,7 +335,7 @@ func twoParts(t *testing.T, enc *Encoder, info SnapshotInfo, r *Record, i int) [
 	if err := enc.Add(r, nil, 0); err != nil {
 		t.Fatal(err)
 	}
-	parts, err := enc.Finish(info.Complete)
+	parts, err := enc.Finish(info.Complete, info.Hash)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,15 +358,16 @@ func TestDecodeContradictingPartRestartsTick(t *testing.T) {
 	if _, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Complete: true}, &r1, 0), nil); err != nil {
 		t.Fatal(err)
 	}
-	s, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3}, &r2, 1), nil)
+	h := hashOf(r1, r2)
+	s, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Hash: h}, &r2, 1), nil)
 	if err != nil || s.Done {
 		t.Fatalf("a part disagreeing on Complete: %+v %v; want it taken as the start of the tick afresh", s, err)
 	}
-	_, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3}, &r2, 0), nil)
+	_, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Hash: h}, &r2, 0), nil)
 	if !errors.Is(err, ErrMalformed) || !strings.Contains(err.Error(), "two parts") {
 		t.Fatalf("NetID in two parts: %v", err)
 	}
-	s, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3}, &r1, 0), nil)
+	s, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Hash: h}, &r1, 0), nil)
 	if err != nil || !s.Done || s.Complete {
 		t.Fatalf("the new tick's part 0: %+v %v", s, err)
 	}
@@ -474,7 +475,7 @@ func TestDecodeSweepsGoneEntities(t *testing.T) {
 	if err := enc.Despawn(1); err != nil {
 		t.Fatal(err)
 	}
-	parts, _ = enc.Finish(false)
+	parts, _ = enc.Finish(false, 0)
 	if _, es, _ = dec.Decode(parts[0], nil); len(es) != 1 || es[0].Flags != Despawn {
 		t.Fatalf("incomplete tick: %+v", es)
 	}
@@ -488,12 +489,12 @@ func TestDecodePendingLimit(t *testing.T) {
 	r1, _ := q.Record(Entity{NetID: 1})
 	r2, _ := q.Record(Entity{NetID: 2})
 	dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 20}, &r1, 0), nil)
-	dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 21}, &r1, 0), nil) // abandons 20
+	dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 21, Hash: hashOf(r1, r2)}, &r1, 0), nil) // abandons 20
 	s, es, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 20}, &r2, 1), nil)
 	if err != nil || s.Done || len(es) != 1 {
 		t.Fatalf("late part of an abandoned tick: %+v %v", s, err)
 	}
-	s, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 21}, &r2, 1), nil)
+	s, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 21, Hash: hashOf(r1, r2)}, &r2, 1), nil)
 	if err != nil || !s.Done {
 		t.Fatalf("tick 21: %+v %v", s, err)
 	}
@@ -538,7 +539,7 @@ func TestDecodeRefusesUnchangedFields(t *testing.T) {
 		t.Fatal(err)
 	}
 	enc.Add(&r, nil, 0)
-	parts, _ := enc.Finish(true)
+	parts, _ := enc.Finish(true, hashOf(r))
 	p := parts[0]
 	// The record is: gap 1, mask mState, state 5. Make the state 0 (the
 	// zero record's).
@@ -565,7 +566,7 @@ func TestDecodeDespawnOutsideBaseline(t *testing.T) {
 	if err := enc.Despawn(77); err != nil {
 		t.Fatal(err)
 	}
-	parts, _ := enc.Finish(true)
+	parts, _ := enc.Finish(true, base.Hash())
 	s, es, err := dec.Decode(parts[0], nil)
 	if err != nil || !s.Done || len(es) != 1 || es[0] != (Entity{NetID: 77, Flags: Despawn}) {
 		t.Fatalf("%+v %+v %v", s, es, err)
@@ -681,11 +682,12 @@ func TestDecodeContradictingControlled(t *testing.T) {
 	if _, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Controlled: 1, HasControlled: true}, &r1, 0), nil); err != nil {
 		t.Fatal(err)
 	}
-	s, _, err := dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Controlled: 2, HasControlled: true}, &r2, 1), nil)
+	info := SnapshotInfo{Tick: 3, Controlled: 2, HasControlled: true, Hash: hashOf(r1, r2)}
+	s, _, err := dec.Decode(twoParts(t, enc, info, &r2, 1), nil)
 	if err != nil || s.Done || s.Controlled != 2 {
 		t.Fatalf("a part with another controlled NetID: %+v %v; want the tick started afresh", s, err)
 	}
-	s, _, err = dec.Decode(twoParts(t, enc, SnapshotInfo{Tick: 3, Controlled: 2, HasControlled: true}, &r1, 0), nil)
+	s, _, err = dec.Decode(twoParts(t, enc, info, &r1, 0), nil)
 	if err != nil || !s.Done {
 		t.Fatalf("the new assembly's part 0: %+v %v", s, err)
 	}

@@ -11,9 +11,14 @@ import (
 // grows as needed and reuses its memory after [Table.Reset], so a table
 // filled every tick stops allocating once it has reached its size.
 //
+// A table also keeps its state hash ([Table.Hash]) up to date as it
+// changes, so that both ends can check cheaply that they hold the same
+// state.
+//
 // The zero value is an empty table ready to use.
 type Table struct {
 	recs []Record
+	hash uint64 // XOR of the records' hashes
 }
 
 // Len returns the number of records.
@@ -24,10 +29,20 @@ func (t *Table) Len() int { return len(t.recs) }
 func (t *Table) Records() []Record { return t.recs }
 
 // Reset empties the table, keeping its memory.
-func (t *Table) Reset() { t.recs = t.recs[:0] }
+func (t *Table) Reset() { t.recs, t.hash = t.recs[:0], 0 }
 
 // CopyFrom makes t a copy of src, reusing t's memory.
-func (t *Table) CopyFrom(src *Table) { t.recs = append(t.recs[:0], src.recs...) }
+func (t *Table) CopyFrom(src *Table) { t.recs, t.hash = append(t.recs[:0], src.recs...), src.hash }
+
+// Hash returns the table's state hash: the XOR of its records' hashes
+// ([Record.Hash]), cut to 32 bits. A snapshot carries the hash of the
+// table the server holds for the client after the tick
+// ([SnapshotInfo.Hash]); a decoder that assembles a different one knows
+// its state has drifted from the server's (a bug, or a packet that was
+// not the server's) and asks for a full snapshot instead of building on
+// it. It is a consistency check, not a security measure: anyone who can
+// write a table can compute its hash.
+func (t *Table) Hash() uint32 { return uint32(t.hash) }
 
 // index returns the position of netID, or where it would be inserted.
 func (t *Table) index(netID uint32) (int, bool) {
@@ -56,14 +71,17 @@ func (t *Table) Find(netID uint32) (Record, bool) {
 // anywhere but at the end moves the records after it.
 func (t *Table) Set(r Record) {
 	if n := len(t.recs); n == 0 || t.recs[n-1].NetID < r.NetID {
+		t.hash ^= r.Hash()
 		t.recs = append(t.recs, r)
 		return
 	}
 	i, ok := t.index(r.NetID)
 	if ok {
+		t.hash ^= t.recs[i].Hash() ^ r.Hash()
 		t.recs[i] = r
 		return
 	}
+	t.hash ^= r.Hash()
 	t.recs = slices.Insert(t.recs, i, r)
 }
 
@@ -74,6 +92,7 @@ func (t *Table) Append(r Record) error {
 	if n := len(t.recs); n > 0 && t.recs[n-1].NetID >= r.NetID {
 		return fmt.Errorf("%w: NetID %d appended after %d", ErrOrder, r.NetID, t.recs[n-1].NetID)
 	}
+	t.hash ^= r.Hash()
 	t.recs = append(t.recs, r)
 	return nil
 }
@@ -82,6 +101,7 @@ func (t *Table) Append(r Record) error {
 func (t *Table) Delete(netID uint32) bool {
 	i, ok := t.index(netID)
 	if ok {
+		t.hash ^= t.recs[i].Hash()
 		t.recs = slices.Delete(t.recs, i, i+1)
 	}
 	return ok

@@ -68,6 +68,14 @@ func (r *reader) uvarint(field string, limit uint32) (uint32, error) {
 	return uint32(v), nil
 }
 
+// end reports an error if bytes remain after the last field of what.
+func (r *reader) end(what string) error {
+	if n := r.remaining(); n != 0 {
+		return fmt.Errorf("%w: %d trailing bytes after the %s", ErrMalformed, n, what)
+	}
+	return nil
+}
+
 // bytes returns the next n bytes, aliasing the packet.
 func (r *reader) bytes(field string, n int) ([]byte, error) {
 	if r.remaining() < n {
