@@ -1,9 +1,9 @@
-package session
+package server
 
 import "github.com/netsmooth/netsmooth/wire"
 
-// client is one connection's state.
-type client struct {
+// peer is one client connection's state.
+type peer struct {
 	id ClientID
 
 	// sent[i] is what the client holds if it received tick sent[i].tick:
@@ -16,24 +16,27 @@ type client struct {
 	// first and last are the first and latest ticks sent.
 	first, last uint32
 	hasSent     bool
-	// netID is the entity the client controls: the one the server
-	// assigned (with assigned), else the one its input packets name.
-	netID    uint32
-	assigned bool // the server assigns netID (Server.Assign): the client's claims do not count
+	// netID is the entity the client controls, 0 for none: the server's
+	// choice (Session.Assign).
+	netID     uint32
+	spectator bool // receives snapshots, sends no inputs
 
 	seq      uint16 // next packet sequence number
 	receipts wire.Receipts
-	packets  [][]byte // the latest snapshot's packets, reused
+	sentAt   wire.SentTimes // of the snapshot packets, to check echoes
+	packets  [][]byte       // the latest snapshot's packets, reused
 
 	inputs inputBuffer
 	stats  Stats
 }
 
-// sentTick is the table of what a client holds after a tick.
+// sentTick is the table of what a client holds after a tick, with its
+// state hash (wire.Table.Hash before the cut to 32 bits).
 type sentTick struct {
 	tick uint32
 	used bool
 	recs []sentRec
+	hash uint64
 }
 
 // sentRec is a record a client holds, with the tick it was last sent at
@@ -43,8 +46,8 @@ type sentRec struct {
 	at  uint32
 }
 
-func newClient(id ClientID, cfg *Config) *client {
-	return &client{
+func newPeer(id ClientID, cfg *SessionConfig) *peer {
+	return &peer{
 		id:     id,
 		sent:   make([]sentTick, cfg.Wire.History),
 		inputs: newInputBuffer(cfg.InputWindow, cfg.Wire.MaxInputSize),
@@ -52,7 +55,7 @@ func newClient(id ClientID, cfg *Config) *client {
 }
 
 // table returns the table of tick, or nil.
-func (c *client) table(tick uint32) *sentTick {
+func (c *peer) table(tick uint32) *sentTick {
 	for i := range c.sent {
 		if t := &c.sent[i]; t.used && t.tick == tick {
 			return t
@@ -63,7 +66,7 @@ func (c *client) table(tick uint32) *sentTick {
 
 // put returns an emptied table for tick (newer than every tick held),
 // reusing a free slot or the oldest tick's.
-func (c *client) put(tick uint32) *sentTick {
+func (c *peer) put(tick uint32) *sentTick {
 	var victim *sentTick
 	for i := range c.sent {
 		t := &c.sent[i]
@@ -76,14 +79,14 @@ func (c *client) put(tick uint32) *sentTick {
 		}
 	}
 	victim.tick, victim.used = tick, true
-	victim.recs = victim.recs[:0]
+	victim.recs, victim.hash = victim.recs[:0], 0
 	return victim
 }
 
 // mayKnow reports whether the client may have heard of an entity that died
 // at tick without having acknowledged its death: the death is after the
 // client's acknowledged tick (or, without one, at or after its first).
-func (c *client) mayKnow(tick uint32) bool {
+func (c *peer) mayKnow(tick uint32) bool {
 	if c.hasAcked {
 		return tickBefore(c.acked, tick)
 	}

@@ -1,4 +1,4 @@
-package session
+package client
 
 import (
 	"errors"
@@ -8,17 +8,18 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/netsim"
+	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
-func newTestSide(t testing.TB, cfg ClientConfig) *Client {
+func newTestSide(t testing.TB, cfg SessionConfig) *Session {
 	t.Helper()
 	if cfg.Inbox == nil {
 		cfg.Inbox = systems.NewInbox(0)
 	}
-	c, err := NewClient(cfg)
+	c, err := NewSession(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +28,7 @@ func newTestSide(t testing.TB, cfg ClientConfig) *Client {
 
 // deliver sends the server's snapshot of the current tick for client 1
 // to c, in order, at now.
-func deliver(t *testing.T, s *Server, c *Client, now uint32) {
+func deliver(t *testing.T, s *server.Session, c *Session, now uint32) {
 	t.Helper()
 	packets, err := s.Snapshot(1, now, nil)
 	if err != nil {
@@ -44,13 +45,14 @@ func deliver(t *testing.T, s *Server, c *Client, now uint32) {
 // over, the controlled entity goes to OnOwn with the input ack, and a
 // complete tick ends with its despawns and a Complete message.
 func TestClientMessages(t *testing.T) {
-	s := newServer(t, Config{})
+	s := newServer(t, server.SessionConfig{})
 	s.Connect(1)
+	s.Assign(1, 9)
 	inbox := systems.NewInbox(0)
 	var owns []Own
-	c := newTestSide(t, ClientConfig{Inbox: inbox, NetID: 9, OnOwn: func(o Own) { owns = append(owns, o) }})
+	c := newTestSide(t, SessionConfig{Inbox: inbox, OnOwn: func(o Own) { owns = append(owns, o) }})
 
-	// The server learns the controlled NetID, and gets input 1.
+	// The server gets input 1.
 	if err := c.QueueInput(1, []byte{7}); err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +63,7 @@ func TestClientMessages(t *testing.T) {
 	if err := s.Receive(1, pkt, 0); err != nil {
 		t.Fatal(err)
 	}
-	if in, _ := s.NextInput(1, nil); in.Status != InputReady || in.Seq != 1 {
+	if in, _ := s.NextInput(1, nil); in.Status != server.InputReady || in.Seq != 1 {
 		t.Fatalf("server input %+v", in)
 	}
 
@@ -136,10 +138,11 @@ func TestClientMessages(t *testing.T) {
 
 // Without OnOwn, the controlled entity is an entity like the others.
 func TestClientWithoutOnOwn(t *testing.T) {
-	s := newServer(t, Config{})
+	s := newServer(t, server.SessionConfig{})
 	s.Connect(1)
+	s.Assign(1, 9)
 	inbox := systems.NewInbox(0)
-	c := newTestSide(t, ClientConfig{Inbox: inbox, NetID: 9})
+	c := newTestSide(t, SessionConfig{Inbox: inbox})
 	s.BeginTick(1)
 	s.SetEntity(wire.Entity{NetID: 9})
 	deliver(t, s, c, 0)
@@ -152,9 +155,9 @@ func TestClientWithoutOnOwn(t *testing.T) {
 // Redundancy, consecutive; acknowledged ones are dropped; a gap starts a
 // new run; bad inputs are refused.
 func TestClientInputs(t *testing.T) {
-	s := newServer(t, Config{})
+	s := newServer(t, server.SessionConfig{})
 	s.Connect(1)
-	c := newTestSide(t, ClientConfig{NetID: 4, Redundancy: 3})
+	c := newTestSide(t, SessionConfig{Redundancy: 3})
 	var in wire.InputPacket
 	packet := func(now uint32) (wire.Header, *wire.InputPacket) {
 		t.Helper()
@@ -171,7 +174,7 @@ func TestClientInputs(t *testing.T) {
 		}
 		return h, &in
 	}
-	if h, p := packet(0); len(p.Inputs) != 0 || p.NetID != 4 || p.HasAckedTick || h.Seq != 0 {
+	if h, p := packet(0); len(p.Inputs) != 0 || p.HasAckedTick || p.Resync || h.Seq != 0 {
 		t.Fatalf("first packet: %+v %+v", h, p)
 	}
 	for seq := uint32(1); seq <= 5; seq++ {
@@ -191,9 +194,9 @@ func TestClientInputs(t *testing.T) {
 	}
 
 	// The server applies 3 and 4: the snapshot's ack drops them.
-	s.NextInput(1, nil)
-	s.NextInput(1, nil)
 	s.BeginTick(1)
+	s.NextInput(1, nil)
+	s.NextInput(1, nil)
 	s.SetEntity(wire.Entity{NetID: 4})
 	deliver(t, s, c, 20)
 	if _, p := packet(30); p.FirstSeq != 5 || len(p.Inputs) != 1 || !p.HasAckedTick || p.AckedTick != 1 {
@@ -213,7 +216,7 @@ func TestClientInputs(t *testing.T) {
 
 // QueueInputs takes a predictor's outbox as it is.
 func TestQueueInputs(t *testing.T) {
-	c := newTestSide(t, ClientConfig{NetID: 1})
+	c := newTestSide(t, SessionConfig{})
 	ins := []systems.SentInput[int8]{{NetID: 1, Seq: 7, Input: -1}, {NetID: 1, Seq: 8, Input: 2}}
 	err := QueueInputs(c, ins, func(dst []byte, in int8) []byte { return append(dst, byte(in)) })
 	if err != nil {
@@ -234,7 +237,7 @@ func TestQueueInputs(t *testing.T) {
 
 // With NoDelta every snapshot is full, and complete.
 func TestClientNoDelta(t *testing.T) {
-	p := newPair(t, netsim.Config{Latency: 20 * time.Millisecond}, 1, 50, ClientConfig{NoDelta: true})
+	p := newPair(t, netsim.Config{Latency: 20 * time.Millisecond}, 1, 50, SessionConfig{NoDelta: true})
 	p.run(2 * time.Second)
 	st, _ := p.srv.Stats(1)
 	if st.FullSnapshots != st.Snapshots || st.Snapshots < 39 {
@@ -247,18 +250,18 @@ func TestClientNoDelta(t *testing.T) {
 
 func TestNewClientConfig(t *testing.T) {
 	in := systems.NewInbox(0)
-	for _, cfg := range []ClientConfig{
+	for _, cfg := range []SessionConfig{
 		{},
 		{Inbox: in, TickRate: -1},
 		{Inbox: in, Redundancy: 9},
 		{Inbox: in, Redundancy: -1},
 		{Inbox: in, Wire: wire.Config{History: 1}},
 	} {
-		if _, err := NewClient(cfg); !errors.Is(err, wire.ErrConfig) {
+		if _, err := NewSession(cfg); !errors.Is(err, wire.ErrConfig) {
 			t.Errorf("%+v: %v", cfg, err)
 		}
 	}
-	c := newTestSide(t, ClientConfig{Inbox: in})
+	c := newTestSide(t, SessionConfig{Inbox: in})
 	if cfg := c.Config(); cfg.TickRate != 20 || cfg.Redundancy != wire.DefaultMaxInputs || cfg.Wire.History != wire.DefaultHistory {
 		t.Fatalf("defaults %+v", cfg)
 	}
@@ -273,7 +276,7 @@ func TestNewClientConfig(t *testing.T) {
 	if got := c.Config().TickRate; got != 60 {
 		t.Fatalf("a client without a TickRate fed a 60 Hz clock uses %v", got)
 	}
-	set := newTestSide(t, ClientConfig{Inbox: in, TickRate: 30})
+	set := newTestSide(t, SessionConfig{Inbox: in, TickRate: 30})
 	set.FeedLatency(clock)
 	if got := set.Config().TickRate; got != 30 {
 		t.Fatalf("a client set to 30 Hz fed a 60 Hz clock uses %v", got)
@@ -285,7 +288,7 @@ func TestNewClientConfig(t *testing.T) {
 // counted, the own entity's acks advance, and the loss counters match
 // the links'.
 func TestClientOverABadNetwork(t *testing.T) {
-	p := newPair(t, badNetwork, 7, 200, ClientConfig{})
+	p := newPair(t, badNetwork, 7, 200, SessionConfig{})
 	p.run(30 * time.Second)
 	p.drain()
 	st := p.cli.Stats()
@@ -329,7 +332,7 @@ func TestClientOverABadNetwork(t *testing.T) {
 // stream (deltas again) without being restarted itself.
 func TestClientServerRestart(t *testing.T) {
 	link := netsim.Config{Latency: 40 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.05}
-	p := newPair(t, link, 3, 100, ClientConfig{})
+	p := newPair(t, link, 3, 100, SessionConfig{})
 	p.run(5 * time.Second)
 	if st := p.cli.Stats(); st.Restarts != 0 || st.Ticks < 80 {
 		t.Fatalf("before the restart: %+v", st)
@@ -339,7 +342,7 @@ func TestClientServerRestart(t *testing.T) {
 	// The old server stops; 300 ms later a new one starts from tick 0,
 	// with a clock of its own.
 	p.run(300 * time.Millisecond) // packets in flight still arrive
-	p.srv = newServer(t, Config{})
+	p.srv = newServer(t, server.SessionConfig{})
 	p.srv.Connect(1)
 	p.srvBase += 77777
 	p.tick = 0
@@ -374,7 +377,7 @@ func TestClientServerRestart(t *testing.T) {
 // Receive on the transport's goroutine while the game queues inputs,
 // builds packets and reads the estimates (run with -race).
 func TestClientConcurrentUse(t *testing.T) {
-	p := newPair(t, netsim.Config{Latency: 10 * time.Millisecond}, 1, 20, ClientConfig{})
+	p := newPair(t, netsim.Config{Latency: 10 * time.Millisecond}, 1, 20, SessionConfig{})
 	var packets [][]byte
 	p.onTick = func(p *pair) {
 		for _, b := range p.packets {
@@ -382,7 +385,7 @@ func TestClientConcurrentUse(t *testing.T) {
 		}
 	}
 	p.run(time.Second)
-	c := newTestSide(t, ClientConfig{NetID: ownID, OnOwn: func(Own) {}})
+	c := newTestSide(t, SessionConfig{OnOwn: func(Own) {}})
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
@@ -408,20 +411,10 @@ func TestClientConcurrentUse(t *testing.T) {
 }
 
 // Steady state allocates nothing: receiving a tick's snapshot, queueing
-// an input and building the input packet, with a configured NetID or one
-// the server assigns.
+// an input and building the input packet.
 func TestClientSteadyStateAllocs(t *testing.T) {
-	for _, assign := range []bool{false, true} {
-		clientSteadyStateAllocs(t, assign)
-	}
-}
-
-func clientSteadyStateAllocs(t *testing.T, assign bool) {
 	// Record the snapshots of a lossless session, tick by tick.
-	p := newPair(t, netsim.Config{}, 1, 300, ClientConfig{})
-	if assign {
-		p = newAssignedPair(t, netsim.Config{}, 1, 300, ClientConfig{})
-	}
+	p := newPair(t, netsim.Config{}, 1, 300, SessionConfig{})
 	var ticks [][][]byte
 	p.onTick = func(p *pair) {
 		var packets [][]byte
@@ -432,12 +425,8 @@ func clientSteadyStateAllocs(t *testing.T, assign bool) {
 	}
 	p.run(5 * time.Second)
 
-	// Replay them to a client of the same NetID (or of none, to learn it).
-	cfg := ClientConfig{NetID: ownID, OnOwn: func(Own) {}}
-	if assign {
-		cfg.NetID = 0
-	}
-	c := newTestSide(t, cfg)
+	// Replay them to a client, which learns its NetID from the first.
+	c := newTestSide(t, SessionConfig{OnOwn: func(Own) {}})
 	var drained []systems.Message
 	var buf []byte
 	k := 0
@@ -457,9 +446,9 @@ func clientSteadyStateAllocs(t *testing.T, assign bool) {
 		tickOnce()
 	}
 	if n := testing.AllocsPerRun(50, tickOnce); n != 0 {
-		t.Fatalf("assign %v: %v allocations per tick", assign, n)
+		t.Fatalf("%v allocations per tick", n)
 	}
 	if st := c.Stats(); st.BadPackets != 0 || st.Ticks != uint64(k) || st.Own != uint64(k) || c.NetID() != ownID {
-		t.Fatalf("assign %v: %+v after %d ticks, NetID %d", assign, st, k, c.NetID())
+		t.Fatalf("%+v after %d ticks, NetID %d", st, k, c.NetID())
 	}
 }

@@ -1,4 +1,4 @@
-package session
+package client
 
 import (
 	"errors"
@@ -20,39 +20,27 @@ const (
 	restartPackets = 3
 )
 
-// maxLossGap is the largest jump in the server's packet sequence numbers
-// counted as losses: some 17 s of a thousand entities' full snapshots
-// (12 packets a tick at 20 Hz).
-const maxLossGap = 4096
-
 // ErrInputSeq: an input queued with a sequence number not after the
 // previous one's.
-var ErrInputSeq = errors.New("session: input sequence number out of order")
+var ErrInputSeq = errors.New("client: input sequence number out of order")
 
-// ClientConfig configures a [Client].
-type ClientConfig struct {
+// SessionConfig configures a [Session].
+type SessionConfig struct {
 	// Wire is the codec configuration, the server's (the same Quantizer,
 	// limits and History at least the server's).
 	Wire wire.Config
 	// Inbox is the pipeline's inbox, where Receive pushes the entities
 	// (pipe.Inbox()). Required.
 	Inbox *systems.Inbox
-	// NetID is the entity the client controls and predicts, sent in every
-	// input packet: a server that does not assign entities takes the
-	// client's word for it and includes the entity's authoritative state
-	// in every snapshot. 0 means the server assigns it ([Server.Assign]):
-	// the client adopts the NetID its snapshots name ([Client.NetID]). A
-	// server that assigns wins over a nonzero NetID too (counted in
-	// ClientStats.Reassigned).
-	NetID components.NetID
-	// OnOwn, if set, receives the record of the controlled entity
-	// ([Client.NetID]) from every snapshot instead of the inbox, with the
-	// snapshot's input ack: the game turns it into the predictor's
-	// systems.Authoritative (see [Own]). It is called from Receive, on
-	// Receive's goroutine, and must not call the Client.
+	// OnOwn, if set, receives the record of the entity the client
+	// controls ([Session.NetID], the server's choice) from every snapshot
+	// instead of the inbox, with the snapshot's input ack: the game turns
+	// it into the predictor's systems.Authoritative (see [Own]). It is
+	// called from Receive, on Receive's goroutine, and must not call the
+	// Session.
 	OnOwn func(Own)
-	// TickRate is the server's tick rate, for [Client.ServerTick]. Zero
-	// means the pipeline's: 20 (its default) until [Client.FeedLatency]
+	// TickRate is the server's tick rate, for [Session.ServerTick]. Zero
+	// means the pipeline's: 20 (its default) until [Session.FeedLatency]
 	// is first given the pipeline's clock, then the clock's rate, so that
 	// a game sets the rate once, in the pipeline's config.
 	TickRate float64
@@ -85,23 +73,26 @@ func Authoritative[S any](o Own, s S) systems.Authoritative[S] {
 	return systems.Authoritative[S]{NetID: components.NetID(o.Entity.NetID), Tick: o.Tick, Ack: o.Ack, State: s}
 }
 
-// ClientStats are a [Client]'s counters. Every packet given to Receive
-// lands in exactly one of Snapshots, DuplicatePackets, NoBaseline or
-// BadPackets.
-type ClientStats struct {
+// Stats are a [Session]'s counters. Every packet given to Receive
+// lands in exactly one of Snapshots, DuplicatePackets, NoBaseline,
+// SeqJumps or BadPackets.
+type Stats struct {
 	// PacketsReceived and BytesReceived count what Receive was given.
 	PacketsReceived, BytesReceived uint64
 	// Snapshots counts snapshot packets decoded; DuplicatePackets the
-	// duplicated ones dropped; NoBaseline the deltas against a tick the
-	// client does not hold, dropped (the server falls back to a full
-	// snapshot); BadPackets those refused with an error.
-	Snapshots, DuplicatePackets, NoBaseline, BadPackets uint64
+	// duplicated ones dropped (and those too old to matter); NoBaseline
+	// the deltas against a tick the client does not hold, dropped (the
+	// server falls back to a full snapshot); SeqJumps those whose
+	// sequence number jumped too far ahead (wire.MaxSeqJump), dropped;
+	// BadPackets those refused with an error.
+	Snapshots, DuplicatePackets, NoBaseline, SeqJumps, BadPackets uint64
 	// PacketsLost counts the server's packets that never arrived (gaps in
-	// its sequence numbers, less the ones that arrived late; a jump of
-	// 4096 or more is a discontinuity, not losses).
+	// its sequence numbers, less the ones that arrived late).
 	PacketsLost uint64
-	// Ticks counts ticks completely received.
-	Ticks uint64
+	// Ticks counts ticks completely received; Diverged the ticks whose
+	// assembled state differed from the server's (wire.Snapshot.Diverged),
+	// after which the client asks for a full snapshot.
+	Ticks, Diverged uint64
 	// Pushed counts the messages pushed to the inbox (entities, despawns,
 	// Complete markers): the pipeline's Metrics.Received() counts them
 	// all. Own counts the records handed to OnOwn.
@@ -116,36 +107,36 @@ type ClientStats struct {
 	// unacknowledged, by Redundancy newer ones or by a gap in the
 	// sequence numbers (they travelled in the packets built meanwhile).
 	InputsQueued, InputsExpired uint64
-	// Restarts counts server restarts detected (see [Client.Receive]).
+	// Restarts counts server restarts detected (see [Session.Receive]).
 	Restarts uint64
-	// Reassigned counts the snapshots whose assignment changed a nonzero
-	// NetID the client controlled: the server assigned another entity than
-	// the configured one or the one it had assigned before, or took its
-	// assignment back. Learning an assignment with nothing controlled
-	// before (ClientConfig.NetID 0) is not counted.
+	// Reassigned counts the snapshots that changed a nonzero NetID the
+	// client controlled: the server assigned another entity, or took its
+	// assignment back. Learning the first assignment is not counted.
 	Reassigned uint64
 }
 
-// Client is the client side of netsmooth's protocol for one connection: it
-// decodes the server's snapshot packets into the pipeline's messages,
-// follows the server's choice of the entity it controls ([Client.NetID]),
-// hands the controlled entity's authoritative records to the game,
-// builds the input packets, and measures the round trip and the server's
-// clock from the headers both ways. It does no I/O: package transport
-// carries its packets over UDP, a test over a netsim.Link.
+// Session is the client side of netsmooth's protocol for one connection,
+// without I/O: it decodes the server's snapshot packets into the
+// pipeline's messages, follows the server's choice of the entity it
+// controls ([Session.NetID]), hands the controlled entity's authoritative
+// records to the game, builds the input packets, and measures the round
+// trip and the server's clock from the headers both ways. [Client]
+// carries its packets over QUIC, WebTransport or any message connection;
+// a test drives it over a netsim.Link.
 //
-// A Client is safe for concurrent use: a transport calls Receive from its
+// A Session is safe for concurrent use: a transport calls Receive from its
 // receiving goroutine while the game queues inputs, builds input packets
 // and reads the estimates from its own. Every method takes one lock.
-type Client struct {
+type Session struct {
 	mu         sync.Mutex
-	cfg        ClientConfig
+	cfg        SessionConfig
 	followRate bool // TickRate was left zero: FeedLatency's clock sets it
 	dec        *wire.Decoder
 	inbox      *systems.Inbox
 	onOwn      func(Own)
 
 	receipts wire.Receipts
+	sentAt   wire.SentTimes // of the input packets, to check echoes
 	ents     []wire.Entity
 	msgs     []systems.Message
 	sync     timeSync
@@ -159,23 +150,22 @@ type Client struct {
 	behind      int
 	behindSince uint32
 
-	// netID is the entity the client controls: ClientConfig.NetID until
-	// the server assigns one (assigned), then the server's choice.
-	netID    components.NetID
-	assigned bool
+	// netID is the entity the client controls, 0 for none: the server's
+	// choice.
+	netID components.NetID
 
 	out     outbox
 	seq     uint16   // next input packet's sequence number
 	views   [][]byte // the inputs of the packet being built
 	scratch []byte   // QueueInputs' encoding buffer
 	acks    ackWindow
-	stats   ClientStats
+	stats   Stats
 }
 
-// NewClient returns a client for cfg.
-func NewClient(cfg ClientConfig) (*Client, error) {
+// NewSession returns a client session for cfg.
+func NewSession(cfg SessionConfig) (*Session, error) {
 	if cfg.Inbox == nil {
-		return nil, fmt.Errorf("%w: ClientConfig.Inbox is nil", wire.ErrConfig)
+		return nil, fmt.Errorf("%w: SessionConfig.Inbox is nil", wire.ErrConfig)
 	}
 	dec, err := wire.NewDecoder(cfg.Wire)
 	if err != nil {
@@ -195,31 +185,29 @@ func NewClient(cfg ClientConfig) (*Client, error) {
 	if cfg.Redundancy < 1 || cfg.Redundancy > cfg.Wire.MaxInputs {
 		return nil, fmt.Errorf("%w: Redundancy = %d, want 1..%d (Wire.MaxInputs, or 0 for it)", wire.ErrConfig, cfg.Redundancy, cfg.Wire.MaxInputs)
 	}
-	return &Client{
+	return &Session{
 		cfg:        cfg,
 		followRate: followRate,
 		dec:        dec,
 		inbox:      cfg.Inbox,
 		onOwn:      cfg.OnOwn,
-		netID:      cfg.NetID,
 		out:        newOutbox(cfg.Redundancy, cfg.Wire.MaxInputSize),
 	}, nil
 }
 
 // Config returns the client's configuration with defaults filled in.
-func (c *Client) Config() ClientConfig {
+func (c *Session) Config() SessionConfig {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cfg
 }
 
 // NetID returns the entity the client controls now, 0 if none: the one
-// the server assigned it (named by the newest snapshot received), else
-// ClientConfig.NetID. It is the NetID of the records OnOwn receives and of
-// the input packets. A game whose server assigns entities polls it to
-// spawn its predicted entity once it turns nonzero, and to move its
-// prediction to another entity when it changes.
-func (c *Client) NetID() components.NetID {
+// the server assigned it, named by the newest snapshot received. It is
+// the NetID of the records OnOwn receives. A game polls it to spawn its
+// predicted entity once it turns nonzero, and to move its prediction to
+// another entity when it changes.
+func (c *Session) NetID() components.NetID {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.netID
@@ -234,24 +222,24 @@ func (c *Client) NetID() components.NetID {
 // no longer holds and a Complete message for the tick. The controlled
 // entity's record goes to OnOwn instead, if set.
 //
-// A snapshot of the newest tick received that names a controlled NetID
-// (the server's assignment) makes it the client's [Client.NetID] before
-// its entities are pushed, so that the very first snapshot's record of the
-// assigned entity already goes to OnOwn. Once the server has assigned one,
-// a snapshot of the newest tick that names none means the server took the
-// assignment back: the client controls nothing.
+// A snapshot of the newest tick received names the entity the server
+// assigned the client, or none: that becomes the client's
+// [Session.NetID] before its entities are pushed, so that the very first
+// snapshot's record of the assigned entity already goes to OnOwn.
 //
-// Duplicated packets and deltas against a tick the client does not hold
-// are dropped and counted, not errors: the stream heals by itself. A
-// packet that does not decode is counted and reported as an error wrapping
-// the codec's (package wire). Receive never panics, whatever the bytes.
+// Duplicated packets, packets whose sequence number jumps too far ahead
+// (wire.MaxSeqJump) and deltas against a tick the client does not hold
+// are dropped and counted, not errors: the stream heals by itself. A tick
+// whose assembled state differs from the server's makes the next input
+// packets ask for a full snapshot (wire.InputPacket.Resync). A packet
+// that does not decode is counted and reported as an error wrapping the
+// codec's (package wire). Receive never panics, whatever the bytes.
 //
 // A server that restarted (its ticks start again, below the ones the
 // client holds) sends full snapshots of ticks the client has passed: after
 // RestartAfterMs of nothing else, the client forgets the old server's
-// ticks, clock and assignment (ClientConfig.NetID applies again until the
-// new server assigns one) and takes the new one's stream.
-func (c *Client) Receive(packet []byte, now uint32) error {
+// ticks, clock and assignment and takes the new one's stream.
+func (c *Session) Receive(packet []byte, now uint32) error {
 	c.mu.Lock()
 	own, hasOwn, err := c.receive(packet, now)
 	onOwn := c.onOwn
@@ -262,10 +250,19 @@ func (c *Client) Receive(packet []byte, now uint32) error {
 	return err
 }
 
-func (c *Client) receive(packet []byte, now uint32) (Own, bool, error) {
+func (c *Session) receive(packet []byte, now uint32) (Own, bool, error) {
 	st := &c.stats
 	st.PacketsReceived++
 	st.BytesReceived += uint64(len(packet))
+	if h, _, err := wire.ParseHeader(packet); err == nil && h.Type == wire.TypeSnapshot {
+		// A packet too old to acknowledge is still decoded (the decoder
+		// drops duplicates, and a restarted server's stream starts with
+		// old numbers); one far ahead is not.
+		if c.heard(&h, now) == wire.ReceiptJump {
+			st.SeqJumps++
+			return Own{}, false, nil
+		}
+	}
 	newest, held := c.dec.Acked()
 	s, es, err := c.dec.Decode(packet, c.ents[:0])
 	if held && c.restarted(&s, err, newest, now) {
@@ -279,14 +276,15 @@ func (c *Client) receive(packet []byte, now uint32) (Own, bool, error) {
 		return Own{}, false, nil
 	case errors.Is(err, wire.ErrNoBaseline):
 		st.NoBaseline++
-		c.heard(&s, now)
 		return Own{}, false, nil
 	case err != nil:
 		st.BadPackets++
-		return Own{}, false, fmt.Errorf("session: snapshot: %w", err)
+		return Own{}, false, fmt.Errorf("client: snapshot: %w", err)
 	}
 	st.Snapshots++
-	c.heard(&s, now)
+	if rtt, ok := c.sentAt.RTT(&s.Header, now); ok && s.Part == 0 {
+		c.sync.add(rtt, s.Header.Sent, now)
+	}
 	if !c.hasTick || !tickBefore(s.Tick, c.tick) {
 		c.control(&s) // before push: this snapshot's own record is the new NetID's
 	}
@@ -299,6 +297,9 @@ func (c *Client) receive(packet []byte, now uint32) (Own, bool, error) {
 	if s.Done {
 		st.Ticks++
 	}
+	if s.Diverged {
+		st.Diverged++
+	}
 	own, hasOwn := c.push(&s, es)
 	return own, hasOwn, nil
 }
@@ -310,7 +311,7 @@ func (c *Client) receive(packet []byte, now uint32) (Own, bool, error) {
 // full snapshots at the start of a connection are interleaved with
 // progress, and a server that lost track of the client sends full
 // snapshots of newer ticks.
-func (c *Client) restarted(s *wire.Snapshot, err error, newest, now uint32) bool {
+func (c *Session) restarted(s *wire.Snapshot, err error, newest, now uint32) bool {
 	parsed := err == nil || errors.Is(err, wire.ErrDuplicate)
 	switch {
 	case err == nil && (s.Delta || tickBefore(newest, s.Tick)):
@@ -326,17 +327,12 @@ func (c *Client) restarted(s *wire.Snapshot, err error, newest, now uint32) bool
 }
 
 // control takes the server's assignment from a snapshot of the newest
-// tick: the NetID it names, or, once the server has assigned one, none
-// when it names none.
-func (c *Client) control(s *wire.Snapshot) {
+// tick: the NetID it names, or none.
+func (c *Session) control(s *wire.Snapshot) {
 	var id components.NetID
-	switch {
-	case s.HasControlled:
+	if s.HasControlled {
 		id = components.NetID(s.Controlled)
-	case !c.assigned:
-		return // the server assigns nothing: the configured NetID holds
 	}
-	c.assigned = true
 	if id == c.netID {
 		return
 	}
@@ -348,43 +344,42 @@ func (c *Client) control(s *wire.Snapshot) {
 
 // restart forgets the old server: its ticks, its packets' sequence
 // numbers, its clock, its assignment.
-func (c *Client) restart() {
+func (c *Session) restart() {
 	c.dec.Reset()
 	c.receipts.Reset()
 	c.sync.resetOffset()
 	c.hasTick = false
 	c.behind = 0
-	c.netID, c.assigned = c.cfg.NetID, false
+	c.netID = 0
 	c.stats.Restarts++
 }
 
-// heard records a packet's header: the acknowledgements and echo for the
-// next input packet, lost packets, the acknowledgements of the client's
-// own packets, and, from the first part of a tick, a round-trip sample.
-func (c *Client) heard(s *wire.Snapshot, now uint32) {
-	h := &s.Header
+// heard records a snapshot packet's header before its body is decoded:
+// the acknowledgements and echo for the next input packet, lost packets,
+// and the acknowledgements of the client's own packets. It says whether
+// to decode the packet (see wire.Receipt).
+func (c *Session) heard(h *wire.Header, now uint32) wire.Receipt {
 	newest, ok := c.receipts.Newest()
-	if !c.receipts.Receive(h, now) {
-		return // too old to matter
+	r := c.receipts.Receive(h, now)
+	if r != wire.ReceiptNew {
+		return r
 	}
 	switch {
 	case !ok:
 	case seqAfter(h.Seq, newest):
-		if gap := h.Seq - newest - 1; gap < maxLossGap {
+		if gap := h.Seq - newest - 1; gap < wire.MaxSeqJump {
 			c.stats.PacketsLost += uint64(gap)
-		} // else a discontinuity (a restarted server), not losses
+		} // else the stream moved on (a long outage, a restart), not losses
 	case c.stats.PacketsLost > 0:
 		c.stats.PacketsLost-- // a late one, counted lost when it was skipped
 	}
 	c.acks.heard(h, c.seq, &c.stats)
-	if rtt, ok := h.RTT(now); ok && s.Part == 0 {
-		c.sync.add(rtt, h.Sent, now)
-	}
+	return r
 }
 
 // push pushes the decoded entities into the inbox, the controlled one
 // excepted when OnOwn takes it, then the tick's Complete marker.
-func (c *Client) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
+func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 	var own Own
 	hasOwn := false
 	msgs := c.msgs[:0]
@@ -431,7 +426,7 @@ func message(e *wire.Entity, tick uint32) systems.Message {
 }
 
 // Stats returns the client's counters.
-func (c *Client) Stats() ClientStats {
+func (c *Session) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.stats
@@ -448,7 +443,7 @@ func (c *Client) Stats() ClientStats {
 // fast uplink packets); after 1 s, within 9 ms, 9 ms and 0.18 tick. With
 // ±10 ms, after 5 s: 2.5 ms, 1.5 ms, 0.03 tick. Without jitter the
 // estimates are exact to the millisecond.
-func (c *Client) Sync() (Sync, bool) {
+func (c *Session) Sync() (Sync, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sync.sync()
@@ -456,14 +451,14 @@ func (c *Client) Sync() (Sync, bool) {
 
 // RTT returns the round-trip time estimate in ms (see [Sync.RTT]), false
 // before the first sample.
-func (c *Client) RTT() (float64, bool) {
+func (c *Session) RTT() (float64, bool) {
 	s, ok := c.Sync()
 	return s.RTT, ok
 }
 
 // ServerMs returns the server's clock (ms) at the client's time now,
 // false before the first sample.
-func (c *Client) ServerMs(now uint32) (uint32, bool) {
+func (c *Session) ServerMs(now uint32) (uint32, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.sync.serverMs(now)
@@ -472,7 +467,7 @@ func (c *Client) ServerMs(now uint32) (uint32, bool) {
 // ServerTick estimates the server's tick at the client's time now: the
 // newest tick received plus the server time elapsed since it was sent, in
 // ticks of TickRate. False before the first sample.
-func (c *Client) ServerTick(now uint32) (float64, bool) {
+func (c *Session) ServerTick(now uint32) (float64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ms, ok := c.sync.serverMs(now)
@@ -487,7 +482,7 @@ func (c *Client) ServerTick(now uint32) (float64, bool) {
 // timeline.Clock.SetLatency). Call it on the world's goroutine, once per
 // frame for instance: the clock is not safe for concurrent use. A client
 // configured without a TickRate takes the clock's from then on.
-func (c *Client) FeedLatency(clock *timeline.Clock) bool {
+func (c *Session) FeedLatency(clock *timeline.Clock) bool {
 	if c.followRate {
 		c.mu.Lock()
 		c.cfg.TickRate = clock.TickRate()
@@ -503,3 +498,6 @@ func (c *Client) FeedLatency(clock *timeline.Clock) bool {
 // seqAfter reports whether packet sequence number a comes after b, with
 // wrap-around.
 func seqAfter(a, b uint16) bool { return int16(a-b) > 0 }
+
+// tickBefore reports whether tick a comes before b, with wrap-around.
+func tickBefore(a, b uint32) bool { return int32(a-b) < 0 }

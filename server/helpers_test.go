@@ -1,4 +1,4 @@
-package session
+package server
 
 import (
 	"math"
@@ -26,7 +26,7 @@ func circle(k int, tick uint32, velocity bool) wire.Entity {
 
 // setWorld sets n circling entities at tick; with still, even NetIDs keep
 // their tick-0 state.
-func setWorld(t testing.TB, s *Server, n int, tick uint32, still bool) {
+func setWorld(t testing.TB, s *Session, n int, tick uint32, still bool) {
 	t.Helper()
 	for k := range n {
 		tk := tick
@@ -40,7 +40,7 @@ func setWorld(t testing.TB, s *Server, n int, tick uint32, still bool) {
 }
 
 // worldTable is the server's world as the client should reconstruct it.
-func worldTable(s *Server) *wire.Table {
+func worldTable(s *Session) *wire.Table {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var t wire.Table
@@ -56,7 +56,6 @@ type testClient struct {
 	dec      *wire.Decoder
 	receipts wire.Receipts
 	seq      uint16
-	netID    uint32
 	nextIn   uint32   // next input sequence number
 	unacked  [][]byte // inputs from firstUnacked on
 	firstUn  uint32
@@ -66,12 +65,12 @@ type testClient struct {
 	errs     []error
 }
 
-func newTestClient(t testing.TB, cfg wire.Config, netID uint32) *testClient {
+func newTestClient(t testing.TB, cfg wire.Config) *testClient {
 	d, err := wire.NewDecoder(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &testClient{dec: d, netID: netID, nextIn: 1, firstUn: 1}
+	return &testClient{dec: d, nextIn: 1, firstUn: 1}
 }
 
 // receive decodes a snapshot packet; decode errors are collected.
@@ -106,19 +105,20 @@ func (c *testClient) input(t testing.TB, now uint32, redundancy int, payload []b
 		first += uint32(len(ins) - redundancy)
 		ins = ins[len(ins)-redundancy:]
 	}
-	return c.send(t, now, wire.InputPacket{NetID: c.netID, FirstSeq: first, Inputs: ins})
+	return c.send(t, now, wire.InputPacket{FirstSeq: first, Inputs: ins})
 }
 
 // ack sends an input packet with no input: just the acknowledgement.
 func (c *testClient) ack(t testing.TB, now uint32) []byte {
 	t.Helper()
-	return c.send(t, now, wire.InputPacket{NetID: c.netID, FirstSeq: c.firstUn})
+	return c.send(t, now, wire.InputPacket{FirstSeq: c.firstUn})
 }
 
 // send encodes p with the snapshot acknowledgement and a new header.
 func (c *testClient) send(t testing.TB, now uint32, p wire.InputPacket) []byte {
 	t.Helper()
 	p.AckedTick, p.HasAckedTick = c.dec.Acked()
+	p.Resync = c.dec.Diverged()
 	h := wire.Header{Seq: c.seq, Sent: now}
 	c.seq++
 	c.receipts.Stamp(&h, now)
@@ -129,9 +129,9 @@ func (c *testClient) send(t testing.TB, now uint32, p wire.InputPacket) []byte {
 	return b
 }
 
-func newServer(t testing.TB, cfg Config) *Server {
+func newServer(t testing.TB, cfg SessionConfig) *Session {
 	t.Helper()
-	s, err := NewServer(cfg)
+	s, err := NewSession(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

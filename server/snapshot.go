@@ -1,4 +1,4 @@
-package session
+package server
 
 import (
 	"fmt"
@@ -29,10 +29,10 @@ import (
 // for the same client. Call Snapshot at most once per client per tick,
 // after BeginTick ([ErrTick] otherwise). In steady state it does not
 // allocate.
-func (s *Server) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, error) {
+func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, err := s.client(id)
+	c, err := s.peer(id)
 	if err != nil {
 		return dst, err
 	}
@@ -58,11 +58,14 @@ func (s *Server) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, erro
 		s.addErr = nil
 		return dst, err
 	}
-	parts, err := s.enc.Finish(complete)
+	parts, err := s.enc.Finish(complete, uint32(table.hash))
 	if err != nil {
 		return dst, err
 	}
 	c.packets = parts
+	for i := range parts {
+		c.sentAt.Record(c.seq+uint16(i), now)
+	}
 	c.seq += uint16(len(parts))
 	c.count(parts, s.enc.Records(), base != nil, complete)
 	return append(dst, parts...), nil
@@ -71,7 +74,7 @@ func (s *Server) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, erro
 // begin starts encoding the current tick for c. It returns the emptied
 // table of what c will hold after the tick and the table of the baseline,
 // or nil for a full snapshot.
-func (s *Server) begin(c *client, now uint32) (table, base *sentTick, err error) {
+func (s *Session) begin(c *peer, now uint32) (table, base *sentTick, err error) {
 	// The table for this tick first (it may evict the oldest), then the
 	// baseline: a baseline among the History-1 ticks sent before this one
 	// is one the client's decoder still holds.
@@ -80,11 +83,12 @@ func (s *Server) begin(c *client, now uint32) (table, base *sentTick, err error)
 		base = c.table(c.acked)
 	}
 	info := wire.SnapshotInfo{Tick: s.tick, InputAck: c.inputs.applied, HasInputAck: c.inputs.hasApplied}
-	if c.assigned && c.netID != 0 {
+	if c.netID != 0 {
 		info.Controlled, info.HasControlled = c.netID, true
 	}
 	if base != nil {
 		info.Delta, info.Baseline = true, base.tick
+		table.hash = base.hash
 	}
 	h := wire.Header{Seq: c.seq, Sent: now}
 	c.receipts.Stamp(&h, now)
@@ -98,7 +102,7 @@ func (s *Server) begin(c *client, now uint32) (table, base *sentTick, err error)
 // graves together in NetID order, adds to the snapshot being encoded what
 // the client needs, and records in table what the client will hold. It
 // reports whether nothing changed was left out.
-func (s *Server) merge(c *client, table, base *sentTick) bool {
+func (s *Session) merge(c *peer, table, base *sentTick) bool {
 	var b []sentRec
 	if base != nil {
 		b = base.recs
@@ -160,7 +164,7 @@ func (s *Server) merge(c *client, table, base *sentTick) bool {
 // update sends an entity the client holds (br) if it changed, carries an
 // event the client has not received, or is the client's own, and records
 // what the client will hold. It reports false if a change was left out.
-func (s *Server) update(c *client, table *sentTick, we *worldEntry, br *sentRec) bool {
+func (s *Session) update(c *peer, table *sentTick, we *worldEntry, br *sentRec) bool {
 	var ev wire.Flags
 	if we.hasSpawn && tickBefore(br.at, we.spawn) {
 		ev |= wire.Spawn
@@ -179,12 +183,15 @@ func (s *Server) update(c *client, table *sentTick, we *worldEntry, br *sentRec)
 		return false
 	}
 	table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick})
+	if we.rec != br.rec {
+		table.hash ^= br.rec.Hash() ^ we.rec.Hash()
+	}
 	return true
 }
 
 // introduce sends an entity new to the client, if there is room for it
 // and the Filter agrees, and reports false if it was left out.
-func (s *Server) introduce(c *client, table *sentTick, we *worldEntry, held *int) bool {
+func (s *Session) introduce(c *peer, table *sentTick, we *worldEntry, held *int) bool {
 	var ev wire.Flags
 	if we.hasSpawn && !tickBefore(we.spawn, c.first) {
 		ev = wire.Spawn
@@ -194,15 +201,17 @@ func (s *Server) introduce(c *client, table *sentTick, we *worldEntry, held *int
 	}
 	*held++
 	table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick})
+	table.hash ^= we.rec.Hash()
 	return true
 }
 
 // remove sends a despawn for an entity the client holds that is gone from
 // the world, unless there is no room: then the client keeps it, and
 // remove reports false.
-func (s *Server) remove(table *sentTick, br *sentRec, held *int) bool {
+func (s *Session) remove(table *sentTick, br *sentRec, held *int) bool {
 	if s.despawn(br.rec.NetID) {
 		*held--
+		table.hash ^= br.rec.Hash()
 		return true
 	}
 	table.recs = append(table.recs, *br)
@@ -210,7 +219,7 @@ func (s *Server) remove(table *sentTick, br *sentRec, held *int) bool {
 }
 
 // count adds a snapshot of parts and records to c's statistics.
-func (c *client) count(parts [][]byte, records int, delta, complete bool) {
+func (c *peer) count(parts [][]byte, records int, delta, complete bool) {
 	st := &c.stats
 	st.Snapshots++
 	if !delta {
@@ -227,7 +236,7 @@ func (c *client) count(parts [][]byte, records int, delta, complete bool) {
 }
 
 // despawn adds a despawn record and reports whether it went in.
-func (s *Server) despawn(netID uint32) bool {
+func (s *Session) despawn(netID uint32) bool {
 	if s.enc.Full() {
 		return false
 	}
@@ -241,14 +250,14 @@ func (s *Server) despawn(netID uint32) bool {
 }
 
 // send asks the Filter whether client c gets the changed entity netID.
-func (s *Server) send(c *client, netID, tick uint32) bool {
+func (s *Session) send(c *peer, netID, tick uint32) bool {
 	return s.cfg.Filter == nil || netID == c.netID || s.cfg.Filter(c.id, netID, tick)
 }
 
 // add adds a record to the snapshot being encoded and reports whether it
 // went in: false once the snapshot is full. Any other error (a bug: the
 // world is sorted) is kept in s.addErr.
-func (s *Server) add(cur, base *wire.Record, ev wire.Flags) bool {
+func (s *Session) add(cur, base *wire.Record, ev wire.Flags) bool {
 	if s.enc.Full() {
 		return false
 	}

@@ -1,4 +1,4 @@
-package session
+package client
 
 import (
 	"fmt"
@@ -17,7 +17,7 @@ type syncError struct {
 
 func measureSync(t *testing.T, link netsim.Config, seed uint64, every, d time.Duration) syncError {
 	t.Helper()
-	p := newPair(t, link, seed, 10, ClientConfig{})
+	p := newPair(t, link, seed, 10, SessionConfig{})
 	p.inputEvery = every
 	p.run(d)
 	s, ok := p.cli.Sync()

@@ -1,29 +1,30 @@
-package session_test
+package client_test
 
 import (
 	"fmt"
 
 	"github.com/go-gl/mathgl/mgl32"
-	"github.com/netsmooth/netsmooth/session"
+	"github.com/netsmooth/netsmooth/client"
+	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
 // A client decoding a server's snapshots into the pipeline's inbox and
 // sending back its inputs, over a perfect link with 20 ms each way: the
-// entities arrive as messages, the controlled entity (NetID 7) as an
-// authoritative state for the predictor, and the headers give the round
-// trip and the server's clock (here 1000 ms ahead of the client's).
-func ExampleClient() {
-	srv, _ := session.NewServer(session.Config{})
+// entities arrive as messages, the entity the server assigned it (NetID 7)
+// as an authoritative state for the predictor, and the headers give the
+// round trip and the server's clock (here 1000 ms ahead of the client's).
+func ExampleSession() {
+	srv, _ := server.NewSession(server.SessionConfig{})
 	srv.Connect(1)
+	srv.Assign(1, 7)
 
 	inbox := systems.NewInbox(0) // pipe.Inbox() in a game
-	cli, err := session.NewClient(session.ClientConfig{
+	cli, err := client.NewSession(client.SessionConfig{
 		Inbox: inbox,
-		NetID: 7,
-		OnOwn: func(o session.Own) {
-			// pred.Inbox().Push(session.Authoritative(o, stateFrom(o.Entity))) in a game
+		OnOwn: func(o client.Own) {
+			// pred.Inbox().Push(client.Authoritative(o, stateFrom(o.Entity))) in a game
 			fmt.Printf("  own: tick %d, ack %d, x %v\n", o.Tick, o.Ack, o.Entity.Pos[0])
 		},
 	})
@@ -44,7 +45,7 @@ func ExampleClient() {
 		srv.Receive(1, in, 1000+t+20) // 20 ms later
 
 		// Server: apply the input, move the world, send the snapshot.
-		if next, _ := srv.NextInput(1, nil); next.Status == session.InputReady {
+		if next, _ := srv.NextInput(1, nil); next.Status == server.InputReady {
 			x += float32(next.Payload[0])
 		}
 		srv.BeginTick(tick)

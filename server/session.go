@@ -1,4 +1,4 @@
-package session
+package server
 
 import (
 	"errors"
@@ -13,44 +13,49 @@ import (
 // and SetEntity wrap.
 var (
 	// ErrUnknownClient: the ClientID is not connected.
-	ErrUnknownClient = errors.New("session: unknown client")
+	ErrUnknownClient = errors.New("server: unknown client")
 	// ErrClientExists: Connect for a ClientID already connected.
-	ErrClientExists = errors.New("session: client already connected")
-	// ErrTooManyClients: Connect beyond Config.MaxClients.
-	ErrTooManyClients = errors.New("session: too many clients")
+	ErrClientExists = errors.New("server: client already connected")
+	// ErrTooManyClients: Connect beyond SessionConfig.MaxClients.
+	ErrTooManyClients = errors.New("server: too many clients")
 	// ErrTick: a tick that does not come after the previous one, a
 	// Snapshot before the first BeginTick, or a second Snapshot of the
 	// same tick for one client.
-	ErrTick = errors.New("session: tick out of order")
-	// ErrEntity: an entity SetEntity cannot take (a Despawn flag: call
-	// Despawn).
-	ErrEntity = errors.New("session: invalid entity")
+	ErrTick = errors.New("server: tick out of order")
+	// ErrEntity: an entity SetEntity cannot take (NetID 0, which is
+	// reserved, or a Despawn flag: call Despawn).
+	ErrEntity = errors.New("server: invalid entity")
+	// ErrSpectator: Assign of an entity to a spectator, which controls
+	// nothing.
+	ErrSpectator = errors.New("server: client is a spectator")
 )
 
 // ClientID identifies a client connection; the transport chooses it (an
 // index, a hash of the address).
 type ClientID uint32
 
-// Server is the server side of netsmooth's protocol for any number of
-// clients: it keeps the world's state as of the current tick, and per
-// client what the client has acknowledged (the baseline its snapshots are
-// delta-encoded against), the inputs it sent, reordered and de-duplicated,
-// and its statistics. It produces snapshot packets and consumes input
-// packets as byte slices, so any transport can carry them.
+// Session is the server side of netsmooth's protocol for any number of
+// clients, without I/O: it keeps the world's state as of the current tick,
+// and per client what the client has acknowledged (the baseline its
+// snapshots are delta-encoded against), the inputs it sent, reordered,
+// de-duplicated and paced, and its statistics. It produces snapshot
+// packets and consumes input packets as byte slices, so any transport can
+// carry them; [Server] carries them over QUIC, WebTransport and any
+// message connection.
 //
-// A Server is safe for concurrent use: a transport may call Receive from
-// its receiving goroutine while the tick goroutine calls the rest. All
+// A Session is safe for concurrent use: a transport may call Receive from
+// its receiving goroutines while the tick goroutine calls the rest. All
 // methods take one lock; Snapshot holds it while it encodes.
-type Server struct {
+type Session struct {
 	mu      sync.Mutex
-	cfg     Config
+	cfg     SessionConfig
 	q       wire.Quantizer
 	enc     *wire.Encoder
 	tick    uint32
 	started bool
 	world   []worldEntry
 	graves  []grave // recent despawns, by NetID
-	clients map[ClientID]*client
+	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
 	addErr  error            // an unexpected encoder error during Snapshot
 }
@@ -72,7 +77,7 @@ type grave struct {
 }
 
 // NewServer returns a server for cfg, which is validated.
-func NewServer(cfg Config) (*Server, error) {
+func NewSession(cfg SessionConfig) (*Session, error) {
 	enc, err := wire.NewEncoder(cfg.Wire)
 	if err != nil {
 		return nil, err
@@ -81,24 +86,32 @@ func NewServer(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Server{
+	return &Session{
 		cfg:     c,
 		q:       c.Wire.Quantizer,
 		enc:     enc,
-		clients: make(map[ClientID]*client),
+		clients: make(map[ClientID]*peer),
 	}, nil
 }
 
 // Config returns the server's configuration with defaults filled in.
-func (s *Server) Config() Config {
+func (s *Session) Config() SessionConfig {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.cfg
 }
 
-// Connect adds a client. Its first snapshot is full; its input buffer
-// starts at the first input it sends.
-func (s *Server) Connect(id ClientID) error {
+// Connect adds a player: a client that may be given an entity to control
+// ([Session.Assign]) and whose inputs are taken. Its first snapshot is
+// full; its input buffer starts at the first input it sends.
+func (s *Session) Connect(id ClientID) error { return s.connect(id, false) }
+
+// ConnectSpectator adds a spectator: a client that receives snapshots
+// like a player but controls no entity; the inputs it sends are refused
+// and counted (Stats.InputsRefused), its acknowledgements still taken.
+func (s *Session) ConnectSpectator(id ClientID) error { return s.connect(id, true) }
+
+func (s *Session) connect(id ClientID, spectator bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.clients[id]; ok {
@@ -107,12 +120,14 @@ func (s *Server) Connect(id ClientID) error {
 	if len(s.clients) >= s.cfg.MaxClients {
 		return fmt.Errorf("%w: %d connected (MaxClients)", ErrTooManyClients, len(s.clients))
 	}
-	s.clients[id] = newClient(id, &s.cfg)
+	p := newPeer(id, &s.cfg)
+	p.spectator = spectator
+	s.clients[id] = p
 	return nil
 }
 
 // Disconnect removes a client and reports whether it was connected.
-func (s *Server) Disconnect(id ClientID) bool {
+func (s *Session) Disconnect(id ClientID) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.clients[id]
@@ -121,7 +136,7 @@ func (s *Server) Disconnect(id ClientID) bool {
 }
 
 // Connected reports whether id is connected.
-func (s *Server) Connected(id ClientID) bool {
+func (s *Session) Connected(id ClientID) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	_, ok := s.clients[id]
@@ -132,7 +147,7 @@ func (s *Server) Connected(id ClientID) bool {
 // state at t, and Snapshot sends it as t. Ticks must increase (with
 // wrap-around); entities keep their state from tick to tick until set
 // again or despawned.
-func (s *Server) BeginTick(t uint32) error {
+func (s *Session) BeginTick(t uint32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.started && !tickBefore(s.tick, t) {
@@ -140,13 +155,16 @@ func (s *Server) BeginTick(t uint32) error {
 	}
 	s.tick, s.started = t, true
 	s.pruneGraves()
+	for _, c := range s.clients {
+		c.inputs.tick(s.cfg.MaxCatchUp)
+	}
 	return nil
 }
 
 // pruneGraves forgets the despawns every client has acknowledged a tick
 // after (or, for a client without an acknowledgement, that happened before
 // its first snapshot).
-func (s *Server) pruneGraves() {
+func (s *Session) pruneGraves() {
 	if len(s.graves) == 0 {
 		return
 	}
@@ -174,7 +192,7 @@ func (s *Server) pruneGraves() {
 }
 
 // Tick returns the current tick.
-func (s *Server) Tick() uint32 {
+func (s *Session) Tick() uint32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.tick
@@ -188,8 +206,12 @@ func (s *Server) Tick() uint32 {
 //
 // It fails, changing nothing, with an error wrapping wire.ErrRange for a
 // state that cannot be quantised, wire.ErrLimit beyond
-// Config.Wire.MaxEntities entities, or [ErrEntity] for a Despawn flag.
-func (s *Server) SetEntity(e wire.Entity) error {
+// SessionConfig.Wire.MaxEntities entities, or [ErrEntity] for NetID 0 or a
+// Despawn flag.
+func (s *Session) SetEntity(e wire.Entity) error {
+	if e.NetID == 0 {
+		return fmt.Errorf("%w: NetID 0 is reserved (it means no entity)", ErrEntity)
+	}
 	if e.Flags&wire.Despawn != 0 {
 		return fmt.Errorf("%w: NetID %d has the Despawn flag: call Despawn", ErrEntity, e.NetID)
 	}
@@ -219,7 +241,7 @@ func (s *Server) SetEntity(e wire.Entity) error {
 
 // Despawn removes an entity from the world and reports whether it was
 // there. Clients holding it receive a despawn record.
-func (s *Server) Despawn(netID uint32) bool {
+func (s *Session) Despawn(netID uint32) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	i, ok := s.find(netID)
@@ -252,14 +274,14 @@ func cmpUint32(a, b uint32) int {
 }
 
 // Len returns the number of entities in the world.
-func (s *Server) Len() int {
+func (s *Session) Len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.world)
 }
 
 // find returns the position of netID in the world, or where it would go.
-func (s *Server) find(netID uint32) (int, bool) {
+func (s *Session) find(netID uint32) (int, bool) {
 	lo, hi := 0, len(s.world)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
@@ -273,7 +295,7 @@ func (s *Server) find(netID uint32) (int, bool) {
 }
 
 // client finds a connected client; the lock is held.
-func (s *Server) client(id ClientID) (*client, error) {
+func (s *Session) peer(id ClientID) (*peer, error) {
 	c, ok := s.clients[id]
 	if !ok {
 		return nil, fmt.Errorf("%w: %d", ErrUnknownClient, id)
@@ -281,43 +303,38 @@ func (s *Server) client(id ClientID) (*client, error) {
 	return c, nil
 }
 
-// Assign makes client id control entity netID, by the server's decision:
-// from the next snapshot on, every snapshot to the client names netID as
-// its controlled entity (wire's SnapshotInfo.Controlled) and always
-// carries that entity's state (when the world holds it), and the NetID of
-// the client's input packets no longer changes what it controls (a packet
-// naming another is still taken, and counted in Stats.WrongNetID). netID 0
-// takes the assignment back: the client controls nothing, and its
-// snapshots name no entity, which tells a [Client] it controls none.
+// Assign makes client id control entity netID: from the next snapshot
+// on, every snapshot to the client names netID as its controlled entity
+// (wire's SnapshotInfo.Controlled) and always carries that entity's state
+// (when the world holds it), so that its prediction gets the server's
+// state with every input ack. netID 0 takes the assignment back: the
+// client controls nothing, and its snapshots name no entity.
 //
-// Once Assign has been called for a client, the server decides for the
-// rest of its connection; a client never assigned one controls what its
-// input packets name (the server trusts it), which is also what Stats.NetID
-// reports then. The wire cannot say "nothing" to a client that was never
-// assigned an entity: Assign(id, 0) as the first assignment leaves a
-// client configured with a NetID of its own naming it (counted in
-// WrongNetID, without effect). The entity need not exist yet: a game may
-// assign before it spawns it. It fails with an error wrapping
-// [ErrUnknownClient] for a client not connected.
-func (s *Server) Assign(id ClientID, netID uint32) error {
+// Only the server decides what a client controls: a client never names
+// its entity. The entity need not exist yet: a game may assign before it
+// spawns it. It fails with an error wrapping [ErrUnknownClient] for a
+// client not connected, or [ErrSpectator] for a spectator (netID 0 is
+// allowed).
+func (s *Session) Assign(id ClientID, netID uint32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.clients[id]
 	if !ok {
 		return fmt.Errorf("%w: %d (Assign of NetID %d)", ErrUnknownClient, id, netID)
 	}
-	c.netID, c.assigned = netID, true
+	if c.spectator && netID != 0 {
+		return fmt.Errorf("%w: %d (Assign of NetID %d)", ErrSpectator, id, netID)
+	}
+	c.netID = netID
 	c.stats.NetID = netID
 	return nil
 }
 
 // Controlled returns the entity client id controls, and false when it
-// controls none (or is not connected): the one [Server.Assign] gave it,
-// or, for a client never assigned one, the one its latest input packet
-// names. This is the entity its snapshots always carry, and the one a game
-// applies the client's inputs to (Stats.Assigned says whether the server
-// or the client chose it).
-func (s *Server) Controlled(id ClientID) (uint32, bool) {
+// controls none (or is not connected): the one [Session.Assign] gave it.
+// This is the entity its snapshots always carry, and the one a game
+// applies the client's inputs to.
+func (s *Session) Controlled(id ClientID) (uint32, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.clients[id]
@@ -327,8 +344,16 @@ func (s *Server) Controlled(id ClientID) (uint32, bool) {
 	return c.netID, true
 }
 
+// Spectator reports whether client id is connected as a spectator.
+func (s *Session) Spectator(id ClientID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, ok := s.clients[id]
+	return ok && c.spectator
+}
+
 // Stats returns a client's statistics.
-func (s *Server) Stats(id ClientID) (Stats, bool) {
+func (s *Session) Stats(id ClientID) (Stats, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.clients[id]
@@ -338,7 +363,8 @@ func (s *Server) Stats(id ClientID) (Stats, bool) {
 	st := c.stats
 	st.AckedTick, st.HasAckedTick = c.acked, c.hasAcked
 	st.InputAck, st.HasInputAck = c.inputs.applied, c.inputs.hasApplied
-	st.Assigned = c.assigned
+	st.Spectator = c.spectator
+	st.SeqJumps = c.receipts.Jumps()
 	return st, true
 }
 

@@ -1,4 +1,4 @@
-package session
+package server
 
 import "fmt"
 
@@ -6,10 +6,11 @@ import "fmt"
 type InputStatus uint8
 
 const (
-	// InputEmpty: no input newer than the last one applied has arrived;
-	// nothing was consumed. The client is behind, or silent. The
+	// InputEmpty: nothing was consumed. Either no input newer than the
+	// last one applied has arrived (the client is behind, or silent: the
 	// simulation may wait, or go on without an input and call
-	// [Server.SkipInput].
+	// [Session.SkipInput]), or the client has had its inputs for this
+	// tick (SessionConfig.MaxCatchUp), or it is a spectator.
 	InputEmpty InputStatus = iota
 	// InputReady: the next input in sequence, in Input.Payload.
 	InputReady
@@ -62,7 +63,9 @@ type inputSlot struct {
 // inputBuffer reorders and de-duplicates one client's inputs: a ring of
 // slots indexed by sequence number, from the next one the simulation needs
 // to InputWindow ahead. Applied and lost slots keep their sequence number
-// until reused, so that late copies are told apart from duplicates.
+// until reused, so that late copies are told apart from duplicates. It
+// also paces them: credit is how many inputs the simulation may still
+// take, one more per tick up to MaxCatchUp.
 type inputBuffer struct {
 	slots      []inputSlot
 	started    bool
@@ -70,10 +73,12 @@ type inputBuffer struct {
 	newest     uint32 // the newest received
 	applied    uint32 // the newest applied or lost: the ack
 	hasApplied bool
+	credit     int // inputs NextInput may still hand out
+	lostRun    int // inputs reported lost in a row
 }
 
 func newInputBuffer(window, size int) inputBuffer {
-	b := inputBuffer{slots: make([]inputSlot, window)}
+	b := inputBuffer{slots: make([]inputSlot, window), credit: 1}
 	mem := make([]byte, window*size)
 	for i := range b.slots {
 		b.slots[i].payload = mem[i*size : i*size : (i+1)*size]
@@ -114,56 +119,96 @@ func (b *inputBuffer) add(seq uint32, payload []byte, st *Stats) {
 	st.InputsReceived++
 }
 
+// tick gives the buffer one more input's worth of credit, keeping at most
+// max. A client starts with one, for the tick under way when it connects:
+// it is never stepped more often than once more than ticks have begun
+// since.
+func (b *inputBuffer) tick(max int) {
+	if b.credit < max {
+		b.credit++
+	}
+}
+
 // NextInput hands the simulation the client's next input in sequence
 // order, its payload copied into buf (appended to buf[:0]); see
 // [InputStatus] for what it may find. Call it once per simulation step of
 // the client's entity; the sequence number it returns (ready or lost) is
 // the input ack the next snapshot carries.
-func (s *Server) NextInput(id ClientID, buf []byte) (Input, error) {
+//
+// It paces the client: each tick ([Session.BeginTick]) allows one more
+// input, and at most SessionConfig.MaxCatchUp are allowed at once, so a
+// client whose inputs arrived late catches up a little faster, but
+// however many inputs a client sends, or however far it jumps its
+// sequence numbers, it is stepped no more often than once per tick on
+// average. A gap in the sequence numbers is reported lost input by input
+// (the simulation typically repeats the previous input) for at most
+// SessionConfig.MaxLostReplay inputs in a row; the rest of the gap is
+// skipped without a step (Stats.InputsSkipped).
+func (s *Session) NextInput(id ClientID, buf []byte) (Input, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, err := s.client(id)
+	c, err := s.peer(id)
 	if err != nil {
 		return Input{}, err
 	}
 	b := &c.inputs
-	if !b.started {
-		c.stats.InputsStarved++
+	if c.spectator {
 		return Input{Status: InputEmpty}, nil
 	}
 	sl := b.slot(b.next)
-	switch {
-	case sl.seq == b.next && sl.state == slotPresent:
+	ready := b.started && sl.seq == b.next && sl.state == slotPresent
+	if !ready && !(b.started && tickBefore(b.next, b.newest)) {
+		c.stats.InputsStarved++
+		return Input{Status: InputEmpty}, nil
+	}
+	if b.credit <= 0 {
+		c.stats.InputsThrottled++
+		return Input{Status: InputEmpty}, nil
+	}
+	if !ready && b.lostRun >= s.cfg.MaxLostReplay {
+		// Skip the rest of the gap: the next input present is the newest
+		// received or one before it.
+		for !ready && tickBefore(b.next, b.newest) {
+			b.lose()
+			c.stats.InputsLost++
+			c.stats.InputsSkipped++
+			sl = b.slot(b.next)
+			ready = sl.seq == b.next && sl.state == slotPresent
+		}
+	}
+	b.credit--
+	if ready {
 		in := Input{Seq: b.next, Payload: append(buf[:0], sl.payload...), Status: InputReady}
 		sl.state = slotApplied
 		b.consume()
+		b.lostRun = 0
 		c.stats.InputsApplied++
 		return in, nil
-	case tickBefore(b.next, b.newest):
-		seq := b.lose()
-		c.stats.InputsLost++
-		return Input{Seq: seq, Status: InputLost}, nil
 	}
-	c.stats.InputsStarved++
-	return Input{Status: InputEmpty}, nil
+	seq := b.lose()
+	b.lostRun++
+	c.stats.InputsLost++
+	return Input{Seq: seq, Status: InputLost}, nil
 }
 
 // SkipInput declares the client's next input lost although nothing newer
 // has arrived, for a simulation that will not wait for it: it is counted
-// in InputsLost, acknowledged, and a copy arriving later counts as late.
-// It returns the skipped sequence number, and false if the client has sent
-// no input yet (there is no sequence to skip).
-func (s *Server) SkipInput(id ClientID) (uint32, bool, error) {
+// in InputsLost, acknowledged, takes the tick's credit like a step, and a
+// copy arriving later counts as late. It returns the skipped sequence
+// number, and false if the client has sent no input yet (there is no
+// sequence to skip) or is a spectator.
+func (s *Session) SkipInput(id ClientID) (uint32, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, err := s.client(id)
+	c, err := s.peer(id)
 	if err != nil {
 		return 0, false, err
 	}
 	b := &c.inputs
-	if !b.started {
+	if !b.started || c.spectator {
 		return 0, false, nil
 	}
+	b.credit = max(b.credit-1, 0)
 	if sl := b.slot(b.next); sl.seq == b.next && sl.state == slotPresent {
 		// It did arrive: skipping it loses it all the same.
 		sl.state = slotApplied

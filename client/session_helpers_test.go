@@ -1,11 +1,14 @@
-package session
+package client
 
 import (
+	"math"
 	"testing"
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/netsim"
+	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/wire"
 )
@@ -13,16 +16,17 @@ import (
 // ownID is the controlled entity of the pair's client.
 const ownID = 1000
 
-// pair is a Server and a Client over two netsim links on a virtual clock
-// with 1 ms steps: the server ticks at 20 Hz (entities on circles and the
-// client's own entity, which moves by its inputs' payloads), the client
-// queues an input and sends a packet every inputEvery. The two ends have
+// pair is a server session and a client session over two netsim links on
+// a virtual clock with 1 ms steps: the server ticks at 20 Hz (entities on
+// circles and the client's own entity, which moves by its inputs'
+// payloads), the client queues an input every tick (50 ms) and sends a
+// packet every inputEvery. The two ends have
 // clocks of their own: server ms = true ms + srvBase, client ms = true ms +
 // cliBase.
 type pair struct {
 	t          testing.TB
-	srv        *Server
-	cli        *Client
+	srv        *server.Session
+	cli        *Session
 	inbox      *systems.Inbox
 	down, up   *netsim.Link[[]byte]
 	entities   int
@@ -36,8 +40,9 @@ type pair struct {
 	nextSeq  uint32
 	owns     []Own
 	drained  []systems.Message
-	messages uint64 // drained from the inbox
-	ownMsgs  uint64 // of them, messages about ownID
+	messages uint64                    // drained from the inbox
+	ownMsgs  uint64                    // of them, messages about ownID
+	alive    map[components.NetID]bool // entities spawned or updated, not despawned
 	packets  [][]byte
 	timed    []netsim.Timed[[]byte]
 	inBuf    []byte
@@ -47,32 +52,17 @@ type pair struct {
 	onTick func(p *pair)
 }
 
-func newPair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg ClientConfig) *pair {
-	t.Helper()
-	ccfg.NetID = ownID
-	return makePair(t, link, seed, entities, ccfg, false)
-}
-
-// newAssignedPair is a pair whose server assigns the client ownID
-// (Server.Assign); the client's ClientConfig.NetID is ccfg's (0: it
-// learns ownID from the snapshots).
-func newAssignedPair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg ClientConfig) *pair {
-	t.Helper()
-	return makePair(t, link, seed, entities, ccfg, true)
-}
-
-func makePair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg ClientConfig, assign bool) *pair {
+// newPair returns a pair whose server assigns the client ownID.
+func newPair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg SessionConfig) *pair {
 	t.Helper()
 	p := &pair{t: t, entities: entities, inputEvery: 16 * time.Millisecond,
 		srvBase: 0xfff00000, cliBase: 1000, nextSeq: 1}
-	p.srv = newServer(t, Config{Wire: ccfg.Wire})
+	p.srv = newServer(t, server.SessionConfig{Wire: ccfg.Wire})
 	if err := p.srv.Connect(1); err != nil {
 		t.Fatal(err)
 	}
-	if assign {
-		if err := p.srv.Assign(1, ownID); err != nil {
-			t.Fatal(err)
-		}
+	if err := p.srv.Assign(1, ownID); err != nil {
+		t.Fatal(err)
 	}
 	p.inbox = systems.NewInbox(0)
 	ccfg.Inbox = p.inbox
@@ -84,7 +74,7 @@ func makePair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg 
 		}
 	}
 	var err error
-	if p.cli, err = NewClient(ccfg); err != nil {
+	if p.cli, err = NewSession(ccfg); err != nil {
 		t.Fatal(err)
 	}
 	if p.down, err = netsim.NewLink[[]byte](link, seed); err != nil {
@@ -118,9 +108,19 @@ func (p *pair) run(d time.Duration) {
 func (p *pair) drain() {
 	p.drained, _ = p.inbox.Drain(p.drained)
 	p.messages += uint64(len(p.drained))
+	if p.alive == nil {
+		p.alive = map[components.NetID]bool{}
+	}
 	for _, m := range p.drained {
 		if m.NetID == ownID {
 			p.ownMsgs++
+		}
+		switch m.Kind {
+		case systems.Despawn:
+			delete(p.alive, m.NetID)
+		case systems.Complete:
+		default:
+			p.alive[m.NetID] = true
 		}
 	}
 }
@@ -146,10 +146,10 @@ func (p *pair) serverTick() {
 		if err != nil {
 			p.t.Fatal(err)
 		}
-		if in.Status == InputEmpty {
+		if in.Status == server.InputEmpty {
 			break
 		}
-		if in.Status == InputReady && len(in.Payload) > 0 {
+		if in.Status == server.InputReady && len(in.Payload) > 0 {
 			p.ownX += float32(in.Payload[0])
 		}
 	}
@@ -178,13 +178,49 @@ func (p *pair) serverTick() {
 }
 
 func (p *pair) sendInput() {
-	if err := p.cli.QueueInput(p.nextSeq, []byte{1}); err != nil {
-		p.t.Fatal(err)
+	if p.now%(50*time.Millisecond) < p.inputEvery {
+		if err := p.cli.QueueInput(p.nextSeq, []byte{1}); err != nil {
+			p.t.Fatal(err)
+		}
+		p.nextSeq++
 	}
-	p.nextSeq++
 	var err error
 	if p.inBuf, err = p.cli.InputPacket(p.cliMs(p.now), p.inBuf[:0]); err != nil {
 		p.t.Fatal(err)
 	}
 	p.up.Send(p.now, append([]byte(nil), p.inBuf...))
+}
+
+func newServer(t testing.TB, cfg server.SessionConfig) *server.Session {
+	t.Helper()
+	s, err := server.NewSession(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// circle returns entity k's state at tick (20 Hz): the scorecard's motion,
+// NetID k+1, facing where it goes.
+func circle(k int, tick uint32, velocity bool) wire.Entity {
+	a := 1.25*float64(tick)/20 + float64(k)*0.7
+	e := wire.Entity{
+		NetID: uint32(k + 1),
+		Pos:   mgl32.Vec3{float32(k*30) + float32(8*math.Cos(a)), float32(8 * math.Sin(a)), 0},
+		Rot:   mgl32.QuatRotate(float32(a+math.Pi/2), mgl32.Vec3{0, 0, 1}),
+	}
+	if velocity {
+		e.Flags = wire.HasVelocity
+		e.Vel = mgl32.Vec3{float32(-10 * math.Sin(a)), float32(10 * math.Cos(a)), 0}
+	}
+	return e
+}
+
+// badNetwork loses, delays, reorders and duplicates.
+var badNetwork = netsim.Config{
+	Latency:   60 * time.Millisecond,
+	Jitter:    20 * time.Millisecond,
+	Loss:      0.10,
+	Reorder:   0.10,
+	Duplicate: 0.05,
 }

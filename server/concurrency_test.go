@@ -1,4 +1,4 @@
-package session
+package server
 
 import (
 	"sync"
@@ -10,13 +10,13 @@ import (
 // A transport's receiving goroutine may call Receive while the tick
 // goroutine runs the world and the snapshots (run with -race).
 func TestConcurrentReceive(t *testing.T) {
-	s := newServer(t, Config{})
+	s := newServer(t, SessionConfig{})
 	for id := range ClientID(4) {
 		s.Connect(id)
 	}
 	var packets [4][][]byte
 	for id := range 4 {
-		c := newTestClient(t, wire.Config{}, uint32(id+1))
+		c := newTestClient(t, wire.Config{})
 		for range 200 {
 			packets[id] = append(packets[id], c.input(t, 0, 8, []byte{byte(id)}))
 		}

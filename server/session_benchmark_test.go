@@ -1,4 +1,4 @@
-package session
+package server
 
 import (
 	"testing"
@@ -8,10 +8,10 @@ import (
 
 // benchServer returns a server with one client that acknowledged tick 1 of
 // a world of n circling entities.
-func benchServer(b *testing.B, n int) (*Server, *testClient) {
-	s := newServer(b, Config{})
+func benchServer(b *testing.B, n int) (*Session, *testClient) {
+	s := newServer(b, SessionConfig{})
 	s.Connect(1)
-	c := newTestClient(b, wire.Config{}, 0)
+	c := newTestClient(b, wire.Config{})
 	s.BeginTick(1)
 	setWorld(b, s, n, 1, true)
 	packets, err := s.Snapshot(1, 0, nil)

@@ -1,4 +1,4 @@
-package session
+package server
 
 // Filter decides whether the changed entity netID is sent to client at
 // tick. A server uses it for interest management (entities a client cannot
@@ -11,16 +11,16 @@ package session
 // and a snapshot that leaves out any change is not marked complete: the
 // client then cannot take "not named" for "unchanged", and keeps
 // extrapolating the entities it did not hear about.
-type Filter func(client ClientID, netID uint32, tick uint32) bool
+type Filter func(peer ClientID, netID uint32, tick uint32) bool
 
 // Every returns a Filter that sends entity netID to client only every
 // interval(client, netID) ticks (0 and 1 mean every tick), at ticks spread
 // by NetID so that the entities of one interval do not all fall on the
 // same tick. interval is typically a distance band: 1 near the client's
 // entity, 2 farther, 4 far away.
-func Every(interval func(client ClientID, netID uint32) uint32) Filter {
-	return func(client ClientID, netID uint32, tick uint32) bool {
-		n := interval(client, netID)
+func Every(interval func(peer ClientID, netID uint32) uint32) Filter {
+	return func(peer ClientID, netID uint32, tick uint32) bool {
+		n := interval(peer, netID)
 		return n <= 1 || (tick+netID)%n == 0
 	}
 }

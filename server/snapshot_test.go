@@ -1,4 +1,4 @@
-package session
+package server
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 
 // tick runs one server tick: the world at tick, a snapshot for client 1
 // delivered to c (unless drop), and returns the snapshot info.
-func tick(t *testing.T, s *Server, c *testClient, n int, tk uint32, still, drop bool) []wire.Snapshot {
+func tick(t *testing.T, s *Session, c *testClient, n int, tk uint32, still, drop bool) []wire.Snapshot {
 	t.Helper()
 	if err := s.BeginTick(tk); err != nil {
 		t.Fatal(err)
@@ -32,9 +32,9 @@ func tick(t *testing.T, s *Server, c *testClient, n int, tk uint32, still, drop 
 }
 
 func TestBaselineAdvancesOnAck(t *testing.T) {
-	s := newServer(t, Config{})
+	s := newServer(t, SessionConfig{})
 	s.Connect(1)
-	c := newTestClient(t, wire.Config{}, 0)
+	c := newTestClient(t, wire.Config{})
 
 	snaps := tick(t, s, c, 200, 1, false, false)
 	if snaps[0].Delta {
@@ -77,9 +77,9 @@ func TestBaselineAdvancesOnAck(t *testing.T) {
 }
 
 func TestAcksOfUnknownOrOlderTicksAreIgnored(t *testing.T) {
-	s := newServer(t, Config{})
+	s := newServer(t, SessionConfig{})
 	s.Connect(1)
-	c := newTestClient(t, wire.Config{}, 0)
+	c := newTestClient(t, wire.Config{})
 	tick(t, s, c, 10, 1, false, false)
 	tick(t, s, c, 10, 2, false, false)
 	ack := func(tk uint32, seq uint16) {
@@ -102,9 +102,9 @@ func TestAcksOfUnknownOrOlderTicksAreIgnored(t *testing.T) {
 
 func TestFallsBackToFullWhenBaselineIsGone(t *testing.T) {
 	cfg := wire.Config{History: 4}
-	s := newServer(t, Config{Wire: cfg})
+	s := newServer(t, SessionConfig{Wire: cfg})
 	s.Connect(1)
-	c := newTestClient(t, cfg, 0)
+	c := newTestClient(t, cfg)
 	tick(t, s, c, 50, 1, false, false)
 	s.Receive(1, c.ack(t, 60), 60) // acks 1; then the client falls silent
 	var deltas []bool
@@ -134,9 +134,9 @@ func TestFallsBackToFullWhenBaselineIsGone(t *testing.T) {
 }
 
 func TestDeltaSendsOnlyChanges(t *testing.T) {
-	s := newServer(t, Config{})
+	s := newServer(t, SessionConfig{})
 	s.Connect(1)
-	c := newTestClient(t, wire.Config{}, 0)
+	c := newTestClient(t, wire.Config{})
 	tick(t, s, c, 100, 1, true, false)
 	s.Receive(1, c.ack(t, 60), 60)
 	snaps := tick(t, s, c, 100, 2, true, false)
@@ -163,12 +163,12 @@ func TestDeltaSendsOnlyChanges(t *testing.T) {
 
 func TestFilterReducesWhatIsSent(t *testing.T) {
 	var asked int
-	s := newServer(t, Config{Filter: func(client ClientID, netID, tick uint32) bool {
+	s := newServer(t, SessionConfig{Filter: func(peer ClientID, netID, tick uint32) bool {
 		asked++
 		return netID <= 10 || tick%4 == 0 // far entities every 4 ticks
 	}})
 	s.Connect(1)
-	c := newTestClient(t, wire.Config{}, 0)
+	c := newTestClient(t, wire.Config{})
 	var records []int
 	var complete []bool
 	for tk := uint32(1); tk <= 8; tk++ {
@@ -222,9 +222,10 @@ func TestEvery(t *testing.T) {
 }
 
 func TestControlledEntityAlwaysSent(t *testing.T) {
-	s := newServer(t, Config{Filter: func(ClientID, uint32, uint32) bool { return false }})
+	s := newServer(t, SessionConfig{Filter: func(ClientID, uint32, uint32) bool { return false }})
 	s.Connect(1)
-	c := newTestClient(t, wire.Config{}, 3)
+	s.Assign(1, 3)
+	c := newTestClient(t, wire.Config{})
 	s.BeginTick(1)
 	setWorld(t, s, 5, 0, false)
 	// The client introduces itself with an input.
@@ -253,9 +254,9 @@ func TestControlledEntityAlwaysSent(t *testing.T) {
 }
 
 func TestEventsReachEveryClientOnce(t *testing.T) {
-	s := newServer(t, Config{})
+	s := newServer(t, SessionConfig{})
 	s.Connect(1)
-	c := newTestClient(t, wire.Config{}, 0)
+	c := newTestClient(t, wire.Config{})
 	s.BeginTick(1)
 	s.SetEntity(wire.Entity{NetID: 1})
 	s.SetEntity(wire.Entity{NetID: 2, Flags: wire.Spawn})
@@ -316,7 +317,7 @@ func TestEventsReachEveryClientOnce(t *testing.T) {
 	s.Connect(2)
 	s.BeginTick(8)
 	p2, _ := s.Snapshot(2, 0, nil)
-	c2 := newTestClient(t, wire.Config{}, 0)
+	c2 := newTestClient(t, wire.Config{})
 	c2.receive(p2[0], 0)
 	for _, e := range c2.entities {
 		if e.Flags&(wire.Spawn|wire.Teleport) != 0 {
@@ -327,9 +328,9 @@ func TestEventsReachEveryClientOnce(t *testing.T) {
 
 func TestIncompleteWhenPartsRunOut(t *testing.T) {
 	cfg := wire.Config{MaxPacket: 300, MaxParts: 2, MaxInputs: 2, MaxInputSize: 8}
-	s := newServer(t, Config{Wire: cfg})
+	s := newServer(t, SessionConfig{Wire: cfg})
 	s.Connect(1)
-	c := newTestClient(t, cfg, 0)
+	c := newTestClient(t, cfg)
 	for tk := uint32(1); tk <= 6; tk++ {
 		tick(t, s, c, 200, tk, false, false)
 		s.Receive(1, c.ack(t, 0), 0)
@@ -350,9 +351,9 @@ func TestIncompleteWhenPartsRunOut(t *testing.T) {
 // alive on the client for ever.
 func TestDespawnOfEntityKnownFromAPartialTick(t *testing.T) {
 	cfg := wire.Config{MaxPacket: 200, MaxInputs: 2, MaxInputSize: 8}
-	s := newServer(t, Config{Wire: cfg, Filter: func(_ ClientID, netID, _ uint32) bool { return netID != 7 }})
+	s := newServer(t, SessionConfig{Wire: cfg, Filter: func(_ ClientID, netID, _ uint32) bool { return netID != 7 }})
 	s.Connect(1)
-	c := newTestClient(t, cfg, 0)
+	c := newTestClient(t, cfg)
 	tick(t, s, c, 50, 1, false, false)
 	s.Receive(1, c.ack(t, 0), 0)
 
@@ -400,5 +401,64 @@ func TestDespawnOfEntityKnownFromAPartialTick(t *testing.T) {
 				t.Fatalf("despawn of %d sent again", e.NetID)
 			}
 		}
+	}
+}
+
+// A client whose state drifted from the server's (here: a forged complete
+// snapshot it took for the next tick) notices by the hash, asks for a full
+// snapshot, and gets one with its next input packet; it is right again
+// from then on.
+func TestResyncAfterDivergence(t *testing.T) {
+	s := newServer(t, SessionConfig{})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	tick := uint32(0)
+	step := func(extra func()) {
+		tick++
+		s.BeginTick(tick)
+		setWorld(t, s, 20, tick, false)
+		packets, err := s.Snapshot(1, tick, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if extra != nil {
+			extra()
+		}
+		for _, p := range packets {
+			c.receive(p, tick)
+		}
+		if err := s.Receive(1, c.ack(t, tick), tick); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 5 {
+		step(nil)
+	}
+	// A forgery of the next tick arrives first: full, complete, empty.
+	enc, _ := wire.NewEncoder(wire.Config{})
+	forge := func() {
+		enc.Begin(wire.Header{Seq: 60000}, wire.SnapshotInfo{Tick: tick + 1}, nil)
+		parts, _ := enc.Finish(true, 0)
+		c.receive(parts[0], tick)
+	}
+	step(nil)
+	step(forge) // the forged tick+1 arrives before the genuine tick+1
+	full := 0
+	for range 6 {
+		step(nil)
+		if last := c.snaps[len(c.snaps)-1]; !last.Delta {
+			full++
+		}
+	}
+	st, _ := s.Stats(1)
+	if c.dec.Divergences() == 0 || st.Resyncs == 0 || full == 0 {
+		t.Fatalf("divergences %d, resyncs %d, full snapshots after %d", c.dec.Divergences(), st.Resyncs, full)
+	}
+	if c.dec.Diverged() {
+		t.Fatal("still diverged after the full snapshot")
+	}
+	newest, _ := c.dec.Acked()
+	if got := c.dec.State(newest); got == nil || !got.Equal(worldTable(s)) {
+		t.Fatal("the client's newest tick is not the server's world")
 	}
 }

@@ -1,4 +1,4 @@
-package session
+package server
 
 // Stats are one client's counters since it connected, and its current
 // acknowledgements. Every input the client sent lands in exactly one of
@@ -43,21 +43,28 @@ type Stats struct {
 	InputAck    uint32
 	HasInputAck bool
 	// NetID is the entity the client controls (0 if none): the one
-	// [Server.Assign] gave it, or, for a client never assigned one, the
-	// one its latest input packet names.
+	// [Session.Assign] gave it.
 	NetID uint32
-	// Assigned says the server assigns the client's entity
-	// ([Server.Assign]): NetID is the server's choice, not the client's
-	// claim.
-	Assigned bool
-	// WrongNetID counts the input packets, once the server assigns the
-	// client's entity, that name another nonzero NetID than the assigned
-	// one. Their inputs and acknowledgements are taken all the same; the
-	// claim is ignored. A client that just got (or changed) its
-	// assignment sends a round trip's worth of them before it learns it;
-	// a count that keeps growing is a client that does not listen (or
-	// lies).
-	WrongNetID uint64
+	// Spectator says the client watches only: it controls nothing and its
+	// inputs are refused.
+	Spectator bool
+	// InputsRefused counts the inputs a spectator sent, refused.
+	InputsRefused uint64
+	// InputsThrottled counts the NextInput calls that found an input ready
+	// but gave none, because the client had had its inputs for the tick
+	// (SessionConfig.MaxCatchUp): what a client sending more inputs than
+	// ticks pass sees.
+	InputsThrottled uint64
+	// InputsSkipped counts, among InputsLost, the inputs skipped without
+	// a step because more than SessionConfig.MaxLostReplay in a row were
+	// missing.
+	InputsSkipped uint64
+	// Resyncs counts the client's requests for a full snapshot (its state
+	// drifted from the server's).
+	Resyncs uint64
+	// SeqJumps counts packets refused because their sequence number jumped
+	// further ahead than wire.MaxSeqJump.
+	SeqJumps uint64
 	// RTT is the latest round-trip time measured from the client's
 	// packets, in ms (valid with HasRTT).
 	RTT    uint32

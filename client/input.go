@@ -1,4 +1,4 @@
-package session
+package client
 
 import (
 	"fmt"
@@ -17,13 +17,13 @@ import (
 // It fails, queueing nothing, for a payload beyond Wire.MaxInputSize
 // (wire.ErrLimit) or a sequence number not after the previous one
 // ([ErrInputSeq]).
-func (c *Client) QueueInput(seq uint32, payload []byte) error {
+func (c *Session) QueueInput(seq uint32, payload []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.queue(seq, payload)
 }
 
-func (c *Client) queue(seq uint32, payload []byte) error {
+func (c *Session) queue(seq uint32, payload []byte) error {
 	if len(payload) > c.cfg.Wire.MaxInputSize {
 		return fmt.Errorf("%w: input %d is %d bytes > MaxInputSize %d", wire.ErrLimit, seq, len(payload), c.cfg.Wire.MaxInputSize)
 	}
@@ -39,7 +39,7 @@ func (c *Client) queue(seq uint32, payload []byte) error {
 // encoded by encode (which appends the encoding of in to dst and returns
 // it), as [Client.QueueInput] does. It stops at the first error. encode
 // runs under the client's lock: it must not call the Client.
-func QueueInputs[I any](c *Client, inputs []systems.SentInput[I], encode func(dst []byte, in I) []byte) error {
+func QueueInputs[I any](c *Session, inputs []systems.SentInput[I], encode func(dst []byte, in I) []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i := range inputs {
@@ -52,19 +52,21 @@ func QueueInputs[I any](c *Client, inputs []systems.SentInput[I], encode func(ds
 }
 
 // InputPacket appends to dst an input packet, sent at the client's time
-// now (ms): the newest tick completely received (unless NoDelta), the
-// controlled NetID ([Client.NetID]), the queued inputs not yet acknowledged (at most
+// now (ms): the newest tick completely received (unless NoDelta), a
+// request for a full snapshot while the client's state has drifted from
+// the server's, the queued inputs not yet acknowledged (at most
 // Redundancy, the newest, consecutive), the acknowledgements of the
 // server's packets and the time echo. Without inputs it is an
 // acknowledgement only; send one at least every tick or so, so that the
 // server's baseline keeps up. It does not allocate given room in dst.
-func (c *Client) InputPacket(now uint32, dst []byte) ([]byte, error) {
+func (c *Session) InputPacket(now uint32, dst []byte) ([]byte, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	p := wire.InputPacket{NetID: uint32(c.netID)}
+	var p wire.InputPacket
 	if !c.cfg.NoDelta {
 		p.AckedTick, p.HasAckedTick = c.dec.Acked()
 	}
+	p.Resync = c.dec.Diverged()
 	p.FirstSeq, p.Inputs = c.out.pending(c.views[:0])
 	c.views = p.Inputs[:0]
 	h := wire.Header{Seq: c.seq, Sent: now}
@@ -76,6 +78,7 @@ func (c *Client) InputPacket(now uint32, dst []byte) ([]byte, error) {
 		return dst, err
 	}
 	c.acks.sent(c.seq, &c.stats)
+	c.sentAt.Record(c.seq, now)
 	c.seq++
 	c.stats.PacketsSent++
 	c.stats.BytesSent += uint64(len(dst) - n)
@@ -160,7 +163,7 @@ const ackRing = 256
 // sent records packet seq as sent, judging a packet still unjudged in its
 // slot (the server has acknowledged nothing for ackRing packets) as
 // unacknowledged.
-func (a *ackWindow) sent(seq uint16, st *ClientStats) {
+func (a *ackWindow) sent(seq uint16, st *Stats) {
 	if !a.started {
 		a.judged, a.started = seq, true
 	}
@@ -176,7 +179,7 @@ func (a *ackWindow) sent(seq uint16, st *ClientStats) {
 
 // heard marks the packets h acknowledges and judges those it no longer
 // can, up to next, the next packet to send.
-func (a *ackWindow) heard(h *wire.Header, next uint16, st *ClientStats) {
+func (a *ackWindow) heard(h *wire.Header, next uint16, st *Stats) {
 	if !h.HasAck || !a.started {
 		return
 	}
@@ -198,7 +201,7 @@ func (a *ackWindow) heard(h *wire.Header, next uint16, st *ClientStats) {
 	}
 }
 
-func (a *ackWindow) judge(i uint16, st *ClientStats) {
+func (a *ackWindow) judge(i uint16, st *Stats) {
 	if a.state[i] == 2 {
 		st.PacketsAcked++
 	} else {

@@ -1,4 +1,4 @@
-package session
+package server
 
 import (
 	"errors"
@@ -10,7 +10,7 @@ import (
 )
 
 func TestConnect(t *testing.T) {
-	s := newServer(t, Config{MaxClients: 2})
+	s := newServer(t, SessionConfig{MaxClients: 2})
 	if err := s.Connect(1); err != nil {
 		t.Fatal(err)
 	}
@@ -39,24 +39,24 @@ func TestConnect(t *testing.T) {
 }
 
 func TestConfigRejects(t *testing.T) {
-	for _, cfg := range []Config{
+	for _, cfg := range []SessionConfig{
 		{MaxClients: -1},
 		{InputWindow: 4},
 		{InputWindow: 5000},
 		{Wire: wire.Config{History: 1}},
 	} {
-		if _, err := NewServer(cfg); !errors.Is(err, wire.ErrConfig) {
+		if _, err := NewSession(cfg); !errors.Is(err, wire.ErrConfig) {
 			t.Errorf("%+v: %v", cfg, err)
 		}
 	}
-	c := newServer(t, Config{}).Config()
+	c := newServer(t, SessionConfig{}).Config()
 	if c.MaxClients != 64 || c.InputWindow != 64 || c.Wire.History != 32 || c.Wire.MaxPacket != 1200 {
 		t.Errorf("defaults %+v", c)
 	}
 }
 
 func TestTickOrder(t *testing.T) {
-	s := newServer(t, Config{})
+	s := newServer(t, SessionConfig{})
 	s.Connect(1)
 	if _, err := s.Snapshot(1, 0, nil); !errors.Is(err, ErrTick) {
 		t.Errorf("snapshot before BeginTick: %v", err)
@@ -85,7 +85,7 @@ func TestTickOrder(t *testing.T) {
 }
 
 func TestSetEntity(t *testing.T) {
-	s := newServer(t, Config{Wire: wire.Config{MaxEntities: 2}})
+	s := newServer(t, SessionConfig{Wire: wire.Config{MaxEntities: 2}})
 	nan := float32(math.NaN())
 	if err := s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{nan, 0, 0}}); !errors.Is(err, wire.ErrRange) {
 		t.Errorf("NaN: %v", err)

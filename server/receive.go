@@ -1,4 +1,4 @@
-package session
+package server
 
 import (
 	"fmt"
@@ -16,17 +16,16 @@ import (
 //
 // A packet that does not decode is counted in Stats.BadPackets and
 // reported as an error wrapping the codec's (package wire); nothing else
-// changes. A duplicated packet is counted and ignored. Receive never
-// panics, whatever the bytes, and accepting a packet does not allocate.
-//
-// The NetID the packet names is the entity the client controls until the
-// server assigns one with [Server.Assign]; from then on it changes
-// nothing, and a packet naming another (nonzero) NetID is counted in
-// Stats.WrongNetID.
-func (s *Server) Receive(id ClientID, packet []byte, now uint32) error {
+// changes. A duplicated packet, one too old to matter, and one whose
+// sequence number jumps too far ahead (wire.MaxSeqJump) are counted and
+// ignored. A packet asking for a resync ([wire.InputPacket.Resync]) makes
+// the next snapshot full. A spectator's inputs are refused and counted.
+// Receive never panics, whatever the bytes, and accepting a packet does
+// not allocate.
+func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c, err := s.client(id)
+	c, err := s.peer(id)
 	if err != nil {
 		return err
 	}
@@ -36,24 +35,30 @@ func (s *Server) Receive(id ClientID, packet []byte, now uint32) error {
 	h, err := wire.DecodeInput(packet, in, &s.cfg.Wire)
 	if err != nil {
 		c.stats.BadPackets++
-		return fmt.Errorf("session: client %d: %w", id, err)
+		return fmt.Errorf("server: client %d: %w", id, err)
 	}
-	if !c.receipts.Receive(&h, now) {
+	switch c.receipts.Receive(&h, now) {
+	case wire.ReceiptOld:
 		c.stats.DuplicatePackets++
 		return nil
+	case wire.ReceiptJump:
+		return nil // counted by the receipts (Stats.SeqJumps)
 	}
-	if rtt, ok := h.RTT(now); ok {
+	if rtt, ok := c.sentAt.RTT(&h, now); ok {
 		c.stats.RTT, c.stats.HasRTT = rtt, true
 	}
-	if in.HasAckedTick && (!c.hasAcked || tickBefore(c.acked, in.AckedTick)) && c.table(in.AckedTick) != nil {
+	switch {
+	case in.Resync:
+		// The client's state drifted from what the server holds for it:
+		// no delta can be trusted until a full snapshot arrives.
+		c.hasAcked = false
+		c.stats.Resyncs++
+	case in.HasAckedTick && (!c.hasAcked || tickBefore(c.acked, in.AckedTick)) && c.table(in.AckedTick) != nil:
 		c.acked, c.hasAcked = in.AckedTick, true
 	}
-	switch {
-	case !c.assigned:
-		c.netID = in.NetID // the client's claim: trusted until the server assigns
-		c.stats.NetID = in.NetID
-	case in.NetID != 0 && in.NetID != c.netID:
-		c.stats.WrongNetID++
+	if c.spectator {
+		c.stats.InputsRefused += uint64(len(in.Inputs))
+		return nil
 	}
 	for i, p := range in.Inputs {
 		c.inputs.add(in.FirstSeq+uint32(i), p, &c.stats)

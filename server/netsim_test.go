@@ -1,4 +1,4 @@
-package session
+package server
 
 import (
 	"errors"
@@ -10,12 +10,13 @@ import (
 )
 
 type runResult struct {
-	server     Stats
-	committed  int // ticks the client completely received
-	mismatched int // of those, ticks whose state differs from the server's
-	duplicates int // client decode errors: duplicates (expected)
-	other      []error
-	statuses   map[InputStatus]int
+	server      Stats
+	committed   int    // ticks the client completely received
+	mismatched  int    // of those, ticks whose state differs from the server's
+	divergences uint64 // ticks whose hash differs from the server's
+	duplicates  int    // client decode errors: duplicates (expected)
+	other       []error
+	statuses    map[InputStatus]int
 }
 
 // run drives a server and one client through a bad network in both
@@ -26,9 +27,9 @@ type runResult struct {
 func run(t *testing.T, ticks int, redundancy int, net netsim.Config, seed uint64) runResult {
 	t.Helper()
 	cfg := wire.Config{MaxInputs: 8}
-	s := newServer(t, Config{Wire: cfg})
+	s := newServer(t, SessionConfig{Wire: cfg})
 	s.Connect(1)
-	c := newTestClient(t, cfg, 1000)
+	c := newTestClient(t, cfg)
 	down, err := netsim.NewLink[[]byte](net, seed)
 	if err != nil {
 		t.Fatal(err)
@@ -99,6 +100,7 @@ func run(t *testing.T, ticks int, redundancy int, net netsim.Config, seed uint64
 		up.Send(now, c.input(t, ms, redundancy, []byte{byte(k)}))
 	}
 	res.server, _ = s.Stats(1)
+	res.divergences = c.dec.Divergences()
 	return res
 }
 
@@ -120,8 +122,8 @@ func TestOverABadNetwork(t *testing.T) {
 	if len(r.other) > 0 {
 		t.Fatalf("client errors other than duplicates: %v", r.other[:min(5, len(r.other))])
 	}
-	if r.committed < 300 || r.mismatched != 0 {
-		t.Fatalf("%d ticks received, %d differ from the server's world", r.committed, r.mismatched)
+	if r.committed < 300 || r.mismatched != 0 || r.divergences != 0 {
+		t.Fatalf("%d ticks received, %d differ from the server's world, %d from its hash", r.committed, r.mismatched, r.divergences)
 	}
 	st := r.server
 	if st.FullSnapshots > 8 || st.Snapshots != 600 { // the first few, until an ack arrives

@@ -118,4 +118,4 @@
 // pipeline's clock. Measured against netsim at 50 ms one way: within
 // 2 ms (latency) and 1 ms (offset) at ±10 ms jitter after 5 s, within
 // 3.5 ms and 2.5 ms at ±20 ms, within 6.5 ms and 5 ms at ±40 ms.
-package session
+package server

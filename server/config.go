@@ -1,0 +1,83 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// Defaults and bounds of [SessionConfig].
+const (
+	DefaultMaxClients    = 64
+	DefaultInputWindow   = 64
+	MaxInputWindow       = 4096
+	DefaultMaxCatchUp    = 2
+	MaxCatchUpLimit      = 8
+	DefaultMaxLostReplay = 2
+)
+
+// SessionConfig configures a [Session]. The zero value of every field
+// means its default.
+type SessionConfig struct {
+	// Wire is the codec configuration shared with the clients: the
+	// Quantizer, packet size and limits, and History, the number of ticks
+	// whose state is kept per client to delta-encode against (clients'
+	// decoders must keep at least as many).
+	Wire wire.Config
+	// MaxClients bounds the clients connected at once (default 64).
+	MaxClients int
+	// InputWindow is how many inputs a client's buffer holds, counted from
+	// the next one the simulation needs (default 64, at least
+	// Wire.MaxInputs, at most 4096). Inputs further ahead are dropped and
+	// counted in Stats.InputsTooEarly.
+	InputWindow int
+	// MaxCatchUp is the most inputs NextInput hands out for one client in
+	// one tick (default 2, at most 8). Each tick gives a client one input's
+	// worth of credit, kept up to MaxCatchUp, so that a client whose inputs
+	// came late catches up by that many a tick, while no client, however
+	// many inputs it sends, is stepped more often than once per tick on
+	// average: a speed hack by flooding gains nothing.
+	MaxCatchUp int
+	// MaxLostReplay is how many inputs in a row NextInput reports lost
+	// (for the simulation to repeat the previous input) before it skips
+	// the rest of a gap without stepping (default 2; negative means 0). A
+	// client that jumps its sequence numbers ahead is not replayed for the
+	// inputs it pretends were lost.
+	MaxLostReplay int
+	// Filter, if set, decides for each client which changed entities are
+	// sent in a tick: interest management, or lower send rates for far
+	// entities (see [Every]). Nil sends every change.
+	Filter Filter
+}
+
+// normalize fills in the defaults, given the codec's configuration with
+// its defaults filled in, and checks the ranges.
+func (c SessionConfig) normalize(w wire.Config) (SessionConfig, error) {
+	c.Wire = w
+	if c.MaxClients == 0 {
+		c.MaxClients = DefaultMaxClients
+	}
+	if c.InputWindow == 0 {
+		c.InputWindow = DefaultInputWindow
+	}
+	if c.MaxCatchUp == 0 {
+		c.MaxCatchUp = DefaultMaxCatchUp
+	}
+	switch {
+	case c.MaxLostReplay == 0:
+		c.MaxLostReplay = DefaultMaxLostReplay
+	case c.MaxLostReplay < 0:
+		c.MaxLostReplay = 0
+	}
+	if c.MaxClients < 1 {
+		return c, fmt.Errorf("%w: MaxClients = %d, want at least 1 (or 0 for the default)", wire.ErrConfig, c.MaxClients)
+	}
+	if c.InputWindow < w.MaxInputs || c.InputWindow > MaxInputWindow {
+		return c, fmt.Errorf("%w: InputWindow = %d, want %d (Wire.MaxInputs)..%d (or 0 for the default)",
+			wire.ErrConfig, c.InputWindow, w.MaxInputs, MaxInputWindow)
+	}
+	if c.MaxCatchUp < 1 || c.MaxCatchUp > MaxCatchUpLimit {
+		return c, fmt.Errorf("%w: MaxCatchUp = %d, want 1..%d (or 0 for the default)", wire.ErrConfig, c.MaxCatchUp, MaxCatchUpLimit)
+	}
+	return c, nil
+}
