@@ -4,56 +4,129 @@ import (
 	"errors"
 	"fmt"
 	"net"
+
+	"github.com/netsmooth/netsmooth/wire"
 )
 
-// Conn is a connection to a server that carries the session's packets
-// whole, one per message: what a [Client] runs over. [Dial] makes one of
-// a UDP socket; [NewClient] takes any other, such as a WebSocket in a
-// browser (which has no UDP), WebTransport datagrams or a pipe in a test.
-// A reliable connection loses nothing by itself; ClientConfig.Impair and
-// ImpairReceive put the network the game wants to see on it.
+// Conn is an admitted connection's datagram channel, the same on both
+// ends and over every carrier: QUIC datagrams (RFC 9221) natively,
+// WebTransport datagrams in browsers, and the messages of a reliable
+// connection (a WebSocket) as the fallback. Packets are carried whole,
+// one per datagram or message; a QUIC or WebTransport datagram may be
+// lost, reordered or duplicated, as a UDP packet may.
+//
+// A Conn is made by the handshake: [Dial], [DialWebTransport] or
+// [Handshake] on the client, [Incoming.Accept] on the server. Its owner
+// reads it until ReadPacket fails, or closes it: until then a connection
+// over a message conn keeps a goroutine. Its methods are safe for
+// concurrent use.
 type Conn interface {
 	// ReadPacket blocks until a packet arrives and returns it; the slice
-	// may be reused by the next call. An error wrapping ErrTemporary is
-	// counted (ClientStats.ReadErrors) and reading goes on; any other
-	// ends the connection: the Client stops reading and reports it from
-	// Err, unless the Client was closed. After Close, ReadPacket must
-	// return an error (a temporary one then ends the reading too).
+	// is the caller's. Once the connection has ended it returns an error:
+	// a *CloseError saying why when the peer or this end said so, or
+	// when the peer fell silent (ReasonTimeout).
 	ReadPacket() ([]byte, error)
-	// WritePacket sends one packet, whole, and must not keep b, which the
-	// Client reuses. It may be called from several goroutines at once,
-	// and while ReadPacket blocks. Without Impair it runs on the goroutine
-	// that called SendInputs: a connection that can stall (TCP under a
-	// WebSocket) should bound the time it waits.
+	// WritePacket queues one packet to send, whole, and returns without
+	// waiting for the network: a full queue (the network is slower than
+	// the sender) drops the oldest packet queued, as a congested router
+	// would. It must not keep b. After the connection has ended it
+	// returns the error ReadPacket returns.
 	WritePacket(b []byte) error
-	// Close ends the connection and makes a blocked ReadPacket return. It
-	// may be called while ReadPacket and WritePacket run.
-	Close() error
+	// Close ends the connection, telling the peer why (its ReadPacket
+	// then returns a *CloseError with reason and message). Packets still
+	// queued are dropped. Only the first call does anything.
+	Close(reason wire.Reason, message string) error
+	// RemoteAddr returns the peer's address, as the carrier sees it.
+	RemoteAddr() net.Addr
+	// Kind says what carries the connection.
+	Kind() Kind
+	// Stats returns the connection's counters.
+	Stats() ConnStats
 }
 
-// ErrTemporary marks a read error after which a [Conn] can go on reading:
-// a connected UDP socket, for one, reports "connection refused" while no
-// server listens, and reads again once one does.
-var ErrTemporary = errors.New("transport: temporary read error")
+// Kind says what carries a [Conn].
+type Kind uint8
 
-// udpConn is a connected UDP socket as a Conn.
-type udpConn struct {
-	*net.UDPConn
-	buf []byte
-}
+const (
+	// KindQUIC: QUIC datagrams on a connection of netsmooth's own
+	// application protocol (native clients).
+	KindQUIC Kind = iota + 1
+	// KindWebTransport: WebTransport datagrams over HTTP/3 (browsers).
+	KindWebTransport
+	// KindMessage: the messages of a reliable, ordered connection, a
+	// WebSocket say (browsers without WebTransport).
+	KindMessage
+)
 
-func (u *udpConn) ReadPacket() ([]byte, error) {
-	n, err := u.Read(u.buf)
-	switch {
-	case err == nil:
-		return u.buf[:n], nil
-	case errors.Is(err, net.ErrClosed):
-		return nil, err
+// String returns the kind's name.
+func (k Kind) String() string {
+	switch k {
+	case KindQUIC:
+		return "QUIC"
+	case KindWebTransport:
+		return "WebTransport"
+	case KindMessage:
+		return "message"
 	}
-	return nil, fmt.Errorf("%w: %w", ErrTemporary, err)
+	return fmt.Sprintf("Kind(%d)", uint8(k))
 }
 
-func (u *udpConn) WritePacket(b []byte) error {
-	_, err := u.Write(b)
-	return err
+// ConnStats are a [Conn]'s counters.
+type ConnStats struct {
+	// PacketsSent and BytesSent count the packets handed to the carrier;
+	// PacketsReceived and BytesReceived those ReadPacket returned.
+	PacketsSent, BytesSent, PacketsReceived, BytesReceived uint64
+	// Dropped counts packets dropped from a full send queue, and packets
+	// the carrier refused (too large for a datagram, say).
+	Dropped uint64
+}
+
+// CloseError says why a connection ended or was refused: the reason and
+// message the peer gave in its Close (Remote), or that this end gave.
+// errors.Is(err, net.ErrClosed) holds for every CloseError.
+type CloseError struct {
+	Reason  wire.Reason
+	Message string
+	// Remote is true when the peer ended the connection (or, with
+	// ReasonTimeout, fell silent), false when this end did.
+	Remote bool
+}
+
+func (e *CloseError) Error() string {
+	who := "closed by this end"
+	if e.Remote {
+		who = "closed by the peer"
+	}
+	if e.Message == "" {
+		return fmt.Sprintf("transport: connection %s: %v", who, e.Reason)
+	}
+	return fmt.Sprintf("transport: connection %s: %v: %s", who, e.Reason, e.Message)
+}
+
+// Unwrap makes every CloseError a net.ErrClosed.
+func (e *CloseError) Unwrap() error { return net.ErrClosed }
+
+// ErrTimeout: the server did not answer the handshake in time.
+var ErrTimeout = errors.New("transport: handshake timed out")
+
+// ErrHandshake: the peer broke the handshake (an unexpected or malformed
+// message, another protocol version, a control channel that closed).
+var ErrHandshake = errors.New("transport: handshake failed")
+
+// Reason codes on the wire: QUIC application error codes and WebTransport
+// session error codes carry a wire.Reason as codeBase + reason, so that
+// the peer learns the reason even when the Close message is lost.
+const codeBase = 0x4e53_00 // "NS"
+
+func reasonCode(r wire.Reason) uint64 { return codeBase + uint64(r) }
+
+func codeReason(c uint64) (wire.Reason, bool) {
+	if c < codeBase || c >= codeBase+256 {
+		return wire.ReasonNone, false
+	}
+	r := wire.Reason(c - codeBase)
+	if !r.Known() {
+		return wire.ReasonNone, true
+	}
+	return r, true
 }

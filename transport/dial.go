@@ -1,0 +1,203 @@
+//go:build !js
+
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/netsmooth/netsmooth/wire"
+	"github.com/quic-go/quic-go"
+	"github.com/quic-go/quic-go/http3"
+	"github.com/quic-go/webtransport-go"
+)
+
+// DialConfig configures a client's connection. How the server's
+// certificate is checked: by its hash when CertHashes is set (a
+// self-signed certificate, as a development server makes), else by the
+// usual chain verification against RootCAs (nil: the system's roots).
+type DialConfig struct {
+	// CertHashes accepts a server certificate whose SHA-256 hash is one of
+	// these, valid now for at most MaxHashedValidity, whoever signed it:
+	// the native form of WebTransport's serverCertificateHashes.
+	CertHashes [][32]byte
+	// RootCAs verifies the server's certificate chain when CertHashes is
+	// empty (nil: the system's roots).
+	RootCAs *x509.CertPool
+	// ServerName is the name the certificate must be for (default: the
+	// host of the address dialled).
+	ServerName string
+	// Timeout bounds the whole handshake, from the first packet to the
+	// server's Welcome (default DefaultHelloTimeout).
+	Timeout time.Duration
+	// IdleTimeout closes the connection after this long without a packet
+	// from the server (default DefaultIdleTimeout); the client sends
+	// keep-alives at a third of it.
+	IdleTimeout time.Duration
+	// QueueLen is how many packets the connection queues for sending
+	// (default DefaultQueueLen).
+	QueueLen int
+	// PacketConn, if set, is the local socket to dial from (a test's
+	// counting socket, say); the connection does not close it.
+	PacketConn net.PacketConn
+}
+
+func (c DialConfig) tlsConfig(host string, protos ...string) *tls.Config {
+	t := &tls.Config{MinVersion: tls.VersionTLS13, NextProtos: protos, ServerName: c.ServerName, RootCAs: c.RootCAs}
+	if t.ServerName == "" {
+		t.ServerName = host
+	}
+	if len(c.CertHashes) > 0 {
+		// The chain is not verified: the hash stands for it.
+		t.InsecureSkipVerify = true
+		t.VerifyConnection = verifyHashes(c.CertHashes)
+	}
+	return t
+}
+
+func (c DialConfig) quic() *quic.Config {
+	idle := c.IdleTimeout
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	q := quicConfig(idle, c.timeout())
+	q.KeepAlivePeriod = idle / 3
+	return q
+}
+
+func (c DialConfig) timeout() time.Duration {
+	if c.Timeout <= 0 {
+		return DefaultHelloTimeout
+	}
+	return c.Timeout
+}
+
+// Dial connects to a netsmooth server at addr (host:port) over QUIC,
+// sends hello (the client's connect token) and waits for the server's
+// answer. It returns the connection and the server's Welcome, or an
+// error: a *CloseError with the server's reason when the server refused
+// (ReasonBadToken, ReasonFull, ReasonBusy...), an error wrapping
+// ErrTimeout when nothing answered in time, or the TLS error when the
+// server's certificate did not check out.
+func Dial(ctx context.Context, addr string, hello wire.Hello, cfg DialConfig) (Conn, wire.Welcome, error) {
+	msg, err := wire.AppendHello(nil, &hello)
+	if err != nil {
+		return nil, wire.Welcome{}, err
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, wire.Welcome{}, fmt.Errorf("transport: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	defer cancel()
+	var qc *quic.Conn
+	if cfg.PacketConn != nil {
+		raddr, err := net.ResolveUDPAddr("udp", addr)
+		if err != nil {
+			return nil, wire.Welcome{}, fmt.Errorf("transport: %w", err)
+		}
+		qc, err = quic.Dial(ctx, cfg.PacketConn, raddr, cfg.tlsConfig(host, ALPN), cfg.quic())
+		if err != nil {
+			return nil, wire.Welcome{}, dialErr(ctx, addr, err)
+		}
+	} else if qc, err = quic.DialAddr(ctx, addr, cfg.tlsConfig(host, ALPN), cfg.quic()); err != nil {
+		return nil, wire.Welcome{}, dialErr(ctx, addr, err)
+	}
+	car := quicCarrier{qc}
+	st, err := qc.OpenStreamSync(ctx)
+	if err != nil {
+		car.closeWith(wire.ReasonLeft, "")
+		return nil, wire.Welcome{}, dialErr(ctx, addr, err)
+	}
+	w, err := hail(ctx, st, msg)
+	if err != nil {
+		car.closeWith(wire.ReasonLeft, "")
+		return nil, w, dialErr(ctx, addr, err)
+	}
+	return newDatagramConn(car, KindQUIC, cfg.QueueLen), w, nil
+}
+
+// DialWebTransport connects to a netsmooth server's WebTransport endpoint
+// at url (https://host:port/path), sends hello and waits for the answer,
+// as Dial does. It is what a browser does (in a js/wasm build it uses the
+// browser's WebTransport); natively it serves tests and tools.
+func DialWebTransport(ctx context.Context, url string, hello wire.Hello, cfg DialConfig) (Conn, wire.Welcome, error) {
+	msg, err := wire.AppendHello(nil, &hello)
+	if err != nil {
+		return nil, wire.Welcome{}, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
+	defer cancel()
+	d := &webtransport.Transport{QUICConfig: cfg.quic(), StreamReorderingTimeout: cfg.timeout()}
+	d.DialAddr = func(ctx context.Context, addr string, t *tls.Config, q *quic.Config) (*quic.Conn, error) {
+		host, _, err := net.SplitHostPort(addr)
+		if err != nil {
+			return nil, err
+		}
+		return quic.DialAddrEarly(ctx, addr, cfg.tlsConfig(host, http3.NextProtoH3), q)
+	}
+	rsp, sess, err := d.Dial(ctx, url, nil)
+	if err != nil {
+		return nil, wire.Welcome{}, dialErr(ctx, url, err)
+	}
+	if rsp.StatusCode < 200 || rsp.StatusCode > 299 {
+		sess.CloseWithError(0, "")
+		return nil, wire.Welcome{}, fmt.Errorf("%w: WebTransport at %s answered HTTP %d", ErrHandshake, url, rsp.StatusCode)
+	}
+	car := wtCarrier{sess}
+	st, err := sess.OpenStreamSync(ctx)
+	if err != nil {
+		car.closeWith(wire.ReasonLeft, "")
+		return nil, wire.Welcome{}, dialErr(ctx, url, err)
+	}
+	w, err := hail(ctx, st, msg)
+	if err != nil {
+		car.closeWith(wire.ReasonLeft, "")
+		return nil, w, dialErr(ctx, url, err)
+	}
+	return newDatagramConn(car, KindWebTransport, cfg.QueueLen), w, nil
+}
+
+// hail sends the Hello on the control stream st and reads the answer.
+func hail(ctx context.Context, st interface {
+	Read([]byte) (int, error)
+	Write([]byte) (int, error)
+	Close() error
+	SetDeadline(time.Time) error
+}, hello []byte) (wire.Welcome, error) {
+	if d, ok := ctx.Deadline(); ok {
+		_ = st.SetDeadline(d)
+	}
+	if err := writeFrame(st, hello); err != nil {
+		return wire.Welcome{}, err
+	}
+	st.Close() // nothing more to say on it
+	b, err := readFrame(st)
+	if err != nil {
+		return wire.Welcome{}, err
+	}
+	return answer(b)
+}
+
+// dialErr turns a failed dial into the error Dial documents.
+func dialErr(ctx context.Context, addr string, err error) error {
+	var ce *CloseError
+	var app *quic.ApplicationError
+	var sess *webtransport.SessionError
+	var hs *quic.HandshakeTimeoutError
+	var idle *quic.IdleTimeoutError
+	switch {
+	case errors.As(err, &ce):
+		return ce
+	case errors.As(err, &app), errors.As(err, &sess):
+		return closeReason(err) // the server's answer, whatever its code
+	case ctx.Err() != nil, errors.As(err, &hs), errors.As(err, &idle):
+		return fmt.Errorf("%w: %s did not answer: %w", ErrTimeout, addr, err)
+	}
+	return fmt.Errorf("transport: connecting to %s: %w", addr, err)
+}
