@@ -110,7 +110,7 @@ type Token struct {
 
 // String describes the token for logs: every field but the contents of the
 // user and private data, of which it gives the sizes.
-func (t *Token) String() string {
+func (t Token) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "token %s key %d protocol %#x client %d", hex.EncodeToString(t.ID[:]), t.KeyID, t.ProtocolID, t.ClientID)
 	if t.Spectator {
@@ -288,8 +288,8 @@ func ParseUnverified(b []byte) (Token, error) {
 	return p.Token, nil
 }
 
-// textEncoding is the text form: base64url without padding, strict about
-// trailing bits so that each token has one text form.
+// textEncoding is the text form: base64url without padding, refusing
+// non-zero trailing bits.
 var textEncoding = base64.RawURLEncoding.Strict()
 
 // EncodeString returns a token's text form, base64url without padding: safe

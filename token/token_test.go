@@ -43,7 +43,7 @@ func TestRoundTrip(t *testing.T) {
 		PrivateData: []byte("session secret"),
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Fatalf("verified\n%+v\nwant\n%+v", got, want)
+		t.Fatalf("verified\n%#v\nwant\n%#v", got, want)
 	}
 	if got.ID == ([IDSize]byte{}) {
 		t.Fatal("zero ID")
@@ -54,7 +54,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	want.PrivateData = nil // still sealed
 	if !reflect.DeepEqual(pub, want) {
-		t.Fatalf("parsed\n%+v\nwant\n%+v", pub, want)
+		t.Fatalf("parsed\n%#v\nwant\n%#v", pub, want)
 	}
 
 	// The defaults: no spectator, no data, 30 s.
@@ -65,7 +65,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if got.Spectator || got.UserData != nil || got.PrivateData != nil || !got.Expires.Equal(t0.Add(DefaultLifetime)) ||
 		got.KeyID != 1 || got.ClientID != 42 {
-		t.Fatalf("defaults: %+v", got)
+		t.Fatalf("defaults: %#v", got)
 	}
 }
 
@@ -79,7 +79,7 @@ func TestVerifyCopies(t *testing.T) {
 	}
 	clear(b)
 	if string(tok.UserData) != "user" || string(tok.PrivateData) != "private" || tok.Servers[0] != server {
-		t.Fatalf("token changed with its bytes: %+v", tok)
+		t.Fatalf("token changed with its bytes: %#v", tok)
 	}
 }
 
