@@ -57,7 +57,8 @@ type VerifierConfig struct {
 	// DefaultMaxLifetime.
 	MaxLifetime time.Duration
 	// ClockSkew is how far in the future IssuedAt may be; 0 means
-	// DefaultClockSkew. Expiry gets no such allowance.
+	// DefaultClockSkew (for no allowance, 1 ns: IssuedAt is whole seconds).
+	// Expiry gets no such allowance.
 	ClockSkew time.Duration
 	// ReplayCapacity is the number of unexpired admitted tokens remembered;
 	// when that many are held, new tokens are refused (ErrBusy) until some
