@@ -29,7 +29,7 @@ type SessionConfig struct {
 	// InputWindow is how many inputs a client's buffer holds, counted from
 	// the next one the simulation needs (default 64, at least
 	// Wire.MaxInputs, at most 4096). Inputs further ahead are dropped and
-	// counted in Stats.InputsTooEarly.
+	// counted in ClientStats.InputsTooEarly.
 	InputWindow int
 	// MaxCatchUp is the most inputs NextInput hands out for one client in
 	// one tick (default 2, at most 8). Each tick gives a client one input's

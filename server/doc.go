@@ -32,7 +32,7 @@
 //     input packets name (the server then takes the client's word for
 //     it).
 //   - Packet acknowledgements and the time echo for the headers
-//     ([wire.Receipts]), the round-trip time, and [Stats].
+//     ([wire.Receipts]), the round-trip time, and [ClientStats].
 //
 // # A tick
 //
@@ -74,7 +74,7 @@
 // [Server.Assign] makes it the server's decision: every snapshot then names
 // the assigned NetID (wire.SnapshotInfo.Controlled), the client's claims
 // no longer change anything (a packet naming another entity is still taken
-// for its inputs and acknowledgements, and counted in Stats.WrongNetID),
+// for its inputs and acknowledgements, and counted in ClientStats.WrongNetID),
 // and Assign with NetID 0 takes the entity away. The first Assign puts the
 // client under the server's authority for the rest of its connection.
 // A [Client] configured with NetID 0 learns its entity from the first

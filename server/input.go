@@ -89,7 +89,7 @@ func newInputBuffer(window, size int) inputBuffer {
 func (b *inputBuffer) slot(seq uint32) *inputSlot { return &b.slots[seq%uint32(len(b.slots))] }
 
 // add buffers input seq, counting it in st.
-func (b *inputBuffer) add(seq uint32, payload []byte, st *Stats) {
+func (b *inputBuffer) add(seq uint32, payload []byte, st *ClientStats) {
 	if !b.started {
 		b.started, b.next, b.newest = true, seq, seq
 	}
@@ -143,7 +143,7 @@ func (b *inputBuffer) tick(max int) {
 // average. A gap in the sequence numbers is reported lost input by input
 // (the simulation typically repeats the previous input) for at most
 // SessionConfig.MaxLostReplay inputs in a row; the rest of the gap is
-// skipped without a step (Stats.InputsSkipped).
+// skipped without a step (ClientStats.InputsSkipped).
 func (s *Session) NextInput(id ClientID, buf []byte) (Input, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

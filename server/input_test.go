@@ -186,7 +186,7 @@ func stepAll(t *testing.T, s *Session, id ClientID) int {
 // input, and the rest wait (or fall outside the window).
 func TestFloodOfInputsIsPaced(t *testing.T) {
 	const ticks = 100
-	run := func(perTick int) (int, Stats) {
+	run := func(perTick int) (int, ClientStats) {
 		s := newServer(t, SessionConfig{})
 		s.Connect(1)
 		seq, pkt := uint32(1), uint16(0)

@@ -10,7 +10,7 @@ import (
 )
 
 type runResult struct {
-	server      Stats
+	server      ClientStats
 	committed   int    // ticks the client completely received
 	mismatched  int    // of those, ticks whose state differs from the server's
 	divergences uint64 // ticks whose hash differs from the server's

@@ -27,7 +27,7 @@ type peer struct {
 	packets  [][]byte       // the latest snapshot's packets, reused
 
 	inputs inputBuffer
-	stats  Stats
+	stats  ClientStats
 }
 
 // sentTick is the table of what a client holds after a tick, with its

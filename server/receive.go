@@ -14,7 +14,7 @@ import (
 // holds), and buffers its inputs: reordered, with the redundant copies of
 // inputs already received dropped and counted.
 //
-// A packet that does not decode is counted in Stats.BadPackets and
+// A packet that does not decode is counted in ClientStats.BadPackets and
 // reported as an error wrapping the codec's (package wire); nothing else
 // changes. A duplicated packet, one too old to matter, and one whose
 // sequence number jumps too far ahead (wire.MaxSeqJump) are counted and
@@ -42,7 +42,7 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 		c.stats.DuplicatePackets++
 		return nil
 	case wire.ReceiptJump:
-		return nil // counted by the receipts (Stats.SeqJumps)
+		return nil // counted by the receipts (ClientStats.SeqJumps)
 	}
 	if rtt, ok := c.sentAt.RTT(&h, now); ok {
 		c.stats.RTT, c.stats.HasRTT = rtt, true

@@ -108,7 +108,7 @@ func (s *Session) Connect(id ClientID) error { return s.connect(id, false) }
 
 // ConnectSpectator adds a spectator: a client that receives snapshots
 // like a player but controls no entity; the inputs it sends are refused
-// and counted (Stats.InputsRefused), its acknowledgements still taken.
+// and counted (ClientStats.InputsRefused), its acknowledgements still taken.
 func (s *Session) ConnectSpectator(id ClientID) error { return s.connect(id, true) }
 
 func (s *Session) connect(id ClientID, spectator bool) error {
@@ -353,12 +353,12 @@ func (s *Session) Spectator(id ClientID) bool {
 }
 
 // Stats returns a client's statistics.
-func (s *Session) Stats(id ClientID) (Stats, bool) {
+func (s *Session) Stats(id ClientID) (ClientStats, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.clients[id]
 	if !ok {
-		return Stats{}, false
+		return ClientStats{}, false
 	}
 	st := c.stats
 	st.AckedTick, st.HasAckedTick = c.acked, c.hasAcked

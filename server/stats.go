@@ -1,11 +1,11 @@
 package server
 
-// Stats are one client's counters since it connected, and its current
+// ClientStats are one client's counters since it connected, and its current
 // acknowledgements. Every input the client sent lands in exactly one of
 // InputsReceived, InputsDuplicate, InputsLate or InputsTooEarly; every
 // input the simulation needed in exactly one of InputsApplied or
 // InputsLost.
-type Stats struct {
+type ClientStats struct {
 	// Snapshots is the number of Snapshot calls; FullSnapshots those sent
 	// without a baseline, Incomplete those that left a change out (by the
 	// Filter or for lack of parts).

@@ -1,0 +1,42 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// EventKind says what happened to a client.
+type EventKind uint8
+
+const (
+	// Join: a client was admitted (its token verified, its place taken).
+	Join EventKind = iota + 1
+	// Leave: a client's connection ended: it left, was kicked, fell
+	// silent (ReasonTimeout), was replaced by a newer connection of the
+	// same player, or the server is shutting down.
+	Leave
+)
+
+// String returns the kind's name.
+func (k EventKind) String() string {
+	switch k {
+	case Join:
+		return "join"
+	case Leave:
+		return "leave"
+	}
+	return fmt.Sprintf("EventKind(%d)", uint8(k))
+}
+
+// Event is a client joining or leaving, as [Server.Events] reports it.
+type Event struct {
+	Kind   EventKind
+	Client ClientID
+	// Info is what the server knew of the client when it joined.
+	Info ClientInfo
+	// Reason and Message say why a client left: the reason it gave, or
+	// the one the server closed its connection with.
+	Reason  wire.Reason
+	Message string
+}
