@@ -98,10 +98,10 @@ type Server struct {
 	sess   *Session
 	ln     *transport.Listener
 	tokens *token.Verifier
-	start time.Time
-	ctx   context.Context
-	stop  context.CancelFunc
-	wg    sync.WaitGroup
+	start  time.Time
+	ctx    context.Context
+	stop   context.CancelFunc
+	wg     sync.WaitGroup
 
 	mu       sync.Mutex
 	clients  map[ClientID]*member
