@@ -37,8 +37,8 @@ func (c *Session) queue(seq uint32, payload []byte) error {
 
 // QueueInputs queues inputs drained from a predictor's outbox, each
 // encoded by encode (which appends the encoding of in to dst and returns
-// it), as [Client.QueueInput] does. It stops at the first error. encode
-// runs under the client's lock: it must not call the Client.
+// it), as [Session.QueueInput] does. It stops at the first error. encode
+// runs under the session's lock: it must not call the Session.
 func QueueInputs[I any](c *Session, inputs []systems.SentInput[I], encode func(dst []byte, in I) []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -5,7 +5,7 @@ package server
 // see) and for lower send rates (far entities every few ticks). It is
 // called only for entities that differ from what the client holds, never
 // for the entity the client controls (always sent) nor for despawns (always
-// sent), from inside [Server.Snapshot]: it must not call the Server.
+// sent), from inside [Session.Snapshot]: it must not call the Session.
 //
 // An entity left out stays changed, so it is asked about again next tick,
 // and a snapshot that leaves out any change is not marked complete: the

@@ -2,7 +2,7 @@ package server
 
 import "fmt"
 
-// InputStatus says what [Server.NextInput] found.
+// InputStatus says what [Session.NextInput] found.
 type InputStatus uint8
 
 const (

@@ -18,12 +18,12 @@ import (
 // what the client holds, a despawn for every entity it holds that is gone
 // and for every entity that died after the tick it acknowledged (it may
 // know one from a tick it received in part), and always the entity the
-// client controls (the one [Server.Assign] gave it, else the NetID of its
-// input packets), so that every snapshot carries that entity's
-// authoritative state next to the input ack. While an assignment holds,
-// every packet also carries the assigned NetID (wire's
-// SnapshotInfo.Controlled). It is marked complete unless the Filter or the
-// MaxParts limit left something out.
+// client controls (the one [Session.Assign] gave it), so that every
+// snapshot carries that entity's authoritative state next to the input
+// ack. While an assignment holds, every packet also carries the assigned
+// NetID (wire's SnapshotInfo.Controlled). Every packet carries the state
+// hash of the table the client holds once it has them all. It is marked
+// complete unless the Filter or the MaxParts limit left something out.
 //
 // The packets are the server's: they stay valid until the next Snapshot
 // for the same client. Call Snapshot at most once per client per tick,

@@ -47,9 +47,10 @@
 // The ClientID is the backend's statement of who the player is; a server
 // uses it (and the UserData) to know whom it admits, and never takes an
 // identity from the client. Nor does the client choose its entity: the
-// server assigns the player's NetID after admitting it (package session's
-// Server.Assign). If the same ClientID arrives twice (with two tokens), the
-// game decides, typically by dropping the older connection.
+// server assigns the player's NetID after admitting it (package server's
+// Session.Assign). If the same ClientID arrives twice (with two tokens), a
+// netsmooth server replaces the older connection unless the game allows
+// duplicates (server.Config.AllowDuplicates).
 //
 // # How a token travels
 //

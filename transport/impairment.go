@@ -10,10 +10,10 @@ import (
 )
 
 // Impairment applies a [netsim.Link] to real packets on the wall clock, so
-// that any transport can be tested or demonstrated over a bad network: the
-// UDP [Client] and [Server] use it for their Impair options, and a
-// transport of the game's own (a WebSocket in a browser, say) can put one
-// in front of what it sends or behind what it receives.
+// that any transport can be tested or demonstrated over a bad network: a
+// [Path] switches one on and off in front of a connection's packets (the
+// client's and server's Impair options), and a transport of the game's
+// own can put one in front of what it sends or behind what it receives.
 //
 // [Impairment.Send] puts a copy of the packet into the link at the time
 // since the Impairment was created; a goroutine sleeps until the link's

@@ -2,7 +2,9 @@
 // server and its clients exchange, without any I/O. It turns entity states
 // into delta-compressed snapshot packets (server to client) and client
 // inputs into input packets (client to server), and back, on byte slices
-// that any transport carries: UDP, WebSocket, a test's netsim.Link.
+// that any transport carries (QUIC and WebTransport datagrams, WebSocket
+// messages, a test's netsim.Link), and it defines the control messages
+// that open and close a connection.
 //
 // It depends on nothing but the standard library and mathgl, and defines
 // its own types: [Entity] mirrors the pipeline's systems.Message field for
@@ -36,14 +38,23 @@
 // client the newest input it has applied for it, the Ack its prediction
 // reconciles against, and, when the server decides which entity the client
 // controls, that entity's NetID ([SnapshotInfo.Controlled]), in every
-// snapshot while the assignment holds.
+// snapshot while the assignment holds. Every part carries the state hash
+// of the table the client holds once it has all of them
+// ([SnapshotInfo.Hash], [Table.Hash]): a decoder that assembles another
+// state (a bug, or a packet that was not the server's) does not build on
+// it ([Snapshot.Diverged]) and asks for a full snapshot.
 //
 // A client sends [InputPacket]s: the newest tick it has completely
-// received (which the server may use as baseline from then on), the NetID
-// it controls (its own choice, or the one the server assigned it; a server
-// that assigns does not take the client's word for it), and its last few
+// received (which the server may use as baseline from then on), a request
+// for a full snapshot while its state has diverged, and its last few
 // inputs with consecutive sequence numbers, repeated in every packet until
-// acknowledged, each an opaque payload the game encodes.
+// acknowledged, each an opaque payload the game encodes. It never names
+// the entity it controls: the server decides that.
+//
+// A connection opens with the client's [Hello] (its connect token) and
+// the server's [Welcome], or a [Close] refusing it with a [Reason]; a
+// Close ends it later. These control messages travel on the connection's
+// reliable channel, never as datagrams.
 //
 // # Using it
 //
@@ -53,7 +64,7 @@
 //		Controlled: own, HasControlled: own != 0}, packets)
 //	for each entity to send, in NetID order:
 //		enc.Add(&cur, baseRecordOrNil, events) // or enc.Despawn(netID)
-//	packets, err = enc.Finish(complete)
+//	packets, err = enc.Finish(complete, tableHash) // the state the client then holds
 //
 // Client, per packet received:
 //
@@ -63,6 +74,7 @@
 //	// s.HasInputAck: the server applied inputs up to s.InputAck
 //	// s.HasControlled: the server assigned this client entity s.Controlled
 //	tick, ok := dec.Acked() // into the next InputPacket.AckedTick
+//	resync := dec.Diverged() // into the next InputPacket.Resync
 //
 // A client must know these things:
 //
@@ -75,6 +87,10 @@
 //     longer holds it, so the stream heals by itself. Decoder and server
 //     must keep the same number of ticks (Config.History).
 //   - Duplicated packets fail with [ErrDuplicate]: drop them.
+//   - Feed every packet's header to [Receipts] before decoding it: a
+//     sequence number far ahead of the newest ([ReceiptJump]) is not the
+//     peer's stream and is dropped; [SentTimes] checks that a time echo is
+//     one this end sent before its round trip is used.
 //   - When a Complete tick is done, Decode also returns a Despawn for every
 //     entity it had reported alive that the tick no longer holds and no
 //     newer tick named. This is what makes "left out means unchanged" safe
@@ -93,8 +109,8 @@
 //
 //	off size field
 //	  0    2 magic "NS"
-//	  2    1 version (1)
-//	  3    1 type: 1 snapshot, 2 input
+//	  2    1 version (2)
+//	  3    1 type: 1 snapshot, 2 input (3-5: control messages, below)
 //	  4    1 flags: bit 0 ack valid, bit 1 echo valid (other bits zero)
 //	  5    2 sequence number of this packet
 //	  7    2 ack: newest sequence number received from the other side
@@ -115,6 +131,7 @@
 //	2      part index
 //	2      part count (1..MaxParts)
 //	2      record count
+//	4      state hash of the tick's table, once all parts are applied
 //	4      input ack: newest input sequence applied (only with bit 1)
 //	varint tick - baseline, at least 1 (only with bit 2)
 //	varint controlled NetID, at least 1 (only with bit 3)
@@ -127,11 +144,9 @@
 // snapshot without bit 3 says it assigns nothing. A NetID of 0 with bit 3
 // is refused: no assignment is sent as no bit.
 //
-// Bit 3 was added without a new protocol version: a server that never
-// assigns writes exactly the bytes it wrote before, and decoders that
-// predate the field refuse unknown flag bits ([ErrMalformed]), so an old
-// client facing a server that assigns fails loudly on every snapshot
-// instead of silently ignoring its assignment.
+// Version 2 added the state hash, the input packet's resync bit and the
+// control messages, and dropped the input packet's NetID; a peer of
+// another version fails every packet with [ErrVersion].
 //
 // Record (the reference is the entity's record in the baseline, or, when
 // the baseline does not hold it or the snapshot is full, the zero record:
@@ -164,12 +179,19 @@
 // Input body (after the header):
 //
 //	size   field
-//	1      flags: bit 0 acked tick present
+//	1      flags: bit 0 acked tick present, bit 1 resync (send a full
+//	       snapshot: the client's state diverged)
 //	4      acked tick (only with bit 0)
-//	varint NetID the client controls (0 if none), as the client sees it
 //	4      sequence number of the first input
 //	1      input count (0..MaxInputs)
 //	...    per input: varint length (0..MaxInputSize), payload bytes
+//
+// Control messages (no header; on a stream, each framed by a 2-byte
+// big-endian length):
+//
+//	"NS", version, type 3 (hello):   flags (bit 0 spectator), varint token length, token (1..MaxTokenSize)
+//	"NS", version, type 4 (welcome): flags (bit 0 spectator), 4 client ID, 8 tick rate (float64)
+//	"NS", version, type 5 (close):   1 reason, varint message length, message (UTF-8, at most MaxCloseMessage)
 //
 // # Limits and errors
 //
