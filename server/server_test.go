@@ -5,7 +5,9 @@ import (
 	"crypto/ed25519"
 	"crypto/rand"
 	"errors"
+	"net"
 	"os"
+	"sync"
 	"testing"
 	"time"
 
@@ -278,4 +280,79 @@ func TestLeaveAndShutdown(t *testing.T) {
 		t.Fatalf("after shutdown: %v", c.Err())
 	}
 	c.Close()
+}
+
+// pipe is one end of an in-memory message connection, a WebSocket's
+// stand-in.
+type pipe struct {
+	in, out chan []byte
+	done    chan struct{}
+	peer    *pipe
+	once    sync.Once
+}
+
+func pipePair() (*pipe, *pipe) {
+	a2b, b2a := make(chan []byte, 1024), make(chan []byte, 1024)
+	a := &pipe{in: b2a, out: a2b, done: make(chan struct{})}
+	b := &pipe{in: a2b, out: b2a, done: make(chan struct{})}
+	a.peer, b.peer = b, a
+	return a, b
+}
+
+func (p *pipe) ReadMessage() ([]byte, error) {
+	select {
+	case b := <-p.in:
+		return b, nil
+	case <-p.done:
+		return nil, net.ErrClosed
+	case <-p.peer.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (p *pipe) WriteMessage(b []byte) error {
+	select {
+	case <-p.done:
+		return net.ErrClosed
+	case <-p.peer.done:
+		return net.ErrClosed
+	case p.out <- append([]byte(nil), b...):
+		return nil
+	}
+}
+
+func (p *pipe) Close() error         { p.once.Do(func() { close(p.done) }); return nil }
+func (p *pipe) RemoteAddr() net.Addr { return &net.TCPAddr{IP: net.IPv4(127, 0, 0, 1), Port: 9} }
+
+// The WebSocket fallback admits with the same tokens and plays the same:
+// a player over a message connection joins, is assigned its entity and
+// moved by its inputs; a forged token is refused with its reason.
+func TestMessageConnFallback(t *testing.T) {
+	b := newBackend(t)
+	s := startServer(t, b, server.Config{})
+	g := newGame(s)
+	serve := func() *pipe {
+		cEnd, sEnd := pipePair()
+		go s.ServeConn(sEnd)
+		return cEnd
+	}
+	ctx := context.Background()
+	inbox := systems.NewInbox(0)
+	cfg := client.Config{Token: b.token(s, 9, false), Session: client.SessionConfig{Inbox: inbox, OnOwn: func(client.Own) {}}}
+	c, err := client.Handshake(ctx, serve(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	g.run(t, []*client.Client{c}, func() bool { return c.Session().NetID() != 0 && c.Session().Stats().Own > 5 })
+	id := server.ClientID(c.Welcome().ClientID)
+	if info, _ := s.Client(id); info.Kind != transport.KindMessage || info.Player != 9 || g.steps[id] == 0 {
+		t.Fatalf("client info %+v, steps %d", info, g.steps[id])
+	}
+	cfg.Token = []byte("forged")
+	_, err = client.Handshake(ctx, serve(), cfg)
+	var ce *transport.CloseError
+	if !errors.As(err, &ce) || ce.Reason != wire.ReasonBadToken {
+		t.Fatalf("forged token over the fallback: %v", err)
+	}
 }
