@@ -105,6 +105,20 @@ func (e *Encoder) Add(cur, base *Record, ev Flags) error {
 	return e.add(cur.NetID, cur, base, ev)
 }
 
+// RecordSize returns the bytes Add would write for cur against base (nil:
+// the zero record) with events ev, without the NetID gap that precedes
+// it (one byte between neighbouring NetIDs, at most five): what a server
+// choosing what fits in a byte budget weighs a record by.
+func (e *Encoder) RecordSize(cur, base *Record, ev Flags) int {
+	if base == nil {
+		base = &e.zero
+	}
+	return recordBodySize(cur, base, recordMask(cur, base, ev), e.rotBytes)
+}
+
+// DespawnSize is the size of a despawn record without its NetID gap.
+const DespawnSize = 2 // the mask varint of mDespawn
+
 // Despawn appends a despawn record for netID: the entity is gone as of this
 // tick. Same ordering and limits as Add. The baseline need not hold the
 // entity: a server may despawn an entity the client heard of only in a

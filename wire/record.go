@@ -29,10 +29,9 @@ const (
 // 3×5, rotation 8, velocity 3×5, state 3, epoch 1.
 const maxRecordSize = 5 + 2 + 15 + 8 + 15 + 3 + 1
 
-// appendRecord appends the record of cur relative to ref (the baseline's
-// record, or the zero record) with the given events. gap is the NetID's
-// distance from the one expected after the previous record.
-func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int) []byte {
+// recordMask returns the field mask of cur's record relative to ref with
+// the given events: a bit for every field that differs.
+func recordMask(cur, ref *Record, ev Flags) uint32 {
 	var mask uint32
 	for i := range 3 {
 		if cur.Pos[i] != ref.Pos[i] {
@@ -60,6 +59,38 @@ func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int
 	if ev&Teleport != 0 {
 		mask |= mTeleport
 	}
+	return mask
+}
+
+// recordBodySize returns the bytes appendRecord writes after the NetID
+// gap: the mask and the fields it names.
+func recordBodySize(cur, ref *Record, mask uint32, rotBytes int) int {
+	n := uvarintLen(mask)
+	for i := range 3 {
+		if mask&(mPosX<<i) != 0 {
+			n += uvarintLen(zigzag(cur.Pos[i] - ref.Pos[i]))
+		}
+		if mask&(mVelX<<i) != 0 {
+			n += uvarintLen(zigzag(cur.Vel[i] - ref.Vel[i]))
+		}
+	}
+	if mask&mRot != 0 {
+		n += rotBytes
+	}
+	if mask&mState != 0 {
+		n += uvarintLen(uint32(cur.State))
+	}
+	if mask&mEpoch != 0 {
+		n++
+	}
+	return n
+}
+
+// appendRecord appends the record of cur relative to ref (the baseline's
+// record, or the zero record) with the given events. gap is the NetID's
+// distance from the one expected after the previous record.
+func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int) []byte {
+	mask := recordMask(cur, ref, ev)
 	b = appendUvarint(b, gap)
 	b = appendUvarint(b, mask)
 	for i := range 3 {

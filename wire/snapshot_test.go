@@ -692,3 +692,39 @@ func TestDecodeContradictingControlled(t *testing.T) {
 		t.Fatalf("the new assembly's part 0: %+v %v", s, err)
 	}
 }
+
+// RecordSize is exactly what Add writes, less the NetID gap.
+func TestRecordSize(t *testing.T) {
+	q := DefaultQuantizer()
+	rng := rand.New(rand.NewPCG(3, 4))
+	enc, _ := NewEncoder(Config{})
+	for i := range 500 {
+		cur := randomRecord(rng, q, 1)
+		base := randomRecord(rng, q, 1)
+		switch i % 4 {
+		case 0:
+			base = cur
+			base.Pos[rng.IntN(3)] += int32(rng.IntN(300))
+		case 1:
+			base = cur
+		}
+		var ev Flags
+		if i%3 == 0 {
+			ev = Spawn
+		}
+		for _, b := range []*Record{&base, nil} {
+			enc.Begin(Header{}, SnapshotInfo{Tick: 1}, nil)
+			if err := enc.Add(&cur, b, ev); err != nil {
+				t.Fatal(err)
+			}
+			parts, _ := enc.Finish(false, 0)
+			got := len(parts[0]) - HeaderSize - snapFixed - 1 // one byte of NetID gap
+			if want := enc.RecordSize(&cur, b, ev); got != want {
+				t.Fatalf("record %d: wrote %d bytes, RecordSize says %d", i, got, want)
+			}
+		}
+	}
+	if DespawnSize != len(appendDespawn(nil, 0))-1 {
+		t.Fatal("DespawnSize")
+	}
+}
