@@ -67,7 +67,7 @@ func ExampleSession() {
 	fmt.Printf("RTT %v ms, latency %v ms, offset %v ms, server tick now %.1f\n", s.RTT, s.Latency, s.Offset, tick)
 	// Output:
 	//   own: tick 1, ack 1, x 1
-	// tick 1: snapshot 2@1 complete 0@1
+	// tick 1: spawn 2@1 complete 0@1
 	//   own: tick 2, ack 2, x 2
 	// tick 2: snapshot 2@2 complete 0@2
 	//   own: tick 3, ack 3, x 3

@@ -2,12 +2,14 @@ package server
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/netsmooth/netsmooth/wire"
 )
 
 // Defaults and bounds of [SessionConfig].
 const (
+	DefaultTickRate      = 20
 	DefaultMaxClients    = 64
 	DefaultInputWindow   = 64
 	MaxInputWindow       = 4096
@@ -44,9 +46,22 @@ type SessionConfig struct {
 	// client that jumps its sequence numbers ahead is not replayed for the
 	// inputs it pretends were lost.
 	MaxLostReplay int
+	// TickRate is the simulation's rate in ticks per second (default 20):
+	// the budget's bytes per tick and MaxInterval's ticks follow it.
+	// [Server] sets it from its own Config.TickRate.
+	TickRate float64
+	// Interest, if set, turns on interest management: each client is sent
+	// only the entities near its view (SetView), the ones always relevant
+	// (SetAlways) and the one it controls. Nil sends every entity to every
+	// client.
+	Interest *InterestConfig
+	// Budget bounds the bytes each client is sent a second, filled by
+	// priority. The zero value sends every change every tick.
+	Budget BudgetConfig
 	// Filter, if set, decides for each client which changed entities are
-	// sent in a tick: interest management, or lower send rates for far
-	// entities (see [Every]). Nil sends every change.
+	// sent in a tick: lower send rates for far entities (see [Every]),
+	// say. It may leave out anything but despawns and the entity the
+	// client controls. Nil sends every change.
 	Filter Filter
 }
 
@@ -78,6 +93,26 @@ func (c SessionConfig) normalize(w wire.Config) (SessionConfig, error) {
 	}
 	if c.MaxCatchUp < 1 || c.MaxCatchUp > MaxCatchUpLimit {
 		return c, fmt.Errorf("%w: MaxCatchUp = %d, want 1..%d (or 0 for the default)", wire.ErrConfig, c.MaxCatchUp, MaxCatchUpLimit)
+	}
+	if c.TickRate == 0 {
+		c.TickRate = DefaultTickRate
+	}
+	if !(c.TickRate > 0 && c.TickRate <= 1e6) {
+		return c, fmt.Errorf("%w: TickRate = %v, want (0, 1e6] (or 0 for %d)", wire.ErrConfig, c.TickRate, DefaultTickRate)
+	}
+	if c.Interest != nil {
+		in, err := c.Interest.normalize()
+		if err != nil {
+			return c, err
+		}
+		if in.Every == 0 {
+			in.Every = max(1, int(math.Round(0.1*c.TickRate)))
+		}
+		c.Interest = &in
+	}
+	var err error
+	if c.Budget, err = c.Budget.normalize(); err != nil {
+		return c, err
 	}
 	return c, nil
 }

@@ -44,8 +44,8 @@ func worldTable(s *Session) *wire.Table {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var t wire.Table
-	for _, w := range s.world {
-		t.Set(w.rec)
+	for _, slot := range s.world.sorted() {
+		t.Set(s.world.ents[slot].rec)
 	}
 	return &t
 }

@@ -28,6 +28,21 @@ type peer struct {
 
 	inputs inputBuffer
 	stats  ClientStats
+
+	// What is relevant to the client (every entity, without interest
+	// management), in NetID order, with the client's priority state.
+	view       View
+	hasView    bool
+	center     [3]int32 // the view's position in quantisation steps
+	rel        []relEntry
+	relNext    []relEntry // the next relevant set, being built
+	relVersion uint64     // the world's version rel was built from
+	relBuilt   bool
+	relStale   bool        // rebuild at the next snapshot, whoever's turn it is
+	builtView  View        // the view rel was built from
+	cand       []candidate // the tick's candidates, in NetID order
+	order      []uint64    // candidates by priority, choose's scratch
+	bucket     float64     // bytes the budget allows now
 }
 
 // sentTick is the table of what a client holds after a tick, with its

@@ -21,11 +21,9 @@ import (
 	"github.com/netsmooth/netsmooth/wire"
 )
 
-// Defaults of [Config].
-const (
-	DefaultTickRate = 20
-	DefaultIdle     = 10 * time.Second
-)
+// DefaultIdle is how long a client may send nothing before a [Server]
+// disconnects it, by default.
+const DefaultIdle = 10 * time.Second
 
 // Config configures a [Server]. The zero value of every field but Tokens
 // means its default.
@@ -183,6 +181,12 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 		if err := cfg.Impair.Validate(); err != nil {
 			return nil, err
 		}
+	}
+	switch {
+	case cfg.Session.TickRate == 0:
+		cfg.Session.TickRate = cfg.TickRate
+	case cfg.Session.TickRate != cfg.TickRate:
+		return nil, fmt.Errorf("server: Session.TickRate %v differs from TickRate %v: leave it zero", cfg.Session.TickRate, cfg.TickRate)
 	}
 	sess, err := NewSession(cfg.Session)
 	if err != nil {

@@ -3,7 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
-	"slices"
+	"math"
 	"sync"
 
 	"github.com/netsmooth/netsmooth/wire"
@@ -53,30 +53,17 @@ type Session struct {
 	enc     *wire.Encoder
 	tick    uint32
 	started bool
-	world   []worldEntry
-	graves  []grave // recent despawns, by NetID
+	world   world
+	grid    *grid    // nil without interest management
+	cand    []int32  // grid queries' scratch
+	keys    []uint64 // relevance's scratch: NetID and slot
+	graves  []grave  // recent despawns, by NetID
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
 	addErr  error            // an unexpected encoder error during Snapshot
 }
 
-// worldEntry is one entity of the world, with the ticks of its latest
-// events (kept until every client has received them).
-type worldEntry struct {
-	rec                   wire.Record
-	spawn, teleport       uint32
-	hasSpawn, hasTeleport bool
-}
-
-// grave is a despawned entity, remembered until every client has
-// acknowledged a tick after its death: a client may know the entity from a
-// tick it received only in part, which its baseline does not hold, and
-// must still be told it is gone.
-type grave struct {
-	netID, tick uint32
-}
-
-// NewServer returns a server for cfg, which is validated.
+// NewSession returns a session for cfg, which is validated.
 func NewSession(cfg SessionConfig) (*Session, error) {
 	enc, err := wire.NewEncoder(cfg.Wire)
 	if err != nil {
@@ -86,12 +73,16 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Session{
+	s := &Session{
 		cfg:     c,
 		q:       c.Wire.Quantizer,
 		enc:     enc,
 		clients: make(map[ClientID]*peer),
-	}, nil
+	}
+	if c.Interest != nil {
+		s.grid = newGrid(int32(min(math.Ceil(float64(c.Interest.CellSize)/float64(s.q.PosStep)), 1<<30)), c.Interest.Dims)
+	}
+	return s, nil
 }
 
 // Config returns the server's configuration with defaults filled in.
@@ -161,137 +152,11 @@ func (s *Session) BeginTick(t uint32) error {
 	return nil
 }
 
-// pruneGraves forgets the despawns every client has acknowledged a tick
-// after (or, for a client without an acknowledgement, that happened before
-// its first snapshot).
-func (s *Session) pruneGraves() {
-	if len(s.graves) == 0 {
-		return
-	}
-	var horizon uint32 // graves at or before it are known to every client
-	found := false
-	for _, c := range s.clients {
-		if !c.hasSent {
-			continue // its first snapshot is in the future
-		}
-		h := c.first - 1
-		if c.hasAcked {
-			h = c.acked
-		}
-		if !found || tickBefore(h, horizon) {
-			horizon, found = h, true
-		}
-	}
-	out := s.graves[:0]
-	for _, g := range s.graves {
-		if found && tickBefore(horizon, g.tick) {
-			out = append(out, g)
-		}
-	}
-	s.graves = out
-}
-
 // Tick returns the current tick.
 func (s *Session) Tick() uint32 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.tick
-}
-
-// SetEntity sets an entity's state at the current tick, adding it if it is
-// new. The Spawn and Teleport flags are events of this tick: every client
-// receives them once, with the first record of the entity it gets after
-// them (a teleport is never interpolated across). A NetID reused after a
-// Despawn should carry Spawn (and, for the pipeline, a new Epoch).
-//
-// It fails, changing nothing, with an error wrapping wire.ErrRange for a
-// state that cannot be quantised, wire.ErrLimit beyond
-// SessionConfig.Wire.MaxEntities entities, or [ErrEntity] for NetID 0 or a
-// Despawn flag.
-func (s *Session) SetEntity(e wire.Entity) error {
-	if e.NetID == 0 {
-		return fmt.Errorf("%w: NetID 0 is reserved (it means no entity)", ErrEntity)
-	}
-	if e.Flags&wire.Despawn != 0 {
-		return fmt.Errorf("%w: NetID %d has the Despawn flag: call Despawn", ErrEntity, e.NetID)
-	}
-	r, err := s.q.Record(e)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i, ok := s.find(e.NetID)
-	if !ok {
-		if len(s.world) >= s.cfg.Wire.MaxEntities {
-			return fmt.Errorf("%w: NetID %d would be entity %d > MaxEntities %d", wire.ErrLimit, e.NetID, len(s.world)+1, s.cfg.Wire.MaxEntities)
-		}
-		s.world = slices.Insert(s.world, i, worldEntry{})
-	}
-	w := &s.world[i]
-	w.rec = r
-	if e.Flags&wire.Spawn != 0 {
-		w.spawn, w.hasSpawn = s.tick, true
-	}
-	if e.Flags&wire.Teleport != 0 {
-		w.teleport, w.hasTeleport = s.tick, true
-	}
-	return nil
-}
-
-// Despawn removes an entity from the world and reports whether it was
-// there. Clients holding it receive a despawn record.
-func (s *Session) Despawn(netID uint32) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	i, ok := s.find(netID)
-	if !ok {
-		return false
-	}
-	s.world = slices.Delete(s.world, i, i+1)
-	j, found := slices.BinarySearchFunc(s.graves, netID, func(g grave, id uint32) int {
-		return cmpUint32(g.netID, id)
-	})
-	switch {
-	case found:
-		s.graves[j].tick = s.tick
-	case len(s.graves) < s.cfg.Wire.MaxEntities:
-		s.graves = slices.Insert(s.graves, j, grave{netID: netID, tick: s.tick})
-	}
-	// Beyond MaxEntities recent despawns, the oldest clients' view of the
-	// extra ones relies on complete snapshots (the decoder's sweep).
-	return true
-}
-
-func cmpUint32(a, b uint32) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
-}
-
-// Len returns the number of entities in the world.
-func (s *Session) Len() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return len(s.world)
-}
-
-// find returns the position of netID in the world, or where it would go.
-func (s *Session) find(netID uint32) (int, bool) {
-	lo, hi := 0, len(s.world)
-	for lo < hi {
-		m := int(uint(lo+hi) >> 1)
-		if s.world[m].rec.NetID < netID {
-			lo = m + 1
-		} else {
-			hi = m
-		}
-	}
-	return lo, lo < len(s.world) && s.world[lo].rec.NetID == netID
 }
 
 // client finds a connected client; the lock is held.
@@ -327,6 +192,7 @@ func (s *Session) Assign(id ClientID, netID uint32) error {
 	}
 	c.netID = netID
 	c.stats.NetID = netID
+	c.relStale = true
 	return nil
 }
 

@@ -37,14 +37,14 @@ func BenchmarkSnapshot(b *testing.B) {
 	var worlds [2][]worldEntry
 	for i := range worlds {
 		setWorld(b, s, 1000, uint32(3+i), true)
-		worlds[i] = append([]worldEntry(nil), s.world...)
+		worlds[i] = append([]worldEntry(nil), s.world.ents...)
 	}
 	var dst [][]byte
 	tick := uint32(1)
 	bytes := 0
 	snapshot := func() {
 		tick++
-		copy(s.world, worlds[tick%2])
+		copy(s.world.ents, worlds[tick%2])
 		if err := s.BeginTick(tick); err != nil {
 			b.Fatal(err)
 		}

@@ -2,28 +2,32 @@ package server
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/netsmooth/netsmooth/wire"
 )
 
 // Snapshot encodes the current tick for client and appends its packets to
-// dst: one or more, each at most Config.Wire.MaxPacket bytes, to send in
-// any order over any transport. now is the server's clock in milliseconds
-// (any origin; it wraps), for the header's timing fields.
+// dst: one or more, each at most SessionConfig.Wire.MaxPacket bytes, to
+// send in any order over any transport. now is the server's clock in
+// milliseconds (any origin; it wraps), for the header's timing fields.
 //
 // The snapshot is a delta against the newest tick the client has
 // acknowledged, if the client's table of it is still among the last
-// Wire.History ticks sent to it, and full otherwise (first contact, or a
-// client silent for that long). It names every entity that differs from
-// what the client holds, a despawn for every entity it holds that is gone
-// and for every entity that died after the tick it acknowledged (it may
-// know one from a tick it received in part), and always the entity the
-// client controls (the one [Session.Assign] gave it), so that every
-// snapshot carries that entity's authoritative state next to the input
-// ack. While an assignment holds, every packet also carries the assigned
-// NetID (wire's SnapshotInfo.Controlled). Every packet carries the state
-// hash of the table the client holds once it has them all. It is marked
-// complete unless the Filter or the MaxParts limit left something out.
+// Wire.History ticks sent to it, and full otherwise (first contact, a
+// client silent for that long, or one that asked for a resync). It names
+// the entities relevant to the client (all of them, without interest
+// management) that differ from what the client holds, those that became
+// relevant (whole, as spawns), a despawn for every entity it holds that
+// is gone or no longer relevant and for every entity that died after the
+// tick it acknowledged (it may know one from a tick it received in part),
+// and always the entity the client controls (the one [Session.Assign] gave
+// it), so that every snapshot carries that entity's authoritative state
+// next to the input ack. With a budget (SessionConfig.Budget), the changes
+// that fit go by priority and the rest wait. Every packet carries the
+// assigned NetID, if any, and the state hash of the table the client holds
+// once it has them all. It is marked complete unless the budget, the
+// Filter or the MaxParts limit left something out.
 //
 // The packets are the server's: they stay valid until the next Snapshot
 // for the same client. Call Snapshot at most once per client per tick,
@@ -48,11 +52,14 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 	}
 	c.last, c.hasSent = t, true
 
+	s.refresh(c)
 	table, base, err := s.begin(c, now)
 	if err != nil {
 		return dst, err
 	}
-	complete := s.merge(c, table, base)
+	s.collect(c, base)
+	s.choose(c)
+	complete := s.emit(c, table, base)
 	if s.addErr != nil {
 		err := s.addErr
 		s.addErr = nil
@@ -67,7 +74,8 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 		c.sentAt.Record(c.seq+uint16(i), now)
 	}
 	c.seq += uint16(len(parts))
-	c.count(parts, s.enc.Records(), base != nil, complete)
+	n := c.count(parts, s.enc.Records(), base != nil, complete)
+	s.spend(c, n)
 	return append(dst, parts...), nil
 }
 
@@ -98,128 +106,254 @@ func (s *Session) begin(c *peer, now uint32) (table, base *sentTick, err error) 
 	return table, base, nil
 }
 
-// merge walks the world, the baseline (nil for a full snapshot) and the
-// graves together in NetID order, adds to the snapshot being encoded what
-// the client needs, and records in table what the client will hold. It
-// reports whether nothing changed was left out.
-func (s *Session) merge(c *peer, table, base *sentTick) bool {
+// merger walks a client's relevant set, its baseline table and the
+// recent despawns together in NetID order.
+type merger struct {
+	rel     []relEntry
+	base    []sentRec
+	graves  []grave
+	i, j, k int
+}
+
+// next returns the next NetID and the indexes of its entries (-1 where it
+// has none), and false at the end.
+func (m *merger) next() (id uint32, rel, base, grave int, ok bool) {
+	if m.i == len(m.rel) && m.j == len(m.base) && m.k == len(m.graves) {
+		return 0, -1, -1, -1, false
+	}
+	id = math.MaxUint32
+	if m.i < len(m.rel) {
+		id = m.rel[m.i].netID
+	}
+	if m.j < len(m.base) {
+		id = min(id, m.base[m.j].rec.NetID)
+	}
+	if m.k < len(m.graves) {
+		id = min(id, m.graves[m.k].netID)
+	}
+	rel, base, grave = -1, -1, -1
+	if m.i < len(m.rel) && m.rel[m.i].netID == id {
+		rel = m.i
+		m.i++
+	}
+	if m.j < len(m.base) && m.base[m.j].rec.NetID == id {
+		base = m.j
+		m.j++
+	}
+	if m.k < len(m.graves) && m.graves[m.k].netID == id {
+		grave = m.k
+		m.k++
+	}
+	return id, rel, base, grave, true
+}
+
+func (s *Session) merger(c *peer, base *sentTick) merger {
+	m := merger{rel: c.rel, graves: s.graves}
+	if base != nil {
+		m.base = base.recs
+	}
+	return m
+}
+
+// live returns the world's entry of relevant-set entry r, nil if the
+// entity is gone (its slot freed, or reused by another).
+func (s *Session) live(r *relEntry) *worldEntry {
+	we := &s.world.ents[r.slot]
+	if !we.alive || we.rec.NetID != r.netID {
+		return nil
+	}
+	return we
+}
+
+// collect lists in c.cand, in NetID order, every entity c's snapshot may
+// carry, with its size and priority when a budget needs them.
+func (s *Session) collect(c *peer, base *sentTick) {
+	c.cand = c.cand[:0]
+	weigh := s.bytesPerTick() > 0
+	m := s.merger(c, base)
 	var b []sentRec
 	if base != nil {
 		b = base.recs
 	}
-	complete := true
-	held := len(b) // entities the client will hold, bounded by MaxEntities
-	w, g := s.world, s.graves
-	i, j, k := 0, 0, 0
-	for i < len(w) || j < len(b) || k < len(g) {
-		// The smallest NetID at the head of the world, the baseline and
-		// the graves.
-		id := uint32(0xffffffff)
-		if i < len(w) {
-			id = w[i].rec.NetID
-		}
-		if j < len(b) {
-			id = min(id, b[j].rec.NetID)
-		}
-		if k < len(g) {
-			id = min(id, g[k].netID)
+	for {
+		id, ri, bi, gi, ok := m.next()
+		if !ok {
+			return
 		}
 		var we *worldEntry
-		var br *sentRec
-		var gr *grave
-		if i < len(w) && w[i].rec.NetID == id {
-			we = &w[i]
-			i++
+		if ri >= 0 {
+			we = s.live(&c.rel[ri])
 		}
-		if j < len(b) && b[j].rec.NetID == id {
-			br = &b[j]
-			j++
-		}
-		if k < len(g) && g[k].netID == id {
-			gr = &g[k]
-			k++
-		}
-		var ok bool
+		k := candidate{netID: id, rel: int32(ri), base: int32(bi)}
 		switch {
-		case we != nil && br != nil:
-			ok = s.update(c, table, we, br)
-		case we != nil:
-			ok = s.introduce(c, table, we, &held)
-		case br != nil:
-			ok = s.remove(table, br, &held)
-		default:
+		case we == nil && bi >= 0:
+			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize+1
+		case we == nil:
 			// Died after the client's acknowledged tick, which does not
 			// hold it: the client may still know it from a tick it
 			// received in part. Tell it too.
-			ok = !c.mayKnow(gr.tick) || s.despawn(id)
+			if gi < 0 || !c.mayKnow(s.graves[gi].tick) {
+				continue
+			}
+			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize+1
+		case bi >= 0:
+			br := &b[bi]
+			k.ev = events(we, br.at)
+			if we.rec == br.rec && k.ev == 0 && id != c.netID {
+				continue
+			}
+			k.kind = kUpdate
+			if weigh {
+				k.size = int32(s.enc.RecordSize(&we.rec, &br.rec, k.ev)) + 1
+			}
+		default:
+			// Entering: a new life on the client, whatever it saw of the
+			// entity before (a despawn when it left), so that nothing is
+			// interpolated from before.
+			k.kind, k.ev = kEnter, wire.Spawn
+			if weigh {
+				k.size = int32(s.enc.RecordSize(&we.rec, nil, k.ev)) + 1
+			}
 		}
+		if id == c.netID && k.kind != kDespawn {
+			k.kind = kOwn
+		}
+		if weigh && k.rel >= 0 {
+			r := &c.rel[k.rel]
+			if r.acc == 0 {
+				r.since = s.tick // starts waiting now
+			}
+			k.score = r.acc + s.importance(c, id, s.distance(c, we))
+		}
+		c.cand = append(c.cand, k)
+	}
+}
+
+// events returns the events of we a client that last received the entity
+// at tick has not received.
+func events(we *worldEntry, at uint32) wire.Flags {
+	var ev wire.Flags
+	if we.hasSpawn && tickBefore(at, we.spawn) {
+		ev |= wire.Spawn
+	}
+	if we.hasTeleport && tickBefore(at, we.teleport) {
+		ev |= wire.Teleport
+	}
+	return ev
+}
+
+// distance is we's distance from c's view in world units, -1 without a
+// view.
+func (s *Session) distance(c *peer, we *worldEntry) float32 {
+	if !c.hasView {
+		return -1
+	}
+	dims := 3
+	if s.grid != nil {
+		dims = s.grid.dims
+	}
+	return float32(math.Sqrt(dist2(&we.rec.Pos, &c.center, dims)) * float64(s.q.PosStep))
+}
+
+// emit adds the chosen candidates to the snapshot being encoded and
+// records in table what the client will hold; the priorities of those
+// left out grow. It reports whether nothing was left out.
+func (s *Session) emit(c *peer, table, base *sentTick) bool {
+	complete := true
+	held := 0
+	var b []sentRec
+	if base != nil {
+		b = base.recs
+		held = len(b)
+	}
+	m := s.merger(c, base)
+	next := 0 // the next candidate
+	for {
+		id, _, bi, _, ok := m.next()
 		if !ok {
+			break
+		}
+		if next == len(c.cand) || c.cand[next].netID != id {
+			if bi >= 0 { // held and unchanged
+				table.recs = append(table.recs, b[bi])
+			}
+			continue
+		}
+		k := &c.cand[next]
+		next++
+		if k.send && k.kind == kEnter && held >= s.cfg.Wire.MaxEntities {
+			k.send = false
+		}
+		if k.send && !s.record(c, k, table, b) {
+			k.send = false
+		}
+		switch {
+		case k.send && k.kind == kDespawn:
+			if bi >= 0 {
+				held--
+			}
+		case k.send && k.kind == kEnter:
+			held++
+		case !k.send && bi >= 0:
+			table.recs = append(table.recs, b[bi])
+		}
+		if !k.send {
 			complete = false
 			c.stats.Deferred++
+		}
+		if k.rel >= 0 {
+			r := &c.rel[k.rel]
+			if k.send {
+				r.acc = 0
+			} else {
+				r.acc = k.score
+			}
 		}
 	}
 	return complete
 }
 
-// update sends an entity the client holds (br) if it changed, carries an
-// event the client has not received, or is the client's own, and records
-// what the client will hold. It reports false if a change was left out.
-func (s *Session) update(c *peer, table *sentTick, we *worldEntry, br *sentRec) bool {
-	var ev wire.Flags
-	if we.hasSpawn && tickBefore(br.at, we.spawn) {
-		ev |= wire.Spawn
-	}
-	if we.hasTeleport && tickBefore(br.at, we.teleport) {
-		ev |= wire.Teleport
-	}
-	id := we.rec.NetID
-	controlled := id == c.netID
-	if we.rec == br.rec && ev == 0 && !controlled {
-		table.recs = append(table.recs, *br)
-		return true
-	}
-	if (!controlled && !s.send(c, id, s.tick)) || !s.add(&we.rec, &br.rec, ev) {
-		table.recs = append(table.recs, *br)
+// record adds candidate k's record to the snapshot and to table, keeping
+// the table's hash, and reports whether it went in: false once the
+// snapshot is full. Any other error (a bug: candidates are in order) is
+// kept in s.addErr.
+func (s *Session) record(c *peer, k *candidate, table *sentTick, b []sentRec) bool {
+	if s.enc.Full() {
 		return false
 	}
-	table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick})
-	if we.rec != br.rec {
-		table.hash ^= br.rec.Hash() ^ we.rec.Hash()
+	var err error
+	if k.kind == kDespawn {
+		err = s.enc.Despawn(k.netID)
+	} else {
+		we := &s.world.ents[c.rel[k.rel].slot]
+		var br *wire.Record
+		if k.base >= 0 {
+			br = &b[k.base].rec
+		}
+		err = s.enc.Add(&we.rec, br, k.ev)
+		if err == nil {
+			table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick})
+			if br != nil {
+				table.hash ^= br.Hash()
+			}
+			table.hash ^= we.rec.Hash()
+		}
+	}
+	if err != nil {
+		if !s.enc.Full() && s.addErr == nil {
+			s.addErr = err
+		}
+		return false
+	}
+	if k.kind == kDespawn && k.base >= 0 {
+		table.hash ^= b[k.base].rec.Hash()
 	}
 	return true
 }
 
-// introduce sends an entity new to the client, if there is room for it
-// and the Filter agrees, and reports false if it was left out.
-func (s *Session) introduce(c *peer, table *sentTick, we *worldEntry, held *int) bool {
-	var ev wire.Flags
-	if we.hasSpawn && !tickBefore(we.spawn, c.first) {
-		ev = wire.Spawn
-	}
-	if *held >= s.cfg.Wire.MaxEntities || !s.send(c, we.rec.NetID, s.tick) || !s.add(&we.rec, nil, ev) {
-		return false
-	}
-	*held++
-	table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick})
-	table.hash ^= we.rec.Hash()
-	return true
-}
-
-// remove sends a despawn for an entity the client holds that is gone from
-// the world, unless there is no room: then the client keeps it, and
-// remove reports false.
-func (s *Session) remove(table *sentTick, br *sentRec, held *int) bool {
-	if s.despawn(br.rec.NetID) {
-		*held--
-		table.hash ^= br.rec.Hash()
-		return true
-	}
-	table.recs = append(table.recs, *br)
-	return false
-}
-
-// count adds a snapshot of parts and records to c's statistics.
-func (c *peer) count(parts [][]byte, records int, delta, complete bool) {
+// count adds a snapshot of parts and records to c's statistics and returns
+// its bytes.
+func (c *peer) count(parts [][]byte, records int, delta, complete bool) int {
 	st := &c.stats
 	st.Snapshots++
 	if !delta {
@@ -230,42 +364,10 @@ func (c *peer) count(parts [][]byte, records int, delta, complete bool) {
 	}
 	st.RecordsSent += uint64(records)
 	st.PacketsSent += uint64(len(parts))
+	n := 0
 	for _, p := range parts {
-		st.BytesSent += uint64(len(p))
+		n += len(p)
 	}
-}
-
-// despawn adds a despawn record and reports whether it went in.
-func (s *Session) despawn(netID uint32) bool {
-	if s.enc.Full() {
-		return false
-	}
-	if err := s.enc.Despawn(netID); err != nil {
-		if !s.enc.Full() && s.addErr == nil {
-			s.addErr = err
-		}
-		return false
-	}
-	return true
-}
-
-// send asks the Filter whether client c gets the changed entity netID.
-func (s *Session) send(c *peer, netID, tick uint32) bool {
-	return s.cfg.Filter == nil || netID == c.netID || s.cfg.Filter(c.id, netID, tick)
-}
-
-// add adds a record to the snapshot being encoded and reports whether it
-// went in: false once the snapshot is full. Any other error (a bug: the
-// world is sorted) is kept in s.addErr.
-func (s *Session) add(cur, base *wire.Record, ev wire.Flags) bool {
-	if s.enc.Full() {
-		return false
-	}
-	if err := s.enc.Add(cur, base, ev); err != nil {
-		if !s.enc.Full() && s.addErr == nil {
-			s.addErr = err
-		}
-		return false
-	}
-	return true
+	st.BytesSent += uint64(n)
+	return n
 }

@@ -281,8 +281,8 @@ func TestEventsReachEveryClientOnce(t *testing.T) {
 		}
 	}
 	send(1, false)
-	if f := flags(); f[2] != wire.Spawn || f[1] != 0 {
-		t.Fatalf("tick 1 flags %v", f)
+	if f := flags(); f[2] != wire.Spawn || f[1] != wire.Spawn {
+		t.Fatalf("tick 1 flags %v: every entity a client is sent for the first time is a spawn", f)
 	}
 	// A teleport whose snapshot is lost is sent again with the next
 	// change, until a snapshot carrying it is acknowledged.
@@ -313,14 +313,14 @@ func TestEventsReachEveryClientOnce(t *testing.T) {
 	if f := flags(); f[2] != wire.Spawn {
 		t.Fatalf("respawn: %v", f)
 	}
-	// A second client connecting later does not get old events.
+	// A second client connecting later gets spawns, not old teleports.
 	s.Connect(2)
 	s.BeginTick(8)
 	p2, _ := s.Snapshot(2, 0, nil)
 	c2 := newTestClient(t, wire.Config{})
 	c2.receive(p2[0], 0)
 	for _, e := range c2.entities {
-		if e.Flags&(wire.Spawn|wire.Teleport) != 0 {
+		if e.Flags&wire.Teleport != 0 || e.Flags&wire.Spawn == 0 {
 			t.Fatalf("late client got %v for %d", e.Flags, e.NetID)
 		}
 	}

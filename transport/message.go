@@ -179,7 +179,8 @@ func (c *messageConn) WritePacket(b []byte) error {
 		return err
 	}
 	if !c.sendq.push(b) {
-		return c.end(&CloseError{Reason: wire.ReasonNone})
+		// The connection ended; its reader records why.
+		return &CloseError{Reason: wire.ReasonNone, Message: "connection closed"}
 	}
 	return nil
 }

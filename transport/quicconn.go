@@ -126,7 +126,8 @@ func (c *datagramConn) WritePacket(b []byte) error {
 		return err
 	}
 	if !c.sendq.push(b) {
-		return c.end(&CloseError{})
+		// The connection ended; its reader records why.
+		return &CloseError{Reason: wire.ReasonNone, Message: "connection closed"}
 	}
 	return nil
 }

@@ -1,0 +1,162 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// DefaultMaxInterval is how long a changed entity may wait for a place in
+// a client's budget, by default.
+const DefaultMaxInterval = 500 * time.Millisecond
+
+// BudgetConfig bounds what each client is sent: a number of bytes a
+// second, filled every tick by priority. Every relevant entity that
+// changed accumulates priority each tick it is not sent, weighted by its
+// importance to the client (by default, the nearer the view the more);
+// each snapshot takes the highest priorities that fit, and an entity left
+// out longer than MaxInterval goes first, so none starves. The client
+// measures each entity's send interval (Span.Lag) and draws the rarely
+// sent far ones later and just as smoothly. The zero value sends every
+// change every tick.
+type BudgetConfig struct {
+	// BytesPerSecond is each client's budget, headers included (0: none).
+	// What a tick does not use carries over to the next, up to two ticks'
+	// worth.
+	BytesPerSecond int
+	// MaxInterval is the longest a changed entity waits to be sent
+	// (default 500 ms): then it is sent whatever the budget says.
+	MaxInterval time.Duration
+	// Importance, if set, weighs an entity for a client: its priority
+	// grows by this much each tick it waits (values are clamped to
+	// [0.001, 1000]). distance is from the client's view in world units,
+	// or -1 when the client has no view. The default is
+	// 1/(1 + (distance/16)²)^½ (1 at the view, 0.5 at 28 units, 0.1 at
+	// 159), and 1 without a view. It runs under the session's lock and
+	// must not call the Session.
+	Importance func(client ClientID, netID uint32, distance float32) float32
+}
+
+func (b BudgetConfig) normalize() (BudgetConfig, error) {
+	if b.MaxInterval == 0 {
+		b.MaxInterval = DefaultMaxInterval
+	}
+	if b.BytesPerSecond < 0 || b.MaxInterval < 0 {
+		return b, fmt.Errorf("%w: Budget.BytesPerSecond %d and MaxInterval %v must not be negative", wire.ErrConfig, b.BytesPerSecond, b.MaxInterval)
+	}
+	return b, nil
+}
+
+// defaultImportance weighs an entity by its distance from the view.
+func defaultImportance(distance float32) float32 {
+	if distance < 0 {
+		return 1
+	}
+	d := float64(distance) / 16
+	return float32(1 / math.Sqrt(1+d*d))
+}
+
+// candidate is an entity whose record a client's snapshot may carry: one
+// that changed, entered its relevant set, or left it (a despawn).
+type candidate struct {
+	netID uint32
+	rel   int32 // index in the client's relevant set, -1 for a despawn
+	base  int32 // index in the baseline table, -1 when it holds none
+	ev    wire.Flags
+	size  int32   // bytes of its record, NetID gap included
+	score float32 // its priority this tick
+	kind  uint8
+	send  bool
+}
+
+// candidate kinds
+const (
+	kUpdate  uint8 = iota // relevant, held, changed
+	kEnter                // relevant, not held: sent whole, as a spawn
+	kDespawn              // held, no longer relevant or gone
+	kOwn                  // the entity the client controls: always sent
+)
+
+// choose marks the candidates c's snapshot carries: all of them without a
+// budget; with one, despawns, the client's own entity and entities that
+// waited MaxInterval first, then the highest priorities while the tick's
+// bytes last. The Filter, if set, may leave out any change but the own
+// entity's and despawns.
+func (s *Session) choose(c *peer) {
+	cand := c.cand
+	filter := s.cfg.Filter
+	for i := range cand {
+		k := &cand[i]
+		k.send = k.kind == kDespawn || k.kind == kOwn || filter == nil || filter(c.id, k.netID, s.tick)
+	}
+	perTick := s.bytesPerTick()
+	if perTick <= 0 {
+		return
+	}
+	c.bucket = min(c.bucket+perTick, 2*perTick)
+	spent := s.overhead()
+	order := c.order[:0] // score (descending) and index, to sort as one word
+	maxWait := s.maxWaitTicks()
+	for i := range cand {
+		k := &cand[i]
+		if !k.send {
+			continue
+		}
+		// An entity that changed at tick since has been stale for
+		// tick-since+1 ticks when this snapshot goes.
+		if k.kind == kDespawn || k.kind == kOwn || (k.rel >= 0 && s.tick-c.rel[k.rel].since+1 >= maxWait) {
+			spent += float64(k.size)
+			continue
+		}
+		// Scores are positive: their bits order as they do, and inverted
+		// they sort the highest first; ties go by NetID (the index).
+		order = append(order, uint64(^math.Float32bits(k.score))<<32|uint64(i))
+	}
+	slices.Sort(order)
+	for _, o := range order {
+		k := &cand[uint32(o)]
+		if spent+float64(k.size) > c.bucket {
+			k.send = false
+			continue
+		}
+		spent += float64(k.size)
+	}
+	c.order = order[:0]
+}
+
+// spend takes what a snapshot of n bytes cost from c's budget.
+func (s *Session) spend(c *peer, n int) {
+	if s.bytesPerTick() > 0 {
+		c.bucket -= float64(n)
+	}
+}
+
+// bytesPerTick is each client's budget for one tick, 0 for none.
+func (s *Session) bytesPerTick() float64 {
+	return float64(s.cfg.Budget.BytesPerSecond) / s.cfg.TickRate
+}
+
+// maxWaitTicks is MaxInterval in ticks, at least 1.
+func (s *Session) maxWaitTicks() uint32 {
+	return uint32(max(1, math.Ceil(s.cfg.Budget.MaxInterval.Seconds()*s.cfg.TickRate)))
+}
+
+// overhead is the bytes a snapshot costs before its records: one part's
+// header and fixed fields.
+func (s *Session) overhead() float64 { return float64(wire.HeaderSize + 24) }
+
+// importance weighs entity netID for client c, at distance (world units,
+// -1 without a view).
+func (s *Session) importance(c *peer, netID uint32, distance float32) float32 {
+	if f := s.cfg.Budget.Importance; f != nil {
+		v := f(c.id, netID, distance)
+		if !(v >= 0.001) { // NaN too
+			return 0.001
+		}
+		return min(v, 1000)
+	}
+	return defaultImportance(distance)
+}

@@ -1,0 +1,313 @@
+package server
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/go-gl/mathgl/mgl32"
+)
+
+// Defaults of [InterestConfig].
+const (
+	DefaultCellSize   = 32
+	DefaultHysteresis = 0.1
+)
+
+// InterestConfig turns on interest management: each client receives only
+// the entities relevant to it, found in a spatial grid around its
+// [View]. An entity that becomes relevant is sent whole, as a spawn (the
+// client starts a new life for it: no slide from where it was seen
+// before); one that stops being relevant is despawned on the client. The
+// zero value of every field means its default.
+type InterestConfig struct {
+	// CellSize is the side of the grid's cells in world units (default
+	// 32): about a quarter of a typical view radius keeps the cells a
+	// query visits few and their entities mostly in range.
+	CellSize float32
+	// Dims is 2 (default: x and y; z is ignored, for top-down and
+	// side-on games) or 3.
+	Dims int
+	// Hysteresis keeps an entity relevant until it is (1 + Hysteresis)
+	// times the view radius away (default 0.1), so that one on the border
+	// does not flicker in and out; negative means none.
+	Hysteresis float32
+	// Every is how often, in ticks, each client's relevant set is
+	// recomputed from the grid (default: 100 ms worth of ticks, at least
+	// 1), spread over the clients. An entity that spawns near a client
+	// appears within that time; hysteresis covers what moved meanwhile.
+	Every int
+	// Rule, if set, decides for each entity the grid finds near a client,
+	// and each entity marked with SetAlways: Always keeps it relevant
+	// wherever it is, Never hides it (a team's hidden units), ByDistance
+	// leaves it to the view's radius. It runs under the session's lock and
+	// must not call the Session. The entity a client controls is always
+	// relevant to it.
+	Rule func(client ClientID, netID uint32) Relevance
+}
+
+// Relevance is a rule's verdict on an entity for a client.
+type Relevance uint8
+
+const (
+	// ByDistance: relevant within the client's view radius (with
+	// hysteresis).
+	ByDistance Relevance = iota
+	// Always: relevant wherever it is.
+	Always
+	// Never: not relevant to this client.
+	Never
+)
+
+// View is where a client looks from: a position in world units (the
+// player's, usually) and how far it sees.
+type View struct {
+	Pos    mgl32.Vec3
+	Radius float32
+}
+
+func (c InterestConfig) normalize() (InterestConfig, error) {
+	if c.CellSize == 0 {
+		c.CellSize = DefaultCellSize
+	}
+	if c.Dims == 0 {
+		c.Dims = 2
+	}
+	switch {
+	case c.Hysteresis == 0:
+		c.Hysteresis = DefaultHysteresis
+	case c.Hysteresis < 0:
+		c.Hysteresis = 0
+	}
+	if !(c.CellSize > 0) || math.IsInf(float64(c.CellSize), 0) {
+		return c, fmt.Errorf("server: Interest.CellSize = %v, want a positive size in world units (or 0 for %d)", c.CellSize, DefaultCellSize)
+	}
+	if c.Dims != 2 && c.Dims != 3 {
+		return c, fmt.Errorf("server: Interest.Dims = %d, want 2 or 3 (or 0 for 2)", c.Dims)
+	}
+	if !(c.Hysteresis < 10) {
+		return c, fmt.Errorf("server: Interest.Hysteresis = %v, want below 10", c.Hysteresis)
+	}
+	if c.Every < 0 {
+		return c, fmt.Errorf("server: Interest.Every = %d, want at least 1 (or 0 for 100 ms worth of ticks)", c.Every)
+	}
+	return c, nil
+}
+
+// relEntry is an entity relevant to a client, with the client's priority
+// state for it.
+type relEntry struct {
+	netID uint32
+	slot  int32
+	dist  float32 // from the client's view, world units
+	acc   float32 // priority accumulated while changed and not sent
+	since uint32  // tick of its last record sent to the client, or of its entering
+}
+
+// SetView sets where client id looks from, for interest management: the
+// entities within v.Radius of v.Pos are relevant to it from its next
+// snapshot on. Until a client has a view it receives only the entities
+// that are always relevant and the one it controls. Without
+// interest management a view only weighs priorities (by distance). It
+// fails for a client not connected, or a radius that is not a finite
+// positive number.
+func (s *Session) SetView(id ClientID, v View) error {
+	if !(v.Radius > 0) || math.IsInf(float64(v.Radius), 0) || !finite3(v.Pos) {
+		return fmt.Errorf("server: View %+v: want a finite position and a positive radius", v)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.peer(id)
+	if err != nil {
+		return err
+	}
+	// A view that moved further than half the hysteresis margin since
+	// the set was built (a teleport, a camera switch), or grew, is not
+	// left waiting for its turn.
+	if c.hasView && s.cfg.Interest != nil {
+		margin := float64(c.builtView.Radius) * float64(s.cfg.Interest.Hysteresis) / 2
+		if v.Radius > c.builtView.Radius || float64(v.Pos.Sub(c.builtView.Pos).Len()) > margin {
+			c.relStale = true
+		}
+	} else {
+		c.relStale = true
+	}
+	c.view, c.hasView = v, true
+	return nil
+}
+
+func finite3(v mgl32.Vec3) bool {
+	for _, x := range v {
+		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// refresh brings client c's relevant set up to date for this tick: with
+// interest management, the entities around its view; without, every
+// entity of the world (rebuilt when the world gained or lost one).
+func (s *Session) refresh(c *peer) {
+	c.center = s.stepsOf(c.view.Pos)
+	if s.grid == nil {
+		if c.relVersion != s.world.version || !c.relBuilt {
+			s.everything(c)
+		}
+		return
+	}
+	every := uint32(s.cfg.Interest.Every)
+	if c.relBuilt && !c.relStale && (s.tick+uint32(c.id))%every != 0 {
+		return
+	}
+	s.nearby(c)
+	c.relBuilt, c.relStale, c.builtView = true, false, c.view
+}
+
+// everything makes c's relevant set the whole world, keeping the
+// priority state of the entities it already had.
+func (s *Session) everything(c *peer) {
+	next := c.relNext[:0]
+	for _, slot := range s.world.sorted() {
+		next = append(next, relEntry{netID: s.world.ents[slot].rec.NetID, slot: slot, since: s.tick})
+	}
+	s.adopt(c, next)
+	c.relVersion, c.relBuilt = s.world.version, true
+}
+
+// nearby makes c's relevant set the entities around its view (with
+// hysteresis), the ones always relevant and the one it controls, as the
+// rule allows, keeping the priority state of those it already had.
+func (s *Session) nearby(c *peer) {
+	w := &s.world
+	center := c.center
+	var enter2 float64
+	keys := s.keys[:0] // NetID and slot, to sort as one word
+	if c.hasView {
+		r := float64(c.view.Radius) / float64(s.q.PosStep)
+		enter2 = r * r
+		leave := r * (1 + float64(s.cfg.Interest.Hysteresis))
+		leave2 := leave * leave
+		s.cand = s.grid.query(&center, int64(math.Ceil(leave)), s.cand[:0])
+		for _, slot := range s.cand {
+			if dist2(&w.ents[slot].rec.Pos, &center, s.grid.dims) <= leave2 {
+				keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(slot))
+			}
+		}
+	}
+	for _, slot := range w.always {
+		keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(slot))
+	}
+	if slot, ok := w.slot(c.netID); ok && c.netID != 0 {
+		keys = append(keys, uint64(c.netID)<<32|uint64(slot))
+	}
+	slices.Sort(keys)
+	s.keys = keys
+	next := c.relNext[:0]
+	for _, k := range keys {
+		slot := int32(uint32(k))
+		e := relEntry{netID: uint32(k >> 32), slot: slot}
+		switch {
+		case e.netID == c.netID:
+			e.dist = -2
+		case w.ents[slot].always:
+			e.dist = -1
+		default:
+			e.dist = float32(dist2(&w.ents[slot].rec.Pos, &center, s.grid.dims))
+		}
+		next = append(next, e)
+	}
+	old := c.rel
+	out := next[:0]
+	j := 0
+	for i := range next {
+		e := next[i]
+		if len(out) > 0 && out[len(out)-1].netID == e.netID {
+			continue // always relevant or controlled, and nearby too
+		}
+		if i > 0 && next[i-1].netID == e.netID {
+			continue // refused already
+		}
+		for j < len(old) && old[j].netID < e.netID {
+			j++
+		}
+		held := j < len(old) && old[j].netID == e.netID
+		if !s.keep(c, &e, held, enter2) {
+			continue
+		}
+		if held {
+			e.acc, e.since = old[j].acc, old[j].since
+		} else {
+			e.since = s.tick
+		}
+		out = append(out, e)
+	}
+	c.relNext, c.rel = c.rel[:0], out
+}
+
+// keep decides whether entity e (its dist holding its squared distance in
+// steps, or -1 when always relevant, -2 when controlled) is relevant to
+// c: within the entering radius, or within the leaving one if held, as
+// the rule allows.
+func (s *Session) keep(c *peer, e *relEntry, held bool, enter2 float64) bool {
+	if e.dist == -2 {
+		return true
+	}
+	verdict := Always
+	if e.dist >= 0 {
+		verdict = ByDistance
+	}
+	if s.cfg.Interest.Rule != nil {
+		if v := s.cfg.Interest.Rule(c.id, e.netID); v != ByDistance {
+			verdict = v
+		}
+	}
+	switch verdict {
+	case Always:
+		return true
+	case Never:
+		return false
+	}
+	return held || float64(e.dist) <= enter2
+}
+
+// adopt makes next c's relevant set, carrying over the priority state of
+// the entities c already had.
+func (s *Session) adopt(c *peer, next []relEntry) {
+	old := c.rel
+	j := 0
+	for i := range next {
+		e := &next[i]
+		for j < len(old) && old[j].netID < e.netID {
+			j++
+		}
+		if j < len(old) && old[j].netID == e.netID {
+			e.acc, e.since = old[j].acc, old[j].since
+		}
+	}
+	c.relNext, c.rel = c.rel[:0], next
+}
+
+// stepsOf converts a position in world units to quantisation steps,
+// clamped to what a record can hold.
+func (s *Session) stepsOf(p mgl32.Vec3) [3]int32 {
+	var out [3]int32
+	for i := range 3 {
+		v := math.Round(float64(p[i]) / float64(s.q.PosStep))
+		out[i] = int32(max(min(v, math.MaxInt32), math.MinInt32))
+	}
+	return out
+}
+
+// dist2 is the squared distance between two positions in steps, over the
+// grid's dimensions.
+func dist2(a, b *[3]int32, dims int) float64 {
+	dx := float64(a[0]) - float64(b[0])
+	dy := float64(a[1]) - float64(b[1])
+	d := dx*dx + dy*dy
+	if dims == 3 {
+		dz := float64(a[2]) - float64(b[2])
+		d += dz * dz
+	}
+	return d
+}

@@ -1,0 +1,337 @@
+package server
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/netsim"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// lineWorld sets n entities at x = 10·k (NetID k+1), standing still.
+func lineWorld(t testing.TB, s *Session, n int) {
+	t.Helper()
+	for k := range n {
+		if err := s.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{float32(10 * k), 0, 0}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// held returns the NetIDs a test client's newest complete tick holds.
+func held(c *testClient) []uint32 {
+	newest, ok := c.dec.Acked()
+	if !ok {
+		return nil
+	}
+	var ids []uint32
+	for _, r := range c.dec.State(newest).Records() {
+		ids = append(ids, r.NetID)
+	}
+	return ids
+}
+
+// deliverTick sends the current tick's snapshot of client 1 to c and
+// acknowledges it.
+func deliverTick(t testing.TB, s *Session, c *testClient) {
+	t.Helper()
+	packets, err := s.Snapshot(1, s.Tick(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.entities = c.entities[:0]
+	for _, p := range packets {
+		c.receive(p, s.Tick())
+	}
+	if err := s.Receive(1, c.ack(t, s.Tick()), s.Tick()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A client with interest management holds the entities around its view:
+// those that enter arrive whole, as spawns, those that leave are
+// despawned; moving the view swaps one set for the other.
+func TestInterestEnterAndLeave(t *testing.T) {
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{CellSize: 25}})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	s.BeginTick(1)
+	lineWorld(t, s, 100)
+	if err := s.SetView(1, View{Pos: mgl32.Vec3{0, 0, 0}, Radius: 100}); err != nil {
+		t.Fatal(err)
+	}
+	deliverTick(t, s, c)
+	if got, want := held(c), []uint32{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}; !slices.Equal(got, want) {
+		t.Fatalf("near x=0: holds %v, want %v", got, want)
+	}
+	for _, e := range c.entities {
+		if e.Flags&wire.Spawn == 0 {
+			t.Fatalf("entity %d entered without a spawn: %v", e.NetID, e.Flags)
+		}
+	}
+	s.BeginTick(2)
+	s.SetView(1, View{Pos: mgl32.Vec3{500, 0, 0}, Radius: 100})
+	deliverTick(t, s, c)
+	if got, want := held(c), []uint32{41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61}; !slices.Equal(got, want) {
+		t.Fatalf("near x=500: holds %v, want %v", got, want)
+	}
+	despawns, spawns := 0, 0
+	for _, e := range c.entities {
+		switch {
+		case e.Flags&wire.Despawn != 0:
+			despawns++
+		case e.Flags&wire.Spawn != 0:
+			spawns++
+		}
+	}
+	if despawns != 11 || spawns != 21 {
+		t.Fatalf("moving the view: %d despawns, %d spawns", despawns, spawns)
+	}
+}
+
+// Hysteresis: an entity that wavers on the border of the view stays
+// relevant once it entered, until it is clearly out.
+func TestInterestHysteresis(t *testing.T) {
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{CellSize: 25, Hysteresis: 0.1}})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	changes := 0
+	was := false
+	for tick := uint32(1); tick <= 60; tick++ {
+		s.BeginTick(tick)
+		x := 100 + 8*float32(math.Sin(float64(tick)))
+		if tick > 50 {
+			x = 120 // clearly out
+		}
+		s.SetEntity(wire.Entity{NetID: 7, Pos: mgl32.Vec3{x, 0, 0}})
+		s.SetView(1, View{Radius: 100})
+		deliverTick(t, s, c)
+		is := slices.Contains(held(c), 7)
+		if is != was {
+			changes++
+			was = is
+		}
+	}
+	if changes != 2 || was {
+		t.Fatalf("%d changes of relevance, relevant at the end %v: want in once and out once", changes, was)
+	}
+}
+
+// Rules: Never hides an entity however near, SetAlways shows one however
+// far, and the entity a client controls is always relevant to it.
+func TestInterestRules(t *testing.T) {
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{
+		Rule: func(_ ClientID, netID uint32) Relevance {
+			if netID == 2 {
+				return Never
+			}
+			return ByDistance
+		},
+	}})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	s.BeginTick(1)
+	lineWorld(t, s, 100)
+	s.SetAlways(90, true)
+	s.Assign(1, 70)
+	s.SetView(1, View{Radius: 25})
+	deliverTick(t, s, c)
+	if got, want := held(c), []uint32{1, 3, 70, 90}; !slices.Equal(got, want) {
+		t.Fatalf("holds %v, want %v", got, want)
+	}
+	s.BeginTick(2)
+	s.SetAlways(90, false)
+	s.Assign(1, 0)
+	deliverTick(t, s, c)
+	if got, want := held(c), []uint32{1, 3}; !slices.Equal(got, want) {
+		t.Fatalf("after the rules changed: holds %v, want %v", got, want)
+	}
+}
+
+// A client without a view sees only what is always relevant.
+func TestInterestWithoutView(t *testing.T) {
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{}})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	s.BeginTick(1)
+	lineWorld(t, s, 20)
+	s.SetAlways(5, true)
+	deliverTick(t, s, c)
+	if got := held(c); !slices.Equal(got, []uint32{5}) {
+		t.Fatalf("holds %v", got)
+	}
+	if err := s.SetView(1, View{Radius: float32(math.NaN())}); err == nil {
+		t.Fatal("a NaN radius accepted")
+	}
+}
+
+// swarm moves n entities on circles around the origin, radii 5 to 300.
+func swarm(t testing.TB, s *Session, n int, tick uint32) {
+	t.Helper()
+	for k := range n {
+		r := 5 + 295*float64(k)/float64(n)
+		a := float64(tick)*0.05 + float64(k)
+		p := mgl32.Vec3{float32(r * math.Cos(a)), float32(r * math.Sin(a)), 0}
+		if err := s.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A budget holds: every second of snapshots stays within the bytes a
+// second it allows, every changed entity is sent at least every
+// MaxInterval, and near entities are sent more often than far ones.
+func TestBudget(t *testing.T) {
+	const n, rate, tickRate = 300, 8000, 20
+	s := newServer(t, SessionConfig{TickRate: tickRate, Budget: BudgetConfig{BytesPerSecond: rate}})
+	s.Connect(1)
+	s.SetView(1, View{Radius: 300})
+	c := newTestClient(t, wire.Config{})
+	last := map[uint32]uint32{}
+	gaps := map[uint32][]uint32{}
+	var perTick []int
+	for tick := uint32(1); tick <= 400; tick++ {
+		s.BeginTick(tick)
+		swarm(t, s, n, tick)
+		packets, err := s.Snapshot(1, tick, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes := 0
+		c.entities = c.entities[:0]
+		for _, p := range packets {
+			bytes += len(p)
+			c.receive(p, tick)
+		}
+		perTick = append(perTick, bytes)
+		s.Receive(1, c.ack(t, tick), tick)
+		for _, e := range c.entities {
+			if tick > 40 {
+				gaps[e.NetID] = append(gaps[e.NetID], tick-last[e.NetID])
+			}
+			last[e.NetID] = tick
+		}
+	}
+	for i := tickRate * 2; i+tickRate <= len(perTick); i += tickRate {
+		sum := 0
+		for _, b := range perTick[i : i+tickRate] {
+			sum += b
+		}
+		if sum > rate*105/100 {
+			t.Fatalf("second from tick %d: %d bytes, budget %d", i, sum, rate)
+		}
+	}
+	maxGap := uint32(0)
+	mean := func(ids []uint32) float64 {
+		var sum, k float64
+		for _, id := range ids {
+			for _, g := range gaps[id] {
+				sum += float64(g)
+				k++
+				maxGap = max(maxGap, g)
+			}
+		}
+		return sum / k
+	}
+	near, far := mean([]uint32{1, 2, 3, 4, 5}), mean([]uint32{n - 4, n - 3, n - 2, n - 1, n})
+	t.Logf("mean interval, near %.1f ticks, far %.1f ticks; longest %d ticks", near, far, maxGap)
+	if maxGap > 10 {
+		t.Fatalf("an entity waited %d ticks, MaxInterval is 10", maxGap)
+	}
+	if !(near < far/2) {
+		t.Fatalf("near entities every %.1f ticks, far every %.1f", near, far)
+	}
+	if st, _ := s.Stats(1); st.Deferred == 0 || st.Incomplete == 0 {
+		t.Fatalf("the budget deferred nothing: %+v", st)
+	}
+}
+
+// Interest management and a budget over a bad network: the client's
+// state is always the server's (no tick diverges from its hash), whatever
+// entered, left or waited, and the server never has to resync it.
+func TestInterestAndBudgetStayConsistent(t *testing.T) {
+	cfg := wire.Config{MaxInputs: 8}
+	s := newServer(t, SessionConfig{Wire: cfg, Interest: &InterestConfig{CellSize: 20}, Budget: BudgetConfig{BytesPerSecond: 6000}})
+	s.Connect(1)
+	c := newTestClient(t, cfg)
+	down, _ := netsim.NewLink[[]byte](badNetwork, 5)
+	up, _ := netsim.NewLink[[]byte](badNetwork, 6)
+	rng := rand.New(rand.NewPCG(1, 2))
+	var inbox []netsim.Timed[[]byte]
+	const n = 400
+	for k := range 600 {
+		now := time.Duration(k) * 50 * time.Millisecond
+		ms := uint32(now.Milliseconds())
+		for _, d := range up.DeliverTimed(now, inbox[:0]) {
+			s.Receive(1, d.Msg, uint32(d.At.Milliseconds()))
+		}
+		tick := uint32(k + 1)
+		s.BeginTick(tick)
+		swarm(t, s, n, tick)
+		if k%50 == 25 { // churn
+			id := uint32(rng.IntN(n) + 1)
+			s.Despawn(id)
+		}
+		a := float64(k) * 0.02
+		s.SetView(1, View{Pos: mgl32.Vec3{float32(150 * math.Cos(a)), float32(150 * math.Sin(a)), 0}, Radius: 80})
+		packets, err := s.Snapshot(1, ms, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range packets {
+			down.Send(now, append([]byte(nil), p...))
+		}
+		for _, d := range down.DeliverTimed(now, inbox[:0]) {
+			c.receive(d.Msg, uint32(d.At.Milliseconds()))
+		}
+		up.Send(now, c.ack(t, ms))
+	}
+	st, _ := s.Stats(1)
+	if c.dec.Divergences() != 0 || st.Resyncs != 0 {
+		t.Fatalf("%d ticks diverged, %d resyncs", c.dec.Divergences(), st.Resyncs)
+	}
+	if newest, ok := c.dec.Acked(); !ok || newest < 500 {
+		t.Fatalf("newest tick held %d", newest)
+	}
+	if len(held(c)) < 20 || len(held(c)) > n/2 {
+		t.Fatalf("the client holds %d entities", len(held(c)))
+	}
+}
+
+// Interest management and a budget allocate nothing per tick in steady
+// state.
+func TestInterestAndBudgetAllocs(t *testing.T) {
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{}, Budget: BudgetConfig{BytesPerSecond: 32000}})
+	for id := ClientID(1); id <= 4; id++ {
+		s.Connect(id)
+	}
+	var dst [][]byte
+	tick := uint32(0)
+	step := func() {
+		tick++
+		s.BeginTick(tick)
+		swarm(t, s, 1000, tick)
+		for id := ClientID(1); id <= 4; id++ {
+			s.SetView(id, View{Pos: mgl32.Vec3{float32(id) * 50, 0, 0}, Radius: 100})
+			var err error
+			if dst, err = s.Snapshot(id, tick, dst[:0]); err != nil {
+				t.Fatal(err)
+			}
+			s.mu.Lock()
+			if c := s.clients[id]; tick > 2 {
+				c.acked, c.hasAcked = tick-2, true
+			}
+			s.mu.Unlock()
+		}
+	}
+	for range 3 * wire.DefaultHistory {
+		step()
+	}
+	if n := testing.AllocsPerRun(20, step); n != 0 {
+		t.Fatalf("%v allocations per tick", n)
+	}
+}
