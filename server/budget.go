@@ -97,7 +97,7 @@ func (s *Session) choose(c *peer) {
 		return
 	}
 	c.bucket = min(c.bucket+perTick, 2*perTick)
-	spent := s.overhead()
+	records := 0.0 // bytes of the records chosen
 	order := c.order[:0] // score (descending) and index, to sort as one word
 	maxWait := s.maxWaitTicks()
 	for i := range cand {
@@ -108,7 +108,7 @@ func (s *Session) choose(c *peer) {
 		// An entity that changed at tick since has been stale for
 		// tick-since+1 ticks when this snapshot goes.
 		if k.kind == kDespawn || k.kind == kOwn || (k.rel >= 0 && s.tick-c.rel[k.rel].since+1 >= maxWait) {
-			spent += float64(k.size)
+			records += float64(k.size)
 			continue
 		}
 		// Scores are positive: their bits order as they do, and inverted
@@ -118,11 +118,11 @@ func (s *Session) choose(c *peer) {
 	slices.Sort(order)
 	for _, o := range order {
 		k := &cand[uint32(o)]
-		if spent+float64(k.size) > c.bucket {
+		if s.snapshotBytes(records+float64(k.size)) > c.bucket {
 			k.send = false
 			continue
 		}
-		spent += float64(k.size)
+		records += float64(k.size)
 	}
 	c.order = order[:0]
 }
@@ -144,9 +144,18 @@ func (s *Session) maxWaitTicks() uint32 {
 	return uint32(max(1, math.Ceil(s.cfg.Budget.MaxInterval.Seconds()*s.cfg.TickRate)))
 }
 
-// overhead is the bytes a snapshot costs before its records: one part's
-// header and fixed fields.
-func (s *Session) overhead() float64 { return float64(wire.HeaderSize + 24) }
+// partHeader bounds the bytes a snapshot part takes before its records:
+// the packet header, the snapshot's fixed fields, the input ack, the
+// baseline distance and the controlled NetID.
+const partHeader = wire.HeaderSize + 15 + 4 + 5 + 5
+
+// snapshotBytes is the size of a snapshot whose records take records
+// bytes: the records and a header for every part they need.
+func (s *Session) snapshotBytes(records float64) float64 {
+	room := float64(s.cfg.Wire.MaxPacket - partHeader)
+	parts := max(1, math.Ceil(records/room))
+	return records + parts*partHeader
+}
 
 // importance weighs entity netID for client c, at distance (world units,
 // -1 without a view).
