@@ -208,43 +208,10 @@
 //
 // # Size
 //
-// Measured (TestBytesPerEntity, headers included) on the scorecard's
-// motion at scale: 1000 entities on circles of radius 8 at 10 units/s,
-// 20 Hz ticks, 1/256 unit precision, a 10-bit rotation facing the
-// direction of motion (so it changes every tick), the state word 0..2:
-//
-//	                          without velocity   with velocity
-//	full snapshot             13.6 B/entity      18.0 B/entity   (12 / 16 packets)
-//	delta, 1 tick, half moved  4.8 B/entity       6.6 B/entity
-//	delta, 3 ticks, half moved 5.1 B/entity       7.0 B/entity
-//	  per entity that moved   9.7-10.1 B         13.2-14.0 B
-//	  unchanged entity         0 B                0 B
-//
-// A moving entity 3 ticks (1.5 units) after its baseline costs: NetID gap
-// 1 byte, mask 1, x and y 2 each (about 400 steps), rotation 4, velocity x
-// and y 2 each: 10 bytes, 14 with velocity. Unchanged entities cost
-// nothing, so the cost follows what moves, not what exists. The baseline
-// distance matters little: 1 to 3 ticks changes a moving entity's size by
-// half a byte.
-//
-// For comparison, Quake 3 also delta-encodes each entity's state against
-// the last snapshot the client acknowledged (or a zero state), sending only
-// the fields that changed. From its documented format, an entity record is
-// a 10-bit entity number, a removed bit, a changed bit, an 8-bit index of
-// the last changed field, one bit per field up to it and, per changed float
-// field, 2 more bits plus 13 bits for a small whole number or 32 bits for
-// any other value; Huffman coding then compresses the whole message. By
-// that reading, a player whose x, y (whole units) and yaw changed (the
-// yaw is the seventh field) costs roughly 9 bytes before Huffman coding if
-// the yaw is a whole number and 11 to 12 if it is not, against 10 bytes
-// here with positions 256 times finer; and an entity on a trajectory Quake
-// 3 can describe (linear, sine) costs nothing between changes, since the
-// trajectory, not the position, is its state. Source likewise sends only
-// the changed properties of the entities that changed, each with the
-// encoding and bit width its declaration gives it, delta-compressed
-// against the last acknowledged snapshot, with full updates on connection
-// or after heavy loss. This package is byte-aligned (varints, no bit
-// packing, no entropy coding), which costs it some bytes against a
-// bit-packed format in exchange for a simple, fast and strictly checked
-// decoder; per changed entity it lands in the same range.
+// A moving entity costs about 10 bytes in a delta (NetID gap 1, mask 1, two
+// 2-byte position deltas, a 4-byte rotation; 14 with velocity), an
+// unchanged one nothing, so a snapshot's size follows what moves, not what
+// exists. TestBytesPerEntity measures it on the scorecard's motion at
+// scale; DESIGN.md records the figures and compares them with Quake 3's
+// and Source's formats.
 package wire
