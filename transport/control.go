@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -67,4 +68,25 @@ func answer(b []byte) (wire.Welcome, error) {
 		return wire.Welcome{}, &CloseError{Reason: c.Reason, Message: c.Message, Remote: true}
 	}
 	return wire.Welcome{}, fmt.Errorf("%w: %v instead of a welcome", ErrHandshake, t)
+}
+
+// hail sends the Hello on the control stream st and reads the answer.
+func hail(ctx context.Context, st interface {
+	Read([]byte) (int, error)
+	Write([]byte) (int, error)
+	Close() error
+	SetDeadline(time.Time) error
+}, hello []byte) (wire.Welcome, error) {
+	if d, ok := ctx.Deadline(); ok {
+		_ = st.SetDeadline(d)
+	}
+	if err := writeFrame(st, hello); err != nil {
+		return wire.Welcome{}, err
+	}
+	st.Close() // nothing more to say on it
+	b, err := readFrame(st)
+	if err != nil {
+		return wire.Welcome{}, err
+	}
+	return answer(b)
 }

@@ -5,47 +5,15 @@ package transport
 import (
 	"context"
 	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
-	"time"
 
 	"github.com/netsmooth/netsmooth/wire"
 	"github.com/quic-go/quic-go"
 	"github.com/quic-go/quic-go/http3"
 	"github.com/quic-go/webtransport-go"
 )
-
-// DialConfig configures a client's connection. How the server's
-// certificate is checked: by its hash when CertHashes is set (a
-// self-signed certificate, as a development server makes), else by the
-// usual chain verification against RootCAs (nil: the system's roots).
-type DialConfig struct {
-	// CertHashes accepts a server certificate whose SHA-256 hash is one of
-	// these, valid now for at most MaxHashedValidity, whoever signed it:
-	// the native form of WebTransport's serverCertificateHashes.
-	CertHashes [][32]byte
-	// RootCAs verifies the server's certificate chain when CertHashes is
-	// empty (nil: the system's roots).
-	RootCAs *x509.CertPool
-	// ServerName is the name the certificate must be for (default: the
-	// host of the address dialled).
-	ServerName string
-	// Timeout bounds the whole handshake, from the first packet to the
-	// server's Welcome (default DefaultHelloTimeout).
-	Timeout time.Duration
-	// IdleTimeout closes the connection after this long without a packet
-	// from the server (default DefaultIdleTimeout); the client sends
-	// keep-alives at a third of it.
-	IdleTimeout time.Duration
-	// QueueLen is how many packets the connection queues for sending
-	// (default DefaultQueueLen).
-	QueueLen int
-	// PacketConn, if set, is the local socket to dial from (a test's
-	// counting socket, say); the connection does not close it.
-	PacketConn net.PacketConn
-}
 
 func (c DialConfig) tlsConfig(host string, protos ...string) *tls.Config {
 	t := &tls.Config{MinVersion: tls.VersionTLS13, NextProtos: protos, ServerName: c.ServerName, RootCAs: c.RootCAs}
@@ -68,13 +36,6 @@ func (c DialConfig) quic() *quic.Config {
 	q := quicConfig(idle, c.timeout())
 	q.KeepAlivePeriod = idle / 3
 	return q
-}
-
-func (c DialConfig) timeout() time.Duration {
-	if c.Timeout <= 0 {
-		return DefaultHelloTimeout
-	}
-	return c.Timeout
 }
 
 // Dial connects to a netsmooth server at addr (host:port) over QUIC,
@@ -161,27 +122,6 @@ func DialWebTransport(ctx context.Context, url string, hello wire.Hello, cfg Dia
 		return nil, w, dialErr(ctx, url, err)
 	}
 	return newDatagramConn(car, KindWebTransport, cfg.QueueLen), w, nil
-}
-
-// hail sends the Hello on the control stream st and reads the answer.
-func hail(ctx context.Context, st interface {
-	Read([]byte) (int, error)
-	Write([]byte) (int, error)
-	Close() error
-	SetDeadline(time.Time) error
-}, hello []byte) (wire.Welcome, error) {
-	if d, ok := ctx.Deadline(); ok {
-		_ = st.SetDeadline(d)
-	}
-	if err := writeFrame(st, hello); err != nil {
-		return wire.Welcome{}, err
-	}
-	st.Close() // nothing more to say on it
-	b, err := readFrame(st)
-	if err != nil {
-		return wire.Welcome{}, err
-	}
-	return answer(b)
 }
 
 // dialErr turns a failed dial into the error Dial documents.

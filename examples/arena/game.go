@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/png"
 	"io"
+	"log"
 	"math"
 	"strings"
 	"time"
@@ -71,6 +72,7 @@ type game struct {
 	done   error // ends the game: ebiten.Termination after a screenshot
 	stopCh chan error
 	help   bool
+	lost   bool // the connection's end was logged
 	// autopilot drives the player instead of the keys (for screenshots
 	// and recordings).
 	autopilot bool
@@ -140,6 +142,10 @@ func (g *game) Update() error {
 	g.c.Step(dt, st)
 	if g.other != nil {
 		g.other.Step(dt, st)
+	}
+	if err := g.c.Err(); err != nil && !g.lost {
+		g.lost = true
+		log.Printf("arena: %s", arenanet.Disconnected(err))
 	}
 	return nil
 }
@@ -450,10 +456,10 @@ func (g *game) drawOverlay(screen *ebiten.Image) {
 	if !set.Interp {
 		interp = "OFF (newest snapshot, held)"
 	}
-	fmt.Fprintf(&b, "netsmooth arena   FPS %.0f   you: %s\n", ebiten.ActualFPS(), player(s.NetID))
+	fmt.Fprintf(&b, "netsmooth arena   FPS %.0f   you: %s over %v\n", ebiten.ActualFPS(), player(s.NetID), s.Via)
 	fmt.Fprintf(&b, "netsmooth %.2f ms/frame (peak %.2f) for %d entities\n", ms(s.Cost), ms(s.Peak), s.Entities+int(min(s.NetID, 1)))
 	if s.Err != nil {
-		fmt.Fprintf(&b, "%v\n", s.Err)
+		fmt.Fprintf(&b, "%s\n", arenanet.Disconnected(s.Err))
 	}
 	fmt.Fprintf(&b, "interpolation %s   delay %s   extrapolation %v\n", interp, arenanet.Delays[set.Delay].Name, arenanet.Policies[set.Policy])
 	fmt.Fprintf(&b, "delay %.0f ms (shown %.0f ms old)   past newest: %.2f%% of entity-frames, %.1f%% of frames\n", s.Delay, s.Present, s.PastNewestPct, s.UnderrunPct)

@@ -4,9 +4,10 @@
 // hundreds of bots and one player per client, and a client that draws
 // them through netsmooth's pipeline (interpolated, extrapolated, snapped
 // on teleports) and predicts its own player from the keyboard, reconciled
-// with the server. The client and the server talk over a real UDP socket
-// on 127.0.0.1 through a simulated network (netsim) whose latency,
-// jitter, loss and burst loss the keys change while it runs; other keys
+// with the server. The client and the server talk over QUIC (TLS 1.3,
+// datagrams) on 127.0.0.1 through a simulated network (netsim) whose
+// latency, jitter, loss and burst loss the keys change while it runs;
+// other keys
 // switch interpolation off, change the delay and the extrapolation
 // policy, and draw each entity's true and drawn paths. The overlay shows
 // the delay, underruns, corrections, RTT, bandwidth, and what netsmooth
@@ -15,9 +16,14 @@
 //	go run ./examples/arena                        # server + window
 //	go run ./examples/arena -join 127.0.0.1:7777   # a second player, from another terminal
 //
-// The same command serves the arena for the browser on
-// http://127.0.0.1:8080 (built for js/wasm when it starts, talking to the
-// server over WebSocket): every tab is another player.
+// Every client joins with a connect token: the server's development
+// backend hands out tickets (the server's address and certificate hash,
+// a token) on its HTTP server, http://127.0.0.1:8080/ticket, where a
+// joining player fetches one (-ticket names another place). The same
+// HTTP server serves the arena for the browser on http://127.0.0.1:8080
+// (built for js/wasm when it starts), which joins over WebTransport, or
+// over a WebSocket when the browser has no WebTransport or it fails
+// (?transport=ws forces it): every tab is another player.
 //
 //	go run ./examples/arena -screenshot out.png -frames 300
 //	go run ./examples/arena -compare -loss 0.2   # interpolation on and off, side by side
@@ -34,6 +40,7 @@ import (
 	"flag"
 	"fmt"
 	"log"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -53,6 +60,7 @@ type options struct {
 	http       string
 	join       string
 	ws         string
+	ticket     string
 	screenshot string
 	frames     int
 	gif        string
@@ -92,10 +100,11 @@ func parseFlags(args []string) (*options, error) {
 	o := &options{set: arenanet.DefaultSettings()}
 	fs := flag.NewFlagSet("arena", flag.ContinueOnError)
 	fs.IntVar(&o.bots, "bots", 400, "remote entities the server simulates (0..16000)")
-	fs.StringVar(&o.addr, "addr", "127.0.0.1:7777", "UDP address the server listens on")
-	fs.StringVar(&o.http, "http", "127.0.0.1:8080", `address of the browser version ("" for none)`)
-	fs.StringVar(&o.join, "join", "", "join the server at this UDP address instead of starting one")
+	fs.StringVar(&o.addr, "addr", "127.0.0.1:7777", "UDP address the server listens on (QUIC and WebTransport)")
+	fs.StringVar(&o.http, "http", "127.0.0.1:"+arenanet.DefaultHTTPPort, `address of the browser version, its WebSocket and the tickets ("" for none)`)
+	fs.StringVar(&o.join, "join", "", "join the server at this UDP address over QUIC instead of starting one")
 	fs.StringVar(&o.ws, "ws", "", "join over WebSocket at this URL (ws://host:port/ws) instead of starting a server")
+	fs.StringVar(&o.ticket, "ticket", "", "with -join or -ws, get the ticket here (default: the server host's http://HOST:"+arenanet.DefaultHTTPPort+arenanet.TicketPath+", or the -ws URL's host)")
 	fs.StringVar(&o.screenshot, "screenshot", "", "save the screen to this PNG after -frames frames and exit")
 	fs.IntVar(&o.frames, "frames", 300, "frames to render in the screenshot mode")
 	fs.StringVar(&o.gif, "gif", "", "also record the last -gif-frames frames (every other one) as an animated GIF here, and exit")
@@ -157,6 +166,8 @@ func parseFlags(args []string) (*options, error) {
 		return nil, fmt.Errorf("-seconds %v: want 0 or more", o.seconds)
 	case o.join != "" && o.ws != "":
 		return nil, errors.New("-join and -ws: choose one")
+	case o.ticket != "" && o.join == "" && o.ws == "":
+		return nil, errors.New("-ticket: only with -join or -ws (a server started here hands its own tickets)")
 	}
 	return o, nil
 }
@@ -191,19 +202,45 @@ func run(o *options) error {
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(o.seconds*float64(time.Second)))
 		defer cancel()
 	}
-	udpAddr, wsURL := o.join, o.ws
-	if udpAddr == "" && wsURL == "" {
+	var connect func(set arenanet.Settings, seed uint64) (*arenanet.Client, error)
+	switch {
+	case o.join != "":
+		ticketURL := o.ticket
+		if ticketURL == "" {
+			ticketURL = arenanet.TicketURLFor(o.join)
+		}
+		connect = func(set arenanet.Settings, seed uint64) (*arenanet.Client, error) {
+			return arenanet.Join(ctx, set, ticketURL, arenanet.QUIC, o.join, seed)
+		}
+	case o.ws != "":
+		ticketURL := o.ticket
+		if ticketURL == "" {
+			var err error
+			if ticketURL, err = ticketURLOfWS(o.ws); err != nil {
+				return err
+			}
+		}
+		connect = func(set arenanet.Settings, seed uint64) (*arenanet.Client, error) {
+			return arenanet.Join(ctx, set, ticketURL, arenanet.WebSocket, o.ws, seed)
+		}
+	default:
 		srvCtx, stopServer := context.WithCancel(ctx)
-		srv, err := arenanet.Serve(srvCtx, arenanet.ServeConfig{Bots: o.bots, UDPAddr: o.addr, HTTPAddr: o.http, Wasm: o.wasm}, log.Printf)
+		srv, err := arenanet.Serve(srvCtx, arenanet.ServeConfig{Bots: o.bots, Addr: o.addr, HTTPAddr: o.http, Wasm: o.wasm}, log.Printf)
 		if err != nil {
 			stopServer()
 			return err
 		}
 		defer srv.Wait()
 		defer stopServer()
-		udpAddr = srv.UDPAddr()
+		connect = func(set arenanet.Settings, seed uint64) (*arenanet.Client, error) {
+			t, err := srv.Ticket(false)
+			if err != nil {
+				return nil, err
+			}
+			return arenanet.Connect(ctx, set, t, arenanet.QUIC, seed)
+		}
 	}
-	c, err := arenanet.Connect(ctx, o.set, udpAddr, wsURL, o.seed)
+	c, err := connect(o.set, o.seed)
 	if err != nil {
 		return err
 	}
@@ -212,12 +249,24 @@ func run(o *options) error {
 	if o.compare {
 		off := o.set
 		off.Interp = false
-		if other, err = arenanet.Connect(ctx, off, udpAddr, wsURL, o.seed+100); err != nil {
+		if other, err = connect(off, o.seed+100); err != nil {
 			return err
 		}
 		defer other.Close()
 	}
 	return window(ctx, c, other, o)
+}
+
+// ticketURLOfWS is where a player joining over the WebSocket at wsURL
+// gets a ticket by default: the same host's ticket endpoint.
+func ticketURLOfWS(wsURL string) (string, error) {
+	u, err := url.Parse(wsURL)
+	if err != nil || (u.Scheme != "ws" && u.Scheme != "wss") {
+		return "", fmt.Errorf("-ws %q: want a ws:// or wss:// URL", wsURL)
+	}
+	u.Scheme = strings.Replace(u.Scheme, "ws", "http", 1)
+	u.Path, u.RawQuery = arenanet.TicketPath, ""
+	return u.String(), nil
 }
 
 // window runs the game in a window until it is closed, ctx ends, or the
@@ -249,7 +298,7 @@ func window(ctx context.Context, c, other *arenanet.Client, o *options) error {
 		return err
 	}
 	if st := c.Stats(); st.Err != nil {
-		return st.Err
+		return errors.New(arenanet.Disconnected(st.Err))
 	} else if st.NetID == 0 {
 		fmt.Fprintf(os.Stderr, "arena: no player from the server (is it running at %s?)\n", serverOf(o))
 	}

@@ -4,17 +4,25 @@ package arenanet
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/netsmooth/netsmooth/client"
 	"github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/server"
+	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/transport"
+	"github.com/netsmooth/netsmooth/wire"
 )
 
 // testServer starts an arena server on free loopback ports, with the
-// WebSocket endpoint but no browser build, stopped with the test.
+// WebSocket endpoint and the tickets but no browser build, stopped with
+// the test.
 func testServer(t *testing.T, bots int) *Server {
 	t.Helper()
 	srv, stop := runServer(t, context.Background(), bots, nil)
@@ -48,17 +56,17 @@ func runServer(t *testing.T, ctx context.Context, bots int, page *Page) (srv *Se
 	}
 }
 
-// testClient joins srv over UDP (or WebSocket, with ws) under the given
-// Settings.
-func testClient(t *testing.T, srv *Server, ws bool, set Settings) *Client {
+// testClient joins srv over tr under the given Settings, with a ticket
+// from the server's backend.
+func testClient(t *testing.T, srv *Server, tr Transport, set Settings) *Client {
 	t.Helper()
-	udp, url := srv.UDPAddr(), ""
-	if ws {
-		udp, url = "", "ws://"+srv.WebAddr()+"/ws"
-	}
-	c, err := Connect(context.Background(), set, udp, url, 7)
+	tk, err := srv.Ticket(false)
 	if err != nil {
 		t.Fatal(err)
+	}
+	c, err := Connect(context.Background(), set, tk, tr, 7)
+	if err != nil {
+		t.Fatalf("joining over %v: %v", tr, err)
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
@@ -82,61 +90,80 @@ func play(d time.Duration, clients []*Client, sticks []scenario.Stick) {
 // not.
 func drawnAt(c *Client, id components.NetID) (components.Render, bool) {
 	q := c.remote.Query(&c.world)
-	defer q.Close()
 	for q.Next() {
 		nid, r, _ := q.Get()
 		if *nid == id && r.Flags&components.Visible != 0 {
+			q.Close() // a query run to its end closes itself
 			return *r, true
 		}
 	}
 	return components.Render{}, false
 }
 
-// Two clients, one over UDP and one over WebSocket, each under a lossy
-// simulated network: the server gives each its own player, each predicts
-// its own and draws the other's where the server has it, and draws the
-// bots on their true paths.
-func TestTwoPlayersSeeEachOther(t *testing.T) {
+// Three clients, over QUIC, WebTransport and a WebSocket, each under a
+// lossy simulated network: the server gives each its own player, each
+// predicts its own and draws the others' where the server has them, and
+// draws the bots on their true paths.
+func TestPlayersSeeEachOther(t *testing.T) {
 	srv := testServer(t, 200)
 	set := DefaultSettings()
 	set.Loss = 2 // 10%
-	a := testClient(t, srv, false, set)
-	b := testClient(t, srv, true, set)
-	play(3*time.Second, []*Client{a, b}, []scenario.Stick{{X: 1}, {Y: 1}})
+	vias := []Transport{QUIC, WebTransport, WebSocket}
+	var clients []*Client
+	for _, tr := range vias {
+		clients = append(clients, testClient(t, srv, tr, set))
+	}
+	play(3*time.Second, clients, []scenario.Stick{{X: 1}, {Y: 1}, {X: -1}})
 
-	if a.meID == 0 || b.meID == 0 || a.meID == b.meID {
-		t.Fatalf("players: UDP client %d, WebSocket client %d: want two different NetIDs from the server", a.meID, b.meID)
+	ids := map[components.NetID]bool{}
+	for i, c := range clients {
+		if c.meID == 0 || ids[c.meID] {
+			t.Fatalf("the %v client's player is %d: want a NetID of its own from the server", vias[i], c.meID)
+		}
+		ids[c.meID] = true
+		if got := c.Stats().Via; got != vias[i] {
+			t.Errorf("client %d says it is over %v, want %v", c.meID, got, vias[i])
+		}
 	}
 	players := srv.Players()
-	if len(players) != 2 {
-		t.Fatalf("server has %d players, want 2", len(players))
+	if len(players) != len(clients) {
+		t.Fatalf("server has %d players, want %d", len(players), len(clients))
 	}
+	kinds := map[transport.Kind]bool{}
 	for _, p := range players {
+		kinds[p.Via] = true
 		if p.Moved < 10 {
 			t.Errorf("player %d moved %.1f units on the server in 3 s of input, want at least 10", p.NetID, p.Moved)
 		}
 	}
-	for _, pair := range [][2]*Client{{a, b}, {b, a}} {
-		viewer, other := pair[0], pair[1]
-		r, ok := drawnAt(viewer, other.meID)
-		if !ok {
-			t.Fatalf("client %d does not draw player %d", viewer.meID, other.meID)
-		}
-		// The other player is drawn a little in the past: within its
-		// speed times the presentation delay of where it is now.
-		var truth scenario.Mover
-		for _, p := range srv.Players() {
-			if components.NetID(p.NetID) == other.meID {
-				truth = p.State
+	if !kinds[transport.KindQUIC] || !kinds[transport.KindWebTransport] || !kinds[transport.KindMessage] {
+		t.Errorf("the server's players come over %v, want QUIC, WebTransport and message (WebSocket)", kinds)
+	}
+	for _, viewer := range clients {
+		for _, other := range clients {
+			if other == viewer {
+				continue
+			}
+			r, ok := drawnAt(viewer, other.meID)
+			if !ok {
+				t.Fatalf("client %d does not draw player %d", viewer.meID, other.meID)
+			}
+			// The other player is drawn a little in the past: within its
+			// speed times the presentation delay of where it is now.
+			var truth scenario.Mover
+			for _, p := range srv.Players() {
+				if components.NetID(p.NetID) == other.meID {
+					truth = p.State
+				}
+			}
+			d := math.Hypot(float64(r.Pos[0]-truth.Pos[0]), float64(r.Pos[1]-truth.Pos[1]))
+			if limit := PlayerSpeed * 0.5; d > limit {
+				t.Errorf("client %d draws player %d %.2f units from the server's position, want within %.1f", viewer.meID, other.meID, d, limit)
 			}
 		}
-		d := math.Hypot(float64(r.Pos[0]-truth.Pos[0]), float64(r.Pos[1]-truth.Pos[1]))
-		if limit := PlayerSpeed * 0.5; d > limit {
-			t.Errorf("client %d draws player %d %.2f units from the server's position, want within %.1f", viewer.meID, other.meID, d, limit)
-		}
 		st := viewer.Stats()
-		if st.Entities != 201 {
-			t.Errorf("client %d holds %d remote entities, want 200 bots and 1 player", viewer.meID, st.Entities)
+		if st.Entities != 200+len(clients)-1 {
+			t.Errorf("client %d holds %d remote entities, want 200 bots and %d players", viewer.meID, st.Entities, len(clients)-1)
 		}
 		if !(st.RTT > 80 && st.RTT < 250) {
 			t.Errorf("client %d: RTT %.0f ms, want about 100 (50 ms each way)", viewer.meID, st.RTT)
@@ -176,9 +203,9 @@ func TestInterpolationOffIsWorseUnderLoss(t *testing.T) {
 	srv := testServer(t, 200)
 	set := DefaultSettings()
 	set.Loss = 3 // 20%
-	on := testClient(t, srv, false, set)
+	on := testClient(t, srv, QUIC, set)
 	set.Interp = false
-	off := testClient(t, srv, false, set)
+	off := testClient(t, srv, QUIC, set)
 	play(time.Second, []*Client{on, off}, []scenario.Stick{{}, {}}) // buffers filled
 	var errOn, errOff float64
 	for range 30 {
@@ -198,7 +225,7 @@ func TestInterpolationOffIsWorseUnderLoss(t *testing.T) {
 // The Settings keys change the pipeline and the network while it runs.
 func TestSettingsApplyLive(t *testing.T) {
 	srv := testServer(t, 50)
-	c := testClient(t, srv, false, DefaultSettings())
+	c := testClient(t, srv, QUIC, DefaultSettings())
 	play(time.Second, []*Client{c}, []scenario.Stick{{}})
 	s := c.set
 	s.Policy, s.Delay = 1, 2 // Hold, fixed 100 ms
@@ -224,22 +251,143 @@ func TestSettingsApplyLive(t *testing.T) {
 	}
 }
 
-// A WebSocket player whose server goes away is told so (the overlay shows
-// Stats.Err); while the server runs there is no error.
-func TestLostWebSocketShows(t *testing.T) {
+// A player whose server shuts down is told so, with the server's reason
+// (the overlay shows Stats.Err), over every transport; while the server
+// runs there is no error.
+func TestServerShutdownShows(t *testing.T) {
 	srv, stop := runServer(t, context.Background(), 10, nil)
 	defer stop()
-	c := testClient(t, srv, true, DefaultSettings())
-	still := []scenario.Stick{{}}
-	play(500*time.Millisecond, []*Client{c}, still)
-	if err := c.Stats().Err; err != nil {
-		t.Fatalf("Err while the server runs: %v", err)
+	vias := []Transport{QUIC, WebTransport, WebSocket}
+	var clients []*Client
+	for _, tr := range vias {
+		clients = append(clients, testClient(t, srv, tr, DefaultSettings()))
+	}
+	still := make([]scenario.Stick, len(clients))
+	play(500*time.Millisecond, clients, still)
+	for i, c := range clients {
+		if err := c.Stats().Err; err != nil {
+			t.Fatalf("%v: Err while the server runs: %v", vias[i], err)
+		}
 	}
 	stop()
-	for end := time.Now().Add(5 * time.Second); c.Stats().Err == nil; {
-		if time.Now().After(end) {
-			t.Fatal("no error 5 s after the server went away")
+	for i, c := range clients {
+		for end := time.Now().Add(5 * time.Second); c.Stats().Err == nil; {
+			if time.Now().After(end) {
+				t.Fatalf("%v: no error 5 s after the server went away", vias[i])
+			}
+			play(100*time.Millisecond, clients, still)
 		}
-		play(100*time.Millisecond, []*Client{c}, still)
+		var ce *transport.CloseError
+		if err := c.Stats().Err; !errors.As(err, &ce) || ce.Reason != wire.ReasonShutdown || !ce.Remote {
+			t.Errorf("%v: Err %v, want the server's shutdown", vias[i], err)
+		}
+		t.Logf("%v: %s", vias[i], Disconnected(c.Stats().Err))
 	}
+}
+
+// A kicked player learns why, over every transport, and its player is
+// despawned for the others.
+func TestKickShows(t *testing.T) {
+	srv := testServer(t, 10)
+	vias := []Transport{QUIC, WebTransport, WebSocket}
+	var clients []*Client
+	for _, tr := range vias {
+		clients = append(clients, testClient(t, srv, tr, DefaultSettings()))
+	}
+	still := make([]scenario.Stick, len(clients)+1)
+	watcher := testClient(t, srv, QUIC, DefaultSettings())
+	all := append(clients[:len(clients):len(clients)], watcher)
+	play(time.Second, all, still)
+	for i, c := range clients {
+		var id server.ClientID
+		for _, p := range srv.Players() {
+			if components.NetID(p.NetID) == c.meID {
+				id = p.Client
+			}
+		}
+		if id == 0 {
+			t.Fatalf("%v: player %d not on the server", vias[i], c.meID)
+		}
+		if _, ok := drawnAt(watcher, c.meID); !ok {
+			t.Fatalf("the watcher does not draw the %v player %d", vias[i], c.meID)
+		}
+		if err := srv.Kick(id, "testing kicks"); err != nil {
+			t.Fatal(err)
+		}
+		for end := time.Now().Add(5 * time.Second); c.Err() == nil; {
+			if time.Now().After(end) {
+				t.Fatalf("%v: no error 5 s after the kick", vias[i])
+			}
+			play(100*time.Millisecond, all, still)
+		}
+		want := "disconnected by the server: kicked: testing kicks"
+		if got := Disconnected(c.Err()); got != want {
+			t.Errorf("%v: kicked player shows %q, want %q", vias[i], got, want)
+		}
+		play(time.Second, all, still)
+		if _, ok := drawnAt(watcher, c.meID); ok {
+			t.Errorf("the watcher still draws the kicked %v player %d", vias[i], c.meID)
+		}
+	}
+	if n := len(srv.Players()); n != 1 {
+		t.Errorf("%d players left on the server, want the watcher's", n)
+	}
+}
+
+// A client sending 64 inputs a tick (a speed hack), or skipping 63
+// sequence numbers at a time, moves no faster on the server than an
+// honest client sending one: the server steps a player once per input
+// the session hands out.
+func TestSpeedHackBounded(t *testing.T) {
+	srv := testServer(t, 0)
+	join := func() *client.Client {
+		tk, err := srv.Ticket(false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cc, err := clientConfig(tk, client.SessionConfig{Inbox: systems.NewInbox(0), OnOwn: func(client.Own) {}}, netsim.Config{}, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := client.Dial(context.Background(), tk.Addr, cc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	honest, flood, skip := join(), join(), join()
+	right := encodeStick(nil, scenario.Stick{X: 1})
+	var seqHonest, seqFlood, seqSkip uint32
+	tick := time.NewTicker(time.Second / TickRate)
+	defer tick.Stop()
+	for range 2 * TickRate {
+		<-tick.C
+		seqHonest++
+		honest.Session().QueueInput(seqHonest, right)
+		for range 64 {
+			seqFlood++
+			flood.Session().QueueInput(seqFlood, right)
+			flood.SendInputs()
+		}
+		seqSkip += 64
+		skip.Session().QueueInput(seqSkip, right)
+		for _, c := range []*client.Client{honest, flood, skip} {
+			c.SendInputs()
+		}
+	}
+	moved := map[components.NetID]float32{}
+	for _, p := range srv.Players() {
+		moved[components.NetID(p.NetID)] = p.Moved
+	}
+	h := moved[honest.Session().NetID()]
+	if h < 10 {
+		t.Fatalf("the honest player moved %.1f units in 2 s, want more than 10", h)
+	}
+	for name, c := range map[string]*client.Client{"64 inputs a tick": flood, "63 skipped a time": skip} {
+		if m := moved[c.Session().NetID()]; m > h*1.15 {
+			t.Errorf("%s: moved %.1f units, the honest player %.1f: want no faster", name, m, h)
+		}
+	}
+	t.Logf("moved in 2 s: honest %.1f, 64 inputs a tick %.1f, 63 skipped %.1f units", h, moved[flood.Session().NetID()], moved[skip.Session().NetID()])
 }

@@ -11,11 +11,12 @@ import (
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
+	"github.com/netsmooth/netsmooth/client"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/devauth"
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
-	"github.com/netsmooth/netsmooth/session"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
@@ -168,55 +169,52 @@ type Client struct {
 	downBps, upBps float64
 }
 
-// newClient builds the pipeline and the predictor; connect then
-// gives it its link.
-func newClient() (*Client, *session.ClientConfig, error) {
+// newClient builds the pipeline and the predictor; Connect then gives it
+// its link.
+func newClient() (*Client, client.SessionConfig, error) {
 	c := &Client{world: ecs.NewWorld(), set: DefaultSettings(), own: &ownState{}, paths: map[components.NetID]*Trail{}, trailEvery: 40}
 	cfg := nsecs.DefaultConfig() // 20 Hz: TickRate
 	cfg.Predict.DeadZone = 0.05
 	var err error
 	if c.pipe, err = nsecs.New(&c.world, cfg); err != nil {
-		return nil, nil, err
+		return nil, client.SessionConfig{}, err
 	}
 	if c.pred, err = nsecs.AddPredictor(c.pipe, playerSim); err != nil {
-		return nil, nil, err
+		return nil, client.SessionConfig{}, err
 	}
 	c.cmds = generic.NewMap2[components.InputCommand[scenario.Stick], components.PredictedStatus](&c.world)
 	c.render = generic.NewMap1[components.Render](&c.world)
 	c.remote = generic.NewFilter3[components.NetID, components.Render, components.Span]().With(generic.T[components.Remote]())
 	pred, own := c.pred, c.own
-	scfg := &session.ClientConfig{
-		Inbox:    c.pipe.Inbox(),
-		TickRate: TickRate,
-		// NetID 0: the server assigns the player.
-		OnOwn: func(o session.Own) {
+	scfg := client.SessionConfig{
+		Inbox: c.pipe.Inbox(),
+		// The server assigns the player (client.Session.NetID); its tick
+		// rate comes with its Welcome.
+		OnOwn: func(o client.Own) {
 			m := moverOf(o.Entity)
 			own.mu.Lock()
 			own.netID, own.state, own.ok = components.NetID(o.Entity.NetID), m, true
 			own.mu.Unlock()
-			pred.Inbox().Push(session.Authoritative(o, m))
+			pred.Inbox().Push(client.Authoritative(o, m))
 		},
 	}
 	return c, scfg, nil
 }
 
 // Connect builds a client under the settings set and joins the arena
-// server: over UDP at udpAddr, or, if wsURL is set ("ws://host:port/ws"),
-// over WebSocket (the only way in a browser). seed seeds the simulated
-// network. Cancelling ctx ends the connection; Close ends it and must be
-// called either way.
-func Connect(ctx context.Context, set Settings, udpAddr, wsURL string, seed uint64) (*Client, error) {
+// server with ticket t (from the server's development backend: its
+// addresses, its certificate's hash, a connect token) over tr: QUIC at
+// t.Addr, WebTransport at t.WebTransport, or a WebSocket at t.WebSocket.
+// seed seeds the simulated network. It fails with the server's refusal
+// (a *transport.CloseError) or the transport's error. Cancelling ctx
+// during the handshake abandons it; Close ends the connection and must be
+// called once Connect has succeeded.
+func Connect(ctx context.Context, set Settings, t devauth.Ticket, tr Transport, seed uint64) (*Client, error) {
 	c, scfg, err := newClient()
 	if err != nil {
 		return nil, err
 	}
-	cond := set.Conditions()
-	if wsURL != "" {
-		c.link, err = dialWS(ctx, wsURL, *scfg, cond, seed)
-	} else {
-		c.link, err = dialUDP(ctx, udpAddr, *scfg, cond, seed)
-	}
-	if err != nil {
+	if c.link, err = dial(ctx, t, tr, scfg, set.Conditions(), seed); err != nil {
 		return nil, err
 	}
 	if err := c.Apply(set); err != nil {
@@ -244,7 +242,7 @@ func (c *Client) Step(dt float64, stick scenario.Stick) {
 	c.entityFrames += uint64(c.pipe.Metrics().Entities)
 	c.sent = c.pred.Outbox().Drain(c.sent)
 	if len(c.sent) > 0 {
-		_ = session.QueueInputs(c.link.Session(), c.sent, encodeStick) // in order by construction
+		_ = client.QueueInputs(c.link.Session(), c.sent, encodeStick) // in order by construction
 	}
 	// An input packet per tick's inputs, and an acknowledgement at least
 	// every tick when there are none.
@@ -424,7 +422,11 @@ type Stats struct {
 	Cost, Peak time.Duration
 	// NetID is the client's player, 0 until the server assigns one.
 	NetID components.NetID
-	// Err is why the connection ended, nil while it works.
+	// Via is what carries the packets.
+	Via Transport
+	// Err is why the connection ended, nil while it works: a
+	// *transport.CloseError with the server's reason when it kicked the
+	// client or shut down (see Disconnected).
 	Err error
 }
 
@@ -446,6 +448,7 @@ func (c *Client) Stats() Stats {
 		Cost:         c.cost,
 		Peak:         c.peak,
 		NetID:        c.meID,
+		Via:          c.link.via,
 		Err:          c.link.Err(),
 	}
 	if m.Frames > 0 {
@@ -493,6 +496,10 @@ func (c *Client) Player() (drawn components.Render, server mgl32.Vec2, ok bool) 
 // Trails returns the trails (while Settings().Trails), by NetID; they
 // change at every Step.
 func (c *Client) Trails() map[components.NetID]*Trail { return c.paths }
+
+// Err returns why the connection ended, nil while it works (see
+// Stats.Err).
+func (c *Client) Err() error { return c.link.Err() }
 
 // Close ends the link.
 func (c *Client) Close() error { return c.link.Close() }

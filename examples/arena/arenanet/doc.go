@@ -1,16 +1,26 @@
 // Package arenanet is the arena's game without a screen: the rules both
 // ends know (the bots' paths, the players' movement, the inputs' wire
-// form), the server (bots and players, UDP and WebSocket clients on one
-// session.Server, the server assigning every client its player, the
-// browser build served over HTTP) and the client (netsmooth's pipeline
-// with a predicted player, over UDP or WebSocket through a simulated
-// network that can change while it runs, with trails and the numbers the
-// overlay shows). The arena command draws it with Ebitengine; the tests
-// here play it headless, and drive the browser build in Chromium.
+// form), the server (bots and players on a server.Server: desktop clients
+// over QUIC and browsers over WebTransport on one UDP port, browsers
+// without WebTransport over a WebSocket on the HTTP server that also
+// serves the browser build and the development backend's tickets; the
+// server assigns every client its player when it joins) and the client
+// (netsmooth's pipeline with a predicted player, over QUIC, WebTransport
+// or a WebSocket through a simulated network that can change while it
+// runs, with trails and the numbers the overlay shows). The arena command
+// draws it with Ebitengine; the tests here play it headless, and drive
+// the browser build in Chromium.
+//
+// Every client joins with a connect token. The server's development
+// backend (internal/devauth) makes a signing key at start and hands out
+// tickets, JSON on its HTTP server at TicketPath: the server's address,
+// its WebTransport and WebSocket endpoints, the hash of its self-signed
+// certificate (which clients trust by that hash), and a fresh token. A
+// real game's backend authenticates the player first, over HTTPS.
 //
 // A client's loop:
 //
-//	c, err := arenanet.Connect(ctx, arenanet.DefaultSettings(), "127.0.0.1:7777", "", seed)
+//	c, err := arenanet.Join(ctx, arenanet.DefaultSettings(), "http://127.0.0.1:8080/ticket", arenanet.QUIC, "", seed)
 //	for running {
 //		c.Step(dt, stick)       // the pipeline, the prediction, the inputs out
 //		c.EachRemote(draw)      // the bots and the other players
@@ -18,10 +28,12 @@
 //	}
 //
 // Everything a Client does runs on the caller's goroutine except the
-// network's, which the session and transport packages make safe.
+// network's, which the client and transport packages make safe.
 //
-// The server has no TLS of its own: on the internet, serve it from
-// behind a TLS-terminating reverse proxy that forwards WebSocket upgrades
-// and keeps the Host header (the hub accepts same-origin pages only). The
-// browser build joins with wss:// when its page came over HTTPS.
+// On the internet, serve the HTTP server from behind a TLS-terminating
+// reverse proxy that forwards WebSocket upgrades and keeps the Host
+// header (the WebSocket endpoint accepts same-origin pages only); the
+// browser build joins the WebSocket with wss:// when its page came over
+// HTTPS. QUIC and WebTransport carry their own TLS: give the server a
+// certificate for its public name instead of the self-signed one.
 package arenanet

@@ -4,14 +4,71 @@ package arenanet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
+	"syscall/js"
+	"time"
 
-	"github.com/netsmooth/netsmooth/netsim"
-	"github.com/netsmooth/netsmooth/session"
+	"github.com/netsmooth/netsmooth/client"
+	"github.com/netsmooth/netsmooth/internal/devauth"
 )
 
-// dialUDP: a browser has no UDP; the browser version joins over
-// WebSocket.
-func dialUDP(context.Context, string, session.ClientConfig, netsim.Config, uint64) (link, error) {
-	return link{}, errors.New("arena: no UDP in the browser: join over WebSocket")
+// dialQUIC: a browser has no QUIC of its own to offer a page; the
+// browser version joins over WebTransport or a WebSocket.
+func dialQUIC(context.Context, string, client.Config) (*client.Client, error) {
+	return nil, errors.New("arena: no QUIC in the browser: join over WebTransport or a WebSocket")
+}
+
+// fetchTicket gets a ticket from the development backend at url with the
+// browser's fetch: net/http's client would add 6 MB to the module.
+func fetchTicket(ctx context.Context, url string) (devauth.Ticket, error) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	rsp, err := await(ctx, js.Global().Call("fetch", url, map[string]any{"cache": "no-store"}))
+	if err != nil {
+		return devauth.Ticket{}, fmt.Errorf("arena: fetching a ticket: %w", err)
+	}
+	if !rsp.Get("ok").Bool() {
+		return devauth.Ticket{}, fmt.Errorf("arena: fetching a ticket: HTTP %d", rsp.Get("status").Int())
+	}
+	text, err := await(ctx, rsp.Call("text"))
+	if err != nil {
+		return devauth.Ticket{}, fmt.Errorf("arena: fetching a ticket: %w", err)
+	}
+	var t devauth.Ticket
+	if err := json.Unmarshal([]byte(text.String()), &t); err != nil {
+		return devauth.Ticket{}, fmt.Errorf("arena: fetching a ticket: %w", err)
+	}
+	return t, nil
+}
+
+// await waits until promise p settles or ctx ends.
+func await(ctx context.Context, p js.Value) (js.Value, error) {
+	type result struct {
+		v   js.Value
+		err error
+	}
+	ch := make(chan result, 1)
+	var ok, fail js.Func
+	settle := func(r result) {
+		ok.Release()
+		fail.Release()
+		ch <- r
+	}
+	ok = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		settle(result{v: args[0]})
+		return nil
+	})
+	fail = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		settle(result{err: errors.New(args[0].Call("toString").String())})
+		return nil
+	})
+	p.Call("then", ok, fail)
+	select {
+	case r := <-ch:
+		return r.v, r.err
+	case <-ctx.Done():
+		return js.Undefined(), ctx.Err()
+	}
 }

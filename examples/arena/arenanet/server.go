@@ -9,27 +9,32 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/netip"
 	"sync"
 	"syscall"
 	"time"
 
+	"github.com/coder/websocket"
+	"github.com/netsmooth/netsmooth/internal/devauth"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
-	"github.com/netsmooth/netsmooth/session"
+	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/transport"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
 // Server simulates the arena at TickRate: the bots on their paths
-// and one player per client, stepped once per input the client sends.
-// Desktop clients connect over UDP (a transport.Server), browser clients
-// over WebSocket (a wsHub on the HTTP server that also serves the page);
-// both share one session.Server, so every client sees every player. The
-// server, not the client, picks each client's player: it assigns a new
-// NetID when the client connects (session.Server.Assign).
+// and one player per client, stepped once per input the session hands
+// out (at most one a tick on average, however many a client sends). It
+// is a server.Server: desktop clients connect over QUIC and browsers over
+// WebTransport, both on one UDP port, and browsers without WebTransport
+// over a WebSocket on the HTTP server, which also serves the page and
+// the development backend's tickets (TicketPath). Every client needs a
+// ticket's connect token, whatever carries it. The server, not the
+// client, picks each client's player: it assigns a new NetID when the
+// client joins (server.Session.Assign) and despawns it when it leaves.
 type Server struct {
-	udp  *transport.Server
-	sess *session.Server
-	ws   *wsHub
+	srv  *server.Server
+	auth *devauth.Backend
 	web  *http.Server
 	webL net.Listener
 	page *Page
@@ -38,11 +43,15 @@ type Server struct {
 
 	tick     uint32
 	nextID   uint32
-	ids      []session.ClientID
-	wsIDs    []session.ClientID
+	events   []server.Event
 	clientMu sync.Mutex // guards players for Players()
-	players  map[session.ClientID]*serverPlayer
+	players  map[server.ClientID]*serverPlayer
 	done     chan struct{} // closed when a Serve'd server has stopped
+
+	wsMu     sync.Mutex
+	wsConns  map[*wsConn]struct{} // the WebSockets being served
+	wsClosed bool
+	wsWG     sync.WaitGroup
 }
 
 // serverPlayer is a client's player on the server.
@@ -57,31 +66,41 @@ type serverPlayer struct {
 type PlayerInfo struct {
 	// NetID is the player's entity, assigned by the server.
 	NetID uint32
+	// Client is the player's connection on the server.
+	Client server.ClientID
+	// Via is what carries its packets (QUIC, WebTransport or message:
+	// the WebSocket).
+	Via transport.Kind
 	// State is its position and velocity now.
 	State scenario.Mover
 	// Moved is the distance it has travelled since it joined, in units.
 	Moved float32
 }
 
-// StartServer listens for UDP clients on udpAddr and, unless httpAddr is
-// empty, for WebSocket clients on httpAddr, where page (if not nil)
-// serves the browser version; Run then runs it. The server simulates
-// bots bots.
+// StartServer listens for QUIC and WebTransport clients on udpAddr and,
+// unless httpAddr is empty, serves the tickets and the WebSocket on
+// httpAddr, where page (if not nil) serves the browser version; Run then
+// runs it. The server simulates bots bots.
 func StartServer(ctx context.Context, bots int, udpAddr, httpAddr string, page *Page) (*Server, error) {
-	udp, err := transport.Listen(ctx, transport.ServerConfig{Addr: udpAddr, Session: session.Config{MaxClients: 64}})
+	auth, err := devauth.New()
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{udp: udp, sess: udp.Session(), q: wire.DefaultQuantizer(), bots: bots,
-		players: map[session.ClientID]*serverPlayer{}, page: page}
-	s.ws = newWSHub(s.sess, udp.Now)
+	srv, err := server.Listen(ctx, server.Config{Addr: udpAddr, Tokens: auth.Tokens(), TickRate: TickRate,
+		Session: server.SessionConfig{MaxClients: 64}})
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{srv: srv, auth: auth, q: wire.DefaultQuantizer(), bots: bots, page: page,
+		players: map[server.ClientID]*serverPlayer{}, wsConns: map[*wsConn]struct{}{}}
 	if httpAddr != "" {
 		if s.webL, err = net.Listen("tcp", httpAddr); err != nil {
-			udp.Close()
+			srv.Close()
 			return nil, fmt.Errorf("HTTP: %w", err)
 		}
 		mux := http.NewServeMux()
-		mux.Handle("/ws", s.ws)
+		mux.HandleFunc("/ws", s.serveWS)
+		mux.Handle(TicketPath, auth.Handler(s.ticketBase))
 		if page != nil {
 			page.register(mux)
 		}
@@ -95,10 +114,12 @@ func StartServer(ctx context.Context, bots int, udpAddr, httpAddr string, page *
 	return s, nil
 }
 
-// UDPAddr is where desktop clients connect.
-func (s *Server) UDPAddr() string { return s.udp.Addr().String() }
+// Addr is where desktop clients connect over QUIC (and browsers over
+// WebTransport): the UDP address the server listens on.
+func (s *Server) Addr() string { return s.srv.Addr().String() }
 
-// WebAddr is where the browser build is served, "" without one.
+// WebAddr is where the browser version, the tickets and the WebSocket
+// are served, "" without an HTTP server.
 func (s *Server) WebAddr() string {
 	if s.webL == nil {
 		return ""
@@ -106,16 +127,89 @@ func (s *Server) WebAddr() string {
 	return s.webL.Addr().String()
 }
 
+// TicketURL is where clients get their tickets, "" without an HTTP
+// server.
+func (s *Server) TicketURL() string {
+	if s.webL == nil {
+		return ""
+	}
+	return "http://" + s.WebAddr() + TicketPath
+}
+
+// Ticket issues a ticket for this server, as the ticket endpoint does:
+// for a client in the same process.
+func (s *Server) Ticket(spectator bool) (devauth.Ticket, error) {
+	return s.auth.Ticket(s.ticketBase(), spectator)
+}
+
+// ticketBase describes the server for a ticket: its address (a loopback
+// one when it listens on every interface: its connect tokens name
+// those), its WebTransport URL, its WebSocket and its certificate's hash.
+func (s *Server) ticketBase() devauth.Ticket {
+	ap := s.srv.Addr()
+	host := ap.Addr()
+	if host.IsUnspecified() {
+		host = netip.IPv6Loopback()
+		if ap.Addr().Is4() {
+			host = netip.AddrFrom4([4]byte{127, 0, 0, 1})
+		}
+	}
+	t := devauth.Ticket{
+		Addr:         netip.AddrPortFrom(host, ap.Port()).String(),
+		WebTransport: s.srv.WebTransportURL(host.String()),
+		CertHash:     devauth.HashString(s.srv.CertHash()),
+	}
+	if s.webL != nil {
+		t.WebSocket = "ws://" + s.WebAddr() + "/ws"
+	}
+	return t
+}
+
+// serveWS upgrades a request to a WebSocket and serves it as a client
+// (after its Hello with a token, as over QUIC) until either side closes.
+func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
+	c, err := websocket.Accept(w, r, nil) // same-origin only: the page this server serves
+	if err != nil {
+		return
+	}
+	c.SetReadLimit(readLimit(s.srv.Session().Config().Wire))
+	var remote net.Addr
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		remote = net.TCPAddrFromAddrPort(ap)
+	}
+	mc := newWSConn(c, remote)
+	s.wsMu.Lock()
+	if s.wsClosed {
+		s.wsMu.Unlock()
+		mc.Close()
+		return
+	}
+	s.wsConns[mc] = struct{}{}
+	s.wsWG.Add(1)
+	s.wsMu.Unlock()
+	defer func() {
+		s.wsMu.Lock()
+		delete(s.wsConns, mc)
+		s.wsMu.Unlock()
+		s.wsWG.Done()
+	}()
+	_ = s.srv.ServeConn(mc) // a refusal is the client's to hear, and counted in the server's Stats
+}
+
 // Players returns the players on the server now, in no order.
 func (s *Server) Players() []PlayerInfo {
 	s.clientMu.Lock()
 	defer s.clientMu.Unlock()
 	out := make([]PlayerInfo, 0, len(s.players))
-	for _, p := range s.players {
-		out = append(out, PlayerInfo{NetID: p.netID, State: p.state, Moved: p.moved})
+	for id, p := range s.players {
+		info, _ := s.srv.Client(id)
+		out = append(out, PlayerInfo{NetID: p.netID, Client: id, Via: info.Kind, State: p.state, Moved: p.moved})
 	}
 	return out
 }
+
+// Kick disconnects a player's client, telling it why.
+func (s *Server) Kick(id server.ClientID, msg string) error { return s.srv.Kick(id, msg) }
 
 // Run ticks at TickRate until ctx is done, then closes everything.
 func (s *Server) Run(ctx context.Context) error {
@@ -134,75 +228,87 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 }
 
+// close stops the HTTP server, tells every client the server is shutting
+// down, and waits for the WebSockets' handlers.
 func (s *Server) close() {
 	if s.web != nil {
-		s.web.Close()
+		s.web.Close() // the page and the tickets; the WebSockets are hijacked, the server.Server's
 	}
-	s.ws.close()
-	s.udp.Close()
+	s.srv.Close()
+	s.wsMu.Lock()
+	s.wsClosed = true
+	for mc := range s.wsConns {
+		mc.Close() // those still saying hello
+	}
+	s.wsMu.Unlock()
+	s.wsWG.Wait()
 }
 
 // step runs one tick: players joining and leaving, inputs, the world,
 // snapshots to every client.
 func (s *Server) step() error {
-	s.ids = s.udp.Clients(s.ids[:0])
-	s.wsIDs = s.ws.clients(s.wsIDs[:0])
-	s.ids = append(s.ids, s.wsIDs...)
+	sess := s.srv.Session()
+	s.events = s.srv.Events(s.events[:0])
 	s.tick++
-	if err := s.sess.BeginTick(s.tick); err != nil {
+	if err := sess.BeginTick(s.tick); err != nil {
 		return err
 	}
 	s.clientMu.Lock()
-	s.dropGone()
-	for _, id := range s.ids {
-		p := s.players[id]
-		if p == nil {
-			s.nextID++
-			p = &serverPlayer{netID: PlayerBase + s.nextID}
-			p.state = quantized(s.q, p.netID, spawnPoint(p.netID))
-			if err := s.sess.Assign(id, p.netID); err != nil {
-				continue // disconnected meanwhile
-			}
-			s.players[id] = p
-		}
+	for _, ev := range s.events {
+		s.handle(ev)
+	}
+	for id, p := range s.players {
 		s.applyInputs(id, p)
-		if err := s.sess.SetEntity(playerEntity(p.netID, p.state)); err != nil {
+		if err := sess.SetEntity(playerEntity(p.netID, p.state)); err != nil {
 			s.clientMu.Unlock()
 			return err
 		}
 	}
 	s.clientMu.Unlock()
 	for k := range s.bots {
-		if err := s.sess.SetEntity(botEntity(k, s.tick)); err != nil {
+		if err := sess.SetEntity(botEntity(k, s.tick)); err != nil {
 			return err
 		}
 	}
-	if err := s.udp.SendSnapshots(); err != nil {
-		return err
-	}
-	return s.ws.sendSnapshots(s.wsIDs)
+	return s.srv.SendSnapshots()
 }
 
-// dropGone despawns the players of the clients that left.
-func (s *Server) dropGone() {
-	for id, p := range s.players {
-		if !s.sess.Connected(id) {
-			s.sess.Despawn(p.netID)
-			delete(s.players, id)
-		}
-	}
-}
-
-// applyInputs steps a client's player once per input that arrived, in
-// sequence: a lost one repeats the previous input.
-func (s *Server) applyInputs(id session.ClientID, p *serverPlayer) {
-	var buf [8]byte
-	for {
-		in, err := s.sess.NextInput(id, buf[:0])
-		if err != nil || in.Status == session.InputEmpty {
+// handle gives a client that joined a player (spectators get none), and
+// despawns the player of one that left.
+func (s *Server) handle(ev server.Event) {
+	switch ev.Kind {
+	case server.Join:
+		if ev.Info.Spectator {
 			return
 		}
-		if in.Status == session.InputReady {
+		s.nextID++
+		p := &serverPlayer{netID: PlayerBase + s.nextID}
+		p.state = quantized(s.q, p.netID, spawnPoint(p.netID))
+		if err := s.srv.Session().Assign(ev.Client, p.netID); err != nil {
+			return // gone already: its Leave follows
+		}
+		s.players[ev.Client] = p
+	case server.Leave:
+		if p, ok := s.players[ev.Client]; ok {
+			s.srv.Session().Despawn(p.netID)
+			delete(s.players, ev.Client)
+		}
+	}
+}
+
+// applyInputs steps a client's player once per input the session hands
+// out, in sequence: a lost one repeats the previous input. The session
+// hands out one a tick, two when the client is catching up
+// (server.SessionConfig.MaxCatchUp): sending more does not move a player
+// faster.
+func (s *Server) applyInputs(id server.ClientID, p *serverPlayer) {
+	var buf [8]byte
+	for {
+		in, err := s.srv.Session().NextInput(id, buf[:0])
+		if err != nil || in.Status == server.InputEmpty {
+			return
+		}
+		if in.Status == server.InputReady {
 			p.last = decodeStick(in.Payload)
 		}
 		next := quantized(s.q, p.netID, stepPlayer(p.state, p.last, 1.0/TickRate))
@@ -215,10 +321,12 @@ func (s *Server) applyInputs(id session.ClientID, p *serverPlayer) {
 type ServeConfig struct {
 	// Bots is the number of bots the server simulates.
 	Bots int
-	// UDPAddr is where desktop clients connect.
-	UDPAddr string
-	// HTTPAddr is where the browser version and its WebSocket are served
-	// ("" for none).
+	// Addr is the UDP address desktop clients (QUIC) and browsers
+	// (WebTransport) connect to.
+	Addr string
+	// HTTPAddr is where the browser version, its WebSocket and the
+	// tickets are served ("" for none: then only clients in the same
+	// process can get a ticket).
 	HTTPAddr string
 	// Wasm is a prebuilt arena.wasm to serve ("" builds one).
 	Wasm string
@@ -237,14 +345,21 @@ func Serve(ctx context.Context, cfg ServeConfig, logf func(format string, args .
 			return nil, err
 		}
 	}
-	srv, err := StartServer(ctx, cfg.Bots, cfg.UDPAddr, cfg.HTTPAddr, page)
+	srv, err := StartServer(ctx, cfg.Bots, cfg.Addr, cfg.HTTPAddr, page)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			err = fmt.Errorf("%w (is another arena running? choose other addresses with -addr and -http)", err)
 		}
 		return nil, err
 	}
-	logf("arena: server on udp://%s with %d bots; another player: go run ./examples/arena -join %s", srv.UDPAddr(), cfg.Bots, srv.UDPAddr())
+	join := ""
+	if srv.TicketURL() != "" {
+		join = fmt.Sprintf("; another player: go run ./examples/arena -join %s", srv.Addr())
+		if TicketURLFor(srv.Addr()) != srv.TicketURL() {
+			join += " -ticket " + srv.TicketURL()
+		}
+	}
+	logf("arena: server on %s (QUIC, WebTransport) with %d bots%s", srv.Addr(), cfg.Bots, join)
 	var building sync.WaitGroup
 	if page != nil {
 		logf("arena: building the browser version for http://%s (a minute at most the first time)", srv.WebAddr())

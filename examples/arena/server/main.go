@@ -1,9 +1,11 @@
 //go:build !js
 
 // Command server runs the arena's server without a window: the bots, one
-// player per client, UDP for desktop clients and, on -http, the browser
-// version and its WebSocket. It needs no display, so it runs anywhere Go
-// does; the players join with the arena command (-join) or a browser.
+// player per client, QUIC for desktop clients and WebTransport for
+// browsers on one UDP port and, on -http, the browser version, its
+// WebSocket fallback and the development backend's tickets. It needs no
+// display, so it runs anywhere Go does; the players join with the arena
+// command (-join) or a browser.
 //
 //	go run ./examples/arena/server
 //	go run ./examples/arena -join 127.0.0.1:7777
@@ -27,8 +29,8 @@ func main() {
 	flag.CommandLine.Init("server", flag.ExitOnError)
 	cfg := arenanet.ServeConfig{}
 	flag.IntVar(&cfg.Bots, "bots", 400, "remote entities the server simulates (0..16000)")
-	flag.StringVar(&cfg.UDPAddr, "addr", "127.0.0.1:7777", "UDP address to listen on")
-	flag.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:8080", `address of the browser version ("" for none)`)
+	flag.StringVar(&cfg.Addr, "addr", "127.0.0.1:7777", "UDP address to listen on (QUIC and WebTransport)")
+	flag.StringVar(&cfg.HTTPAddr, "http", "127.0.0.1:"+arenanet.DefaultHTTPPort, `address of the browser version, its WebSocket and the tickets ("" for none)`)
 	flag.StringVar(&cfg.Wasm, "wasm", "", "serve this prebuilt arena.wasm instead of building one")
 	seconds := flag.Float64("seconds", 0, "stop after this many seconds (0: run until interrupted)")
 	flag.Parse()
