@@ -40,12 +40,6 @@ func readFrame(r io.Reader) ([]byte, error) {
 	return b, nil
 }
 
-// deadliner is a stream whose reads and writes can be bounded in time.
-type deadliner interface {
-	SetReadDeadline(time.Time) error
-	SetWriteDeadline(time.Time) error
-}
-
 // answer reads the server's answer to a Hello: its Welcome, or the Close
 // that refuses the connection (as a *CloseError).
 func answer(b []byte) (wire.Welcome, error) {

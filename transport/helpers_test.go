@@ -5,7 +5,6 @@ package transport
 import (
 	"context"
 	"net"
-	"net/netip"
 	"runtime"
 	"sync"
 	"testing"
@@ -70,55 +69,6 @@ func hello(token string) wire.Hello { return wire.Hello{Token: []byte(token)} }
 
 // devDial is a DialConfig that trusts l's self-signed certificate.
 func devDial(l *Listener) DialConfig { return DialConfig{CertHashes: [][32]byte{l.CertHash()}} }
-
-// countingConn is a PacketConn that counts the bytes it sends to and
-// receives from each address.
-type countingConn struct {
-	net.PacketConn
-	mu      sync.Mutex
-	in, out map[netip.AddrPort]int // bytes
-}
-
-func newCountingConn(t *testing.T) *countingConn {
-	t.Helper()
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &countingConn{PacketConn: pc, in: map[netip.AddrPort]int{}, out: map[netip.AddrPort]int{}}
-}
-
-func key(a net.Addr) netip.AddrPort {
-	ap, _ := netip.ParseAddrPort(a.String())
-	return netip.AddrPortFrom(ap.Addr().Unmap(), ap.Port())
-}
-
-func (c *countingConn) ReadFrom(b []byte) (int, net.Addr, error) {
-	n, a, err := c.PacketConn.ReadFrom(b)
-	if err == nil {
-		c.mu.Lock()
-		c.in[key(a)] += n
-		c.mu.Unlock()
-	}
-	return n, a, err
-}
-
-func (c *countingConn) WriteTo(b []byte, a net.Addr) (int, error) {
-	n, err := c.PacketConn.WriteTo(b, a)
-	if err == nil {
-		c.mu.Lock()
-		c.out[key(a)] += n
-		c.mu.Unlock()
-	}
-	return n, err
-}
-
-// bytes returns what the conn received from and sent to a.
-func (c *countingConn) bytes(a netip.AddrPort) (in, out int) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.in[a], c.out[a]
-}
 
 // pipe is one end of an in-memory MessageConn pair.
 type pipe struct {

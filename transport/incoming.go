@@ -23,8 +23,7 @@ type Incoming struct {
 	refuse func(wire.Close) error
 	done   func() // called once, when decided
 
-	once    sync.Once
-	decided bool
+	once sync.Once
 }
 
 // ErrDecided: Accept or Refuse of an Incoming already answered.

@@ -324,7 +324,7 @@ func (l *Listener) native(qc *quic.Conn, s *setup) {
 	car := quicCarrier{qc}
 	l.offer(&Incoming{hello: h, remote: qc.RemoteAddr(), kind: KindQUIC,
 		accept: func(w wire.Welcome) (Conn, error) { return l.welcome(st, car, KindQUIC, w) },
-		refuse: func(c wire.Close) error { return car.closeWith(c.Reason, c.Message) },
+		refuse: func(c wire.Close) error { return refuseOn(st, car, c) },
 	}, s)
 }
 
@@ -364,6 +364,24 @@ func (l *Listener) welcome(st interface {
 	}
 	st.Close()
 	return newDatagramConn(car, kind, l.cfg.QueueLen), nil
+}
+
+// refuseOn answers a Hello with c on the control stream st, the
+// reliable way, and ends the connection with c's code and message, after
+// the carrier's grace.
+func refuseOn(st interface {
+	Write([]byte) (int, error)
+	Close() error
+	SetWriteDeadline(time.Time) error
+}, car carrier, c wire.Close) error {
+	_ = st.SetWriteDeadline(time.Now().Add(time.Second))
+	writeFrame(st, wire.AppendClose(nil, &c))
+	st.Close()
+	if g := car.grace(); g > 0 {
+		time.AfterFunc(g, func() { car.closeWith(c.Reason, c.Message) })
+		return nil
+	}
+	return car.closeWith(c.Reason, c.Message)
 }
 
 // offer hands in to Accept, or refuses it when MaxPending are waiting.
@@ -417,7 +435,7 @@ func (l *Listener) startWebTransport() {
 		}
 		l.offer(&Incoming{hello: h, remote: sess.RemoteAddr(), kind: KindWebTransport,
 			accept: func(w wire.Welcome) (Conn, error) { return l.welcome(st, car, KindWebTransport, w) },
-			refuse: func(c wire.Close) error { return car.closeWith(c.Reason, c.Message) },
+			refuse: func(c wire.Close) error { return refuseOn(st, car, c) },
 		}, s)
 	})
 }

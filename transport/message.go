@@ -150,28 +150,22 @@ func newMessageConn(mc MessageConn, queue int) *messageConn {
 }
 
 func (c *messageConn) ReadPacket() ([]byte, error) {
-	for {
-		b, err := c.mc.ReadMessage()
-		if err != nil {
-			e := c.end(&CloseError{Reason: wire.ReasonNone, Message: err.Error(), Remote: true})
-			c.mc.Close()
-			c.sendq.close()
-			return nil, e
-		}
-		if len(b) >= 4 && b[3] == byte(wire.TypeClose) {
-			cl, err := wire.ParseClose(b)
-			if err != nil {
-				cl = wire.Close{Reason: wire.ReasonProtocol, Message: err.Error()}
-			}
-			e := c.end(&CloseError{Reason: cl.Reason, Message: cl.Message, Remote: true})
-			c.sendq.close()
-			c.mc.Close()
-			return nil, e
-		}
-		c.received.Add(1)
-		c.receivedBytes.Add(uint64(len(b)))
-		return b, nil
+	b, err := c.mc.ReadMessage()
+	if err != nil {
+		e := c.end(&CloseError{Reason: wire.ReasonNone, Message: err.Error(), Remote: true})
+		c.mc.Close()
+		c.sendq.close()
+		return nil, e
 	}
+	if cl, ok := closeDatagram(b); ok {
+		e := c.end(&CloseError{Reason: cl.Reason, Message: cl.Message, Remote: true})
+		c.sendq.close()
+		c.mc.Close()
+		return nil, e
+	}
+	c.received.Add(1)
+	c.receivedBytes.Add(uint64(len(b)))
+	return b, nil
 }
 
 func (c *messageConn) WritePacket(b []byte) error {

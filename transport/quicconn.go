@@ -5,9 +5,6 @@ package transport
 import (
 	"context"
 	"errors"
-	"net"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/netsmooth/netsmooth/wire"
@@ -15,20 +12,31 @@ import (
 	"github.com/quic-go/webtransport-go"
 )
 
-// carrier is what a QUIC connection or a WebTransport session offers a
-// Conn: datagrams, and a close that carries a code and a message.
-type carrier interface {
-	SendDatagram([]byte) error
-	ReceiveDatagram(context.Context) ([]byte, error)
-	RemoteAddr() net.Addr
-	Context() context.Context // done when the connection or session ends
-	closeWith(wire.Reason, string) error
-}
-
+// quicCarrier is a native QUIC connection of netsmooth's protocol.
 type quicCarrier struct{ *quic.Conn }
 
 func (q quicCarrier) closeWith(r wire.Reason, msg string) error {
 	return q.CloseWithError(quic.ApplicationErrorCode(reasonCode(r)), msg)
+}
+
+func (quicCarrier) reason(err error) *CloseError { return closeReason(err) }
+func (quicCarrier) fatal(err error) bool         { return fatalSend(err) }
+
+// grace is none: a QUIC peer reads the close's code and message.
+func (quicCarrier) grace() time.Duration { return 0 }
+
+// wtGrace is how long a WebTransport session's close waits after its
+// Close datagram: browsers may drop the session close's code and message
+// when the session's CONNECT stream is reset in the same packet
+// (quic-go/webtransport-go#242), so they learn the reason from the
+// datagram.
+const wtGrace = 250 * time.Millisecond
+
+// fatalSend reports whether a send error ends the connection: a datagram
+// too large for the path does not.
+func fatalSend(err error) bool {
+	var big *quic.DatagramTooLargeError
+	return !errors.As(err, &big)
 }
 
 type wtCarrier struct{ *webtransport.Session }
@@ -58,6 +66,10 @@ func (w wtCarrier) closeWith(r wire.Reason, msg string) error {
 	return w.CloseWithError(webtransport.SessionErrorCode(reasonCode(r)), msg)
 }
 
+func (wtCarrier) reason(err error) *CloseError { return closeReason(err) }
+func (wtCarrier) fatal(err error) bool         { return fatalSend(err) }
+func (wtCarrier) grace() time.Duration         { return wtGrace }
+
 // closeReason says why a QUIC connection or WebTransport session ended,
 // from the error its operations return.
 func closeReason(err error) *CloseError {
@@ -81,95 +93,3 @@ func closeReason(err error) *CloseError {
 	return &CloseError{Reason: wire.ReasonNone, Message: err.Error(), Remote: true}
 }
 
-// datagramConn is a Conn over a carrier: QUIC datagrams, or WebTransport
-// datagrams.
-type datagramConn struct {
-	car   carrier
-	kind  Kind
-	sendq *sendQueue
-
-	received, receivedBytes atomic.Uint64
-
-	mu       sync.Mutex
-	closeErr *CloseError
-}
-
-func newDatagramConn(car carrier, kind Kind, queue int) *datagramConn {
-	c := &datagramConn{car: car, kind: kind}
-	c.sendq = newSendQueue(queue, car.SendDatagram, func(err error) {
-		var big *quic.DatagramTooLargeError
-		if errors.As(err, &big) {
-			return // counted as dropped; the connection goes on
-		}
-		c.end(closeReason(err))
-	})
-	// Once the connection has ended, nothing more can be sent: the send
-	// queue's goroutine goes, even if nobody reads or closes the Conn.
-	context.AfterFunc(car.Context(), c.sendq.close)
-	return c
-}
-
-func (c *datagramConn) ReadPacket() ([]byte, error) {
-	b, err := c.car.ReceiveDatagram(context.Background())
-	if err != nil {
-		e := c.end(closeReason(err))
-		c.sendq.close()
-		return nil, e
-	}
-	c.received.Add(1)
-	c.receivedBytes.Add(uint64(len(b)))
-	return b, nil
-}
-
-func (c *datagramConn) WritePacket(b []byte) error {
-	if err := c.ended(); err != nil {
-		return err
-	}
-	if !c.sendq.push(b) {
-		// The connection ended; its reader records why.
-		return &CloseError{Reason: wire.ReasonNone, Message: "connection closed"}
-	}
-	return nil
-}
-
-func (c *datagramConn) Close(reason wire.Reason, message string) error {
-	c.mu.Lock()
-	first := c.closeErr == nil
-	if first {
-		c.closeErr = &CloseError{Reason: reason, Message: message}
-	}
-	c.mu.Unlock()
-	if !first {
-		c.sendq.close()
-		return nil
-	}
-	err := c.car.closeWith(reason, message)
-	c.sendq.close()
-	return err
-}
-
-func (c *datagramConn) RemoteAddr() net.Addr { return c.car.RemoteAddr() }
-func (c *datagramConn) Kind() Kind           { return c.kind }
-
-func (c *datagramConn) Stats() ConnStats {
-	return ConnStats{PacketsSent: c.sendq.sent.Load(), BytesSent: c.sendq.bytes.Load(), Dropped: c.sendq.dropped.Load(),
-		PacketsReceived: c.received.Load(), BytesReceived: c.receivedBytes.Load()}
-}
-
-func (c *datagramConn) end(e *CloseError) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closeErr == nil {
-		c.closeErr = e
-	}
-	return c.closeErr
-}
-
-func (c *datagramConn) ended() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closeErr == nil {
-		return nil
-	}
-	return c.closeErr
-}

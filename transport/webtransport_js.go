@@ -10,7 +10,6 @@ import (
 	"net"
 	neturl "net/url"
 	"sync"
-	"sync/atomic"
 	"syscall/js"
 	"time"
 
@@ -168,23 +167,21 @@ func (s *wtSession) dialErr(ctx context.Context, url string, err error) error {
 	return fmt.Errorf("transport: connecting to %s: %w", url, err)
 }
 
-// wtConn is a Conn over a browser WebTransport session's datagrams.
-type wtConn struct {
+// jsCarrier is a browser WebTransport session's datagrams, as a Conn
+// carries them.
+type jsCarrier struct {
 	s      *wtSession
 	remote net.Addr
-	in     js.Value // the datagrams' readable stream's reader
-	out    js.Value // the datagrams' writable stream's writer
-	sendq  *sendQueue
-	buf    js.Value // a Uint8Array the send queue copies each packet into
+	ctx    context.Context // done when the session has ended
+	in     js.Value        // the datagrams' readable stream's reader
+	out    js.Value        // the datagrams' writable stream's writer
 
-	received, receivedBytes atomic.Uint64
-
-	mu       sync.Mutex
-	closeErr *CloseError
+	mu  sync.Mutex // SendDatagram's: the send queue's goroutine, and Close
+	buf js.Value   // a Uint8Array each packet is copied into
 }
 
-func newWTConn(s *wtSession, url string, queue int) (*wtConn, error) {
-	c := &wtConn{s: s, remote: urlAddr(url), buf: js.Global().Get("Uint8Array").New(wire.DefaultMaxPacket)}
+func newWTConn(s *wtSession, url string, queue int) (*datagramConn, error) {
+	c := &jsCarrier{s: s, remote: urlAddr(url), buf: js.Global().Get("Uint8Array").New(wire.DefaultMaxPacket)}
 	err := catchJS(func() {
 		dg := s.wt.Get("datagrams")
 		// Room for a tick's snapshot parts while the game is busy: the
@@ -200,18 +197,19 @@ func newWTConn(s *wtSession, url string, queue int) (*wtConn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.sendq = newSendQueue(queue, c.send, func(err error) { c.end(s.reason(err)) })
-	// Once the session has ended, nothing more can be sent: the send
-	// queue's goroutine goes, even if nobody reads or closes the Conn.
+	ctx, cancel := context.WithCancel(context.Background())
+	c.ctx = ctx
 	go func() {
 		<-s.ended
-		c.sendq.close()
+		cancel()
 	}()
-	return c, nil
+	return newDatagramConn(c, KindWebTransport, queue), nil
 }
 
-// send writes one datagram, on the send queue's goroutine.
-func (c *wtConn) send(b []byte) error {
+// SendDatagram writes one datagram.
+func (c *jsCarrier) SendDatagram(b []byte) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.buf.Get("length").Int() < len(b) {
 		c.buf = js.Global().Get("Uint8Array").New(len(b))
 	}
@@ -224,73 +222,26 @@ func (c *wtConn) send(b []byte) error {
 	return err
 }
 
-func (c *wtConn) ReadPacket() ([]byte, error) {
-	v, err := await(context.Background(), c.in.Call("read"))
+// ReceiveDatagram reads the next datagram.
+func (c *jsCarrier) ReceiveDatagram(ctx context.Context) ([]byte, error) {
+	v, err := await(ctx, c.in.Call("read"))
 	if err == nil && v.Get("done").Bool() {
 		err = io.EOF
 	}
 	if err != nil {
-		e := c.end(c.s.reason(err))
-		c.sendq.close()
-		return nil, e
+		return nil, err
 	}
-	b := bytesFromJS(v.Get("value"))
-	c.received.Add(1)
-	c.receivedBytes.Add(uint64(len(b)))
-	return b, nil
+	return bytesFromJS(v.Get("value")), nil
 }
 
-func (c *wtConn) WritePacket(b []byte) error {
-	if err := c.ended(); err != nil {
-		return err
-	}
-	if !c.sendq.push(b) {
-		return c.end(&CloseError{})
-	}
-	return nil
-}
+func (c *jsCarrier) RemoteAddr() net.Addr                    { return c.remote }
+func (c *jsCarrier) Context() context.Context                { return c.ctx }
+func (c *jsCarrier) closeWith(r wire.Reason, m string) error { return c.s.close(r, m) }
+func (c *jsCarrier) reason(err error) *CloseError            { return c.s.reason(err) }
+func (c *jsCarrier) fatal(error) bool                        { return true }
 
-func (c *wtConn) Close(reason wire.Reason, message string) error {
-	c.mu.Lock()
-	first := c.closeErr == nil
-	if first {
-		c.closeErr = &CloseError{Reason: reason, Message: message}
-	}
-	c.mu.Unlock()
-	if !first {
-		c.sendq.close()
-		return nil
-	}
-	err := c.s.close(reason, message)
-	c.sendq.close()
-	return err
-}
-
-func (c *wtConn) RemoteAddr() net.Addr { return c.remote }
-func (c *wtConn) Kind() Kind           { return KindWebTransport }
-
-func (c *wtConn) Stats() ConnStats {
-	return ConnStats{PacketsSent: c.sendq.sent.Load(), BytesSent: c.sendq.bytes.Load(), Dropped: c.sendq.dropped.Load(),
-		PacketsReceived: c.received.Load(), BytesReceived: c.receivedBytes.Load()}
-}
-
-func (c *wtConn) end(e *CloseError) error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closeErr == nil {
-		c.closeErr = e
-	}
-	return c.closeErr
-}
-
-func (c *wtConn) ended() error {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.closeErr == nil {
-		return nil
-	}
-	return c.closeErr
-}
+// grace is none: the server reads the session close's code and message.
+func (c *jsCarrier) grace() time.Duration { return 0 }
 
 // jsStream is a WebTransport bidirectional stream as hail uses it: its
 // reads and writes wait for the browser's promises, until the deadline.
