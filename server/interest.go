@@ -136,6 +136,23 @@ func (s *Session) SetView(id ClientID, v View) error {
 	return nil
 }
 
+// SetInterest turns interest management off for client id (every entity
+// is then relevant to it, as without SessionConfig.Interest) or back on:
+// to compare, or for an observer that must see everything. The budget
+// still applies. It fails for a client not connected.
+func (s *Session) SetInterest(id ClientID, on bool) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c, err := s.peer(id)
+	if err != nil {
+		return err
+	}
+	if c.everything != !on {
+		c.everything, c.relBuilt = !on, false
+	}
+	return nil
+}
+
 func finite3(v mgl32.Vec3) bool {
 	for _, x := range v {
 		if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
@@ -150,7 +167,7 @@ func finite3(v mgl32.Vec3) bool {
 // entity of the world (rebuilt when the world gained or lost one).
 func (s *Session) refresh(c *peer) {
 	c.center = s.stepsOf(c.view.Pos)
-	if s.grid == nil {
+	if s.grid == nil || c.everything {
 		if c.relVersion != s.world.version || !c.relBuilt {
 			s.everything(c)
 		}

@@ -335,3 +335,32 @@ func TestInterestAndBudgetAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per tick", n)
 	}
 }
+
+// SetInterest turns interest management off for one client, and back on.
+func TestSetInterest(t *testing.T) {
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{}})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	s.BeginTick(1)
+	lineWorld(t, s, 50)
+	s.SetView(1, View{Radius: 25})
+	deliverTick(t, s, c)
+	if n := len(held(c)); n != 3 {
+		t.Fatalf("interest on: holds %d", n)
+	}
+	s.SetInterest(1, false)
+	s.BeginTick(2)
+	deliverTick(t, s, c)
+	if n := len(held(c)); n != 50 {
+		t.Fatalf("interest off: holds %d", n)
+	}
+	s.SetInterest(1, true)
+	s.BeginTick(3)
+	deliverTick(t, s, c)
+	if n := len(held(c)); n != 3 {
+		t.Fatalf("interest on again: holds %d", n)
+	}
+	if err := s.SetInterest(9, true); err == nil {
+		t.Fatal("SetInterest of an unknown client")
+	}
+}

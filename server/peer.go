@@ -39,6 +39,7 @@ type peer struct {
 	relVersion uint64     // the world's version rel was built from
 	relBuilt   bool
 	relStale   bool        // rebuild at the next snapshot, whoever's turn it is
+	everything bool        // interest management off for this client (SetInterest)
 	builtView  View        // the view rel was built from
 	cand       []candidate // the tick's candidates, in NetID order
 	order      []uint64    // candidates by priority, choose's scratch
