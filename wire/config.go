@@ -63,8 +63,12 @@ type Config struct {
 	// at most 255): the redundancy against loss.
 	MaxInputs int
 	// MaxInputSize is the largest encoded input, in bytes (default 64).
-	// MaxInputs inputs of this size must fit in MaxPacket.
+	// MaxInputs inputs of this size, each with a view of MaxLate late
+	// entities, must fit in MaxPacket.
 	MaxInputSize int
+	// MaxLate is the most late entities an input's View may name
+	// (default 8, at most 64).
+	MaxLate int
 }
 
 // DefaultConfig returns the configuration with every default filled in.
@@ -109,6 +113,7 @@ func (c Config) normalize() (Config, error) {
 	c.MaxPendingTicks = orDefault(c.MaxPendingTicks, DefaultMaxPendingTicks)
 	c.MaxInputs = orDefault(c.MaxInputs, DefaultMaxInputs)
 	c.MaxInputSize = orDefault(c.MaxInputSize, DefaultMaxInputSize)
+	c.MaxLate = orDefault(c.MaxLate, DefaultMaxLate)
 	for _, f := range [...]struct {
 		name      string
 		v, lo, hi int
@@ -120,22 +125,23 @@ func (c Config) normalize() (Config, error) {
 		{"MaxPendingTicks", c.MaxPendingTicks, 1, MaxPendingLimit},
 		{"MaxInputs", c.MaxInputs, 1, MaxInputsLimit},
 		{"MaxInputSize", c.MaxInputSize, 1, MaxPacketLimit},
+		{"MaxLate", c.MaxLate, 0, MaxLateLimit},
 	} {
 		if err := checkRange(f.name, f.v, f.lo, f.hi); err != nil {
 			return c, err
 		}
 	}
-	if n := maxInputPacket(c.MaxInputs, c.MaxInputSize); n > c.MaxPacket {
-		return c, fmt.Errorf("%w: %d inputs of %d bytes need packets of %d bytes, MaxPacket is %d",
-			ErrConfig, c.MaxInputs, c.MaxInputSize, n, c.MaxPacket)
+	if n := maxInputPacket(c.MaxInputs, c.MaxInputSize, c.MaxLate); n > c.MaxPacket {
+		return c, fmt.Errorf("%w: %d inputs of %d bytes with views of %d late entities need packets of %d bytes, MaxPacket is %d",
+			ErrConfig, c.MaxInputs, c.MaxInputSize, c.MaxLate, n, c.MaxPacket)
 	}
 	return c, nil
 }
 
 // maxInputPacket is the size of the largest input packet with n inputs of
-// size bytes each.
-func maxInputPacket(n, size int) int {
-	return HeaderSize + inputFixedMax + n*(uvarintLen(uint32(size))+size)
+// size bytes each, each with a view of maxLate late entities.
+func maxInputPacket(n, size, maxLate int) int {
+	return HeaderSize + inputFixedMax + n*(uvarintLen(uint32(size))+size+maxViewSize(maxLate))
 }
 
 func uvarintLen(v uint32) int {

@@ -9,7 +9,8 @@ import (
 const (
 	inputHasAckedTick = 1 << 0
 	inputResync       = 1 << 1
-	inputKnownFlags   = inputHasAckedTick | inputResync
+	inputHasViews     = 1 << 2
+	inputKnownFlags   = inputHasAckedTick | inputResync | inputHasViews
 	// inputFixedMax is the largest input body before the payloads: flags 1,
 	// acked tick 4, first seq 4, count 1.
 	inputFixedMax = 1 + 4 + 4 + 1
@@ -39,6 +40,11 @@ type InputPacket struct {
 	// Inputs are the payloads, oldest first. DecodeInput makes them alias
 	// the packet's bytes.
 	Inputs [][]byte
+	// Views, if not nil, holds for each input what the client drew when
+	// it made it (lag compensation): one View per input.
+	Views []View
+
+	late []Late // the decoded views' late entities
 }
 
 func inputConfig(cfg *Config) (Config, error) {
@@ -65,6 +71,9 @@ func AppendInput(dst []byte, h *Header, p *InputPacket, cfg *Config) ([]byte, er
 			return dst, fmt.Errorf("%w: input %d (seq %d) is %d bytes > MaxInputSize %d", ErrLimit, i, p.FirstSeq+uint32(i), len(in), c.MaxInputSize)
 		}
 	}
+	if err := checkViews(p, c.MaxLate); err != nil {
+		return dst, err
+	}
 	hh := *h
 	hh.Type = TypeInput
 	dst = AppendHeader(dst, &hh)
@@ -75,15 +84,25 @@ func AppendInput(dst []byte, h *Header, p *InputPacket, cfg *Config) ([]byte, er
 	if p.Resync {
 		flags |= inputResync
 	}
+	if p.Views != nil && len(p.Inputs) > 0 {
+		flags |= inputHasViews
+	}
 	dst = append(dst, flags)
 	if p.HasAckedTick {
 		dst = binary.LittleEndian.AppendUint32(dst, p.AckedTick)
 	}
 	dst = binary.LittleEndian.AppendUint32(dst, p.FirstSeq)
 	dst = append(dst, byte(len(p.Inputs)))
-	for _, in := range p.Inputs {
+	for i, in := range p.Inputs {
 		dst = appendUvarint(dst, uint32(len(in)))
 		dst = append(dst, in...)
+		if p.Views != nil && len(p.Inputs) > 0 {
+			prev := uint32(0)
+			if i > 0 {
+				prev = p.Views[i-1].Time
+			}
+			dst = appendView(dst, &p.Views[i], prev, i == 0)
+		}
 	}
 	return dst, nil
 }
@@ -118,6 +137,7 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 	}
 	p.HasAckedTick = flags&inputHasAckedTick != 0
 	p.Resync = flags&inputResync != 0
+	views := flags&inputHasViews != 0
 	p.AckedTick = 0
 	if p.HasAckedTick {
 		if p.AckedTick, err = r.u32("acked tick"); err != nil {
@@ -134,7 +154,14 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 	if int(n) > c.MaxInputs {
 		return h, fmt.Errorf("%w: %d inputs > MaxInputs %d", ErrLimit, n, c.MaxInputs)
 	}
+	if views && n == 0 {
+		return h, fmt.Errorf("%w: views flag on a packet without inputs", ErrMalformed)
+	}
 	p.Inputs = p.Inputs[:0]
+	p.Views, p.late = p.Views[:0], p.late[:0]
+	if !views {
+		p.Views = nil
+	}
 	for i := range int(n) {
 		size, err := r.uvarint("input size", uint32(c.MaxInputSize))
 		if err != nil {
@@ -145,6 +172,17 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 			return h, fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
 		}
 		p.Inputs = append(p.Inputs, in)
+		if views {
+			var v View
+			prev := uint32(0)
+			if i > 0 {
+				prev = p.Views[i-1].Time
+			}
+			if p.late, err = readView(&r, &v, prev, i == 0, c.MaxLate, p.late); err != nil {
+				return h, fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
+			}
+			p.Views = append(p.Views, v)
+		}
 	}
 	if r.remaining() != 0 {
 		return h, fmt.Errorf("%w: %d trailing bytes after %d inputs", ErrMalformed, r.remaining(), n)
