@@ -1,8 +1,12 @@
 package client
 
 import (
+	"cmp"
 	"fmt"
+	"math"
+	"slices"
 
+	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/wire"
 )
@@ -30,7 +34,7 @@ func (c *Session) queue(seq uint32, payload []byte) error {
 	if c.out.started && !tickBefore(c.out.last, seq) {
 		return fmt.Errorf("%w: %d after %d", ErrInputSeq, seq, c.out.last)
 	}
-	c.stats.InputsExpired += c.out.push(seq, payload)
+	c.stats.InputsExpired += c.out.push(seq, payload, &c.drawn)
 	c.stats.InputsQueued++
 	return nil
 }
@@ -69,6 +73,10 @@ func (c *Session) InputPacket(now uint32, dst []byte) ([]byte, error) {
 	p.Resync = c.dec.Diverged()
 	p.FirstSeq, p.Inputs = c.out.pending(c.views[:0])
 	c.views = p.Inputs[:0]
+	if c.useDrawn && len(p.Inputs) > 0 {
+		p.Drawn = c.out.pendingDrawn(c.drawnBuf[:0])
+		c.drawnBuf = p.Drawn[:0]
+	}
 	h := wire.Header{Seq: c.seq, Sent: now}
 	c.receipts.Stamp(&h, now)
 	n := len(dst)
@@ -86,29 +94,34 @@ func (c *Session) InputPacket(now uint32, dst []byte) ([]byte, error) {
 }
 
 // outbox holds the newest unacknowledged inputs, a run of consecutive
-// sequence numbers, in a ring of Redundancy slots with their own memory.
+// sequence numbers, in a ring of Redundancy slots with their own memory,
+// each with what the client drew when it was made.
 type outbox struct {
 	slots   [][]byte
-	first   uint32 // sequence number of the oldest held
+	drawn   []wire.Drawn // by slot; Late in memory of the slot's own
+	first   uint32       // sequence number of the oldest held
 	n       int
 	last    uint32 // the newest queued
 	started bool
 }
 
-func newOutbox(n, size int) outbox {
-	o := outbox{slots: make([][]byte, n)}
+func newOutbox(n, size, maxLate int) outbox {
+	o := outbox{slots: make([][]byte, n), drawn: make([]wire.Drawn, n)}
 	mem := make([]byte, n*size)
+	late := make([]wire.Late, n*maxLate)
 	for i := range o.slots {
 		o.slots[i] = mem[i*size : i*size : (i+1)*size]
+		o.drawn[i].Late = late[i*maxLate : i*maxLate : (i+1)*maxLate]
 	}
 	return o
 }
 
 func (o *outbox) slot(seq uint32) *[]byte { return &o.slots[seq%uint32(len(o.slots))] }
 
-// push adds input seq (after o.last) and returns how many unacknowledged
-// inputs it dropped, to make room or for a gap.
-func (o *outbox) push(seq uint32, payload []byte) uint64 {
+// push adds input seq (after o.last), made when the client drew drawn,
+// and returns how many unacknowledged inputs it dropped, to make room or
+// for a gap.
+func (o *outbox) push(seq uint32, payload []byte, drawn *wire.Drawn) uint64 {
 	var dropped uint64
 	if o.n > 0 && seq != o.last+1 {
 		dropped, o.n = uint64(o.n), 0 // a gap: the run starts again
@@ -123,6 +136,9 @@ func (o *outbox) push(seq uint32, payload []byte) uint64 {
 	}
 	s := o.slot(seq)
 	*s = append((*s)[:0], payload...)
+	d := &o.drawn[seq%uint32(len(o.slots))]
+	d.Time = drawn.Time
+	d.Late = append(d.Late[:0], drawn.Late[:min(len(drawn.Late), cap(d.Late))]...)
 	o.n++
 	o.last, o.started = seq, true
 	return dropped
@@ -146,6 +162,61 @@ func (o *outbox) pending(dst [][]byte) (uint32, [][]byte) {
 		dst = append(dst, *o.slot(o.first + uint32(k)))
 	}
 	return o.first, dst
+}
+
+// pendingDrawn appends what the client drew for each held input, oldest
+// first, to dst.
+func (o *outbox) pendingDrawn(dst []wire.Drawn) []wire.Drawn {
+	for k := range o.n {
+		dst = append(dst, o.drawn[(o.first+uint32(k))%uint32(len(o.slots))])
+	}
+	return dst
+}
+
+// SetDrawn sets what the client draws now, for lag compensation: every
+// input queued from now on carries it to the server ([wire.Drawn]: the
+// render time, and the entities drawn later than it) until the next call.
+// Call it once a frame, after the pipeline's Update, with [DrawnNow]. A
+// client that never calls it sends no drawn records.
+//
+// It fails, changing nothing, for more than Wire.MaxLate late entities or
+// NetIDs out of ascending order (DrawnNow sorts them).
+func (c *Session) SetDrawn(d wire.Drawn) error {
+	if len(d.Late) > c.cfg.Wire.MaxLate {
+		return fmt.Errorf("%w: %d late entities > MaxLate %d", wire.ErrLimit, len(d.Late), c.cfg.Wire.MaxLate)
+	}
+	for i := 1; i < len(d.Late); i++ {
+		if d.Late[i].NetID <= d.Late[i-1].NetID {
+			return fmt.Errorf("%w: late NetIDs %d then %d (they must increase)", wire.ErrOrder, d.Late[i-1].NetID, d.Late[i].NetID)
+		}
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.drawn.Time = d.Time
+	c.drawn.Late = append(c.drawn.Late[:0], d.Late...)
+	c.useDrawn = true
+	return nil
+}
+
+// DrawnNow returns what the pipeline draws at render tick renderTick (the
+// pipeline clock's RenderTick), with late, the entities the game may
+// judge shots against that are drawn later than that: those whose
+// components.Span.Lag is above zero (see [LateBy]). It sorts late by
+// NetID in place and keeps the first MaxLate of a default config.
+func DrawnNow(renderTick float64, late []wire.Late) wire.Drawn {
+	slices.SortFunc(late, func(a, b wire.Late) int { return cmp.Compare(a.NetID, b.NetID) })
+	late = slices.CompactFunc(late, func(a, b wire.Late) bool { return a.NetID == b.NetID })
+	return wire.Drawn{Time: wire.DrawnTime(renderTick), Late: late[:min(len(late), wire.DefaultMaxLate)]}
+}
+
+// LateBy returns the late record of an entity drawn lag ticks behind the
+// render time (its components.Span.Lag).
+func LateBy(netID components.NetID, lag float32) wire.Late {
+	behind := math.Round(float64(lag) / wire.DrawnUnit)
+	if !(behind > 0) { // zero, negative or NaN
+		behind = 0
+	}
+	return wire.Late{NetID: uint32(netID), Behind: uint16(min(behind, math.MaxUint16))}
 }
 
 // ackWindow follows which of the client's packets the server

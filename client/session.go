@@ -154,12 +154,15 @@ type Session struct {
 	// choice.
 	netID components.NetID
 
-	out     outbox
-	seq     uint16   // next input packet's sequence number
-	views   [][]byte // the inputs of the packet being built
-	scratch []byte   // QueueInputs' encoding buffer
-	acks    ackWindow
-	stats   Stats
+	out      outbox
+	drawn    wire.Drawn   // what the client draws now (SetDrawn)
+	useDrawn bool         // SetDrawn was called: inputs carry drawn records
+	drawnBuf []wire.Drawn // the drawn records of the packet being built
+	seq      uint16       // next input packet's sequence number
+	views    [][]byte     // the inputs of the packet being built
+	scratch  []byte       // QueueInputs' encoding buffer
+	acks     ackWindow
+	stats    Stats
 }
 
 // NewSession returns a client session for cfg.
@@ -191,7 +194,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		dec:        dec,
 		inbox:      cfg.Inbox,
 		onOwn:      cfg.OnOwn,
-		out:        newOutbox(cfg.Redundancy, cfg.Wire.MaxInputSize),
+		out:        newOutbox(cfg.Redundancy, cfg.Wire.MaxInputSize, cfg.Wire.MaxLate),
 	}, nil
 }
 

@@ -97,7 +97,7 @@ func (s *Session) choose(c *peer) {
 		return
 	}
 	c.bucket = min(c.bucket+perTick, 2*perTick)
-	records := 0.0 // bytes of the records chosen
+	records := 0.0       // bytes of the records chosen
 	order := c.order[:0] // score (descending) and index, to sort as one word
 	maxWait := s.maxWaitTicks()
 	for i := range cand {

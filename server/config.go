@@ -58,6 +58,11 @@ type SessionConfig struct {
 	// Budget bounds the bytes each client is sent a second, filled by
 	// priority. The zero value sends every change every tick.
 	Budget BudgetConfig
+	// History, if set, turns on lag compensation: the poses of the
+	// entities with a hit shape are kept for a while, to judge a client's
+	// shots against what it saw (Rewind, Raycast, Overlap). Nil keeps no
+	// history.
+	History *HistoryConfig
 	// Filter, if set, decides for each client which changed entities are
 	// sent in a tick: lower send rates for far entities (see [Every]),
 	// say. It may leave out anything but despawns and the entity the

@@ -1,6 +1,10 @@
 package server
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/netsmooth/netsmooth/wire"
+)
 
 // InputStatus says what [Session.NextInput] found.
 type InputStatus uint8
@@ -41,6 +45,12 @@ type Input struct {
 	Seq uint32
 	// Payload is the game's encoded input (with InputReady).
 	Payload []byte
+	// Drawn is what the client drew when it made the input, valid with
+	// HasDrawn (with InputReady, when the client sent one): what
+	// [Session.Rewind] judges a shot at. Its Late slice is the session's,
+	// valid until the next NextInput for this client.
+	Drawn    wire.Drawn
+	HasDrawn bool
 	// Status says whether an input was found.
 	Status InputStatus
 }
@@ -55,9 +65,12 @@ const (
 )
 
 type inputSlot struct {
-	seq     uint32
-	state   uint8
-	payload []byte
+	seq      uint32
+	state    uint8
+	payload  []byte
+	hasDrawn bool
+	time     uint32      // the drawn record's
+	late     []wire.Late // the drawn record's, in memory of the slot's own
 }
 
 // inputBuffer reorders and de-duplicates one client's inputs: a ring of
@@ -77,19 +90,21 @@ type inputBuffer struct {
 	lostRun    int // inputs reported lost in a row
 }
 
-func newInputBuffer(window, size int) inputBuffer {
+func newInputBuffer(window, size, maxLate int) inputBuffer {
 	b := inputBuffer{slots: make([]inputSlot, window), credit: 1}
 	mem := make([]byte, window*size)
+	late := make([]wire.Late, window*maxLate)
 	for i := range b.slots {
 		b.slots[i].payload = mem[i*size : i*size : (i+1)*size]
+		b.slots[i].late = late[i*maxLate : i*maxLate : (i+1)*maxLate]
 	}
 	return b
 }
 
 func (b *inputBuffer) slot(seq uint32) *inputSlot { return &b.slots[seq%uint32(len(b.slots))] }
 
-// add buffers input seq, counting it in st.
-func (b *inputBuffer) add(seq uint32, payload []byte, st *ClientStats) {
+// add buffers input seq with what the client drew (nil: nothing sent), counting it in st.
+func (b *inputBuffer) add(seq uint32, payload []byte, drawn *wire.Drawn, st *ClientStats) {
 	if !b.started {
 		b.started, b.next, b.newest = true, seq, seq
 	}
@@ -113,6 +128,11 @@ func (b *inputBuffer) add(seq uint32, payload []byte, st *ClientStats) {
 	}
 	s.seq, s.state = seq, slotPresent
 	s.payload = append(s.payload[:0], payload...)
+	s.hasDrawn = drawn != nil
+	if drawn != nil {
+		s.time = drawn.Time
+		s.late = append(s.late[:0], drawn.Late[:min(len(drawn.Late), cap(s.late))]...)
+	}
 	if tickBefore(b.newest, seq) {
 		b.newest = seq
 	}
@@ -179,6 +199,10 @@ func (s *Session) NextInput(id ClientID, buf []byte) (Input, error) {
 	b.credit--
 	if ready {
 		in := Input{Seq: b.next, Payload: append(buf[:0], sl.payload...), Status: InputReady}
+		if sl.hasDrawn {
+			c.drawnOut = append(c.drawnOut[:0], sl.late...)
+			in.Drawn, in.HasDrawn = wire.Drawn{Time: sl.time, Late: c.drawnOut}, true
+		}
 		sl.state = slotApplied
 		b.consume()
 		b.lostRun = 0

@@ -26,14 +26,15 @@ type peer struct {
 	sentAt   wire.SentTimes // of the snapshot packets, to check echoes
 	packets  [][]byte       // the latest snapshot's packets, reused
 
-	inputs inputBuffer
-	stats  ClientStats
+	inputs   inputBuffer
+	drawnOut []wire.Late // the drawn record NextInput returned last
+	stats    ClientStats
 
 	// What is relevant to the client (every entity, without interest
 	// management), in NetID order, with the client's priority state.
 	view       View
 	hasView    bool
-	center     [3]int32 // the view's position in quantisation steps
+	center     [3]int32 // the drawn record's position in quantisation steps
 	rel        []relEntry
 	relNext    []relEntry // the next relevant set, being built
 	relVersion uint64     // the world's version rel was built from
@@ -66,7 +67,7 @@ func newPeer(id ClientID, cfg *SessionConfig) *peer {
 	return &peer{
 		id:     id,
 		sent:   make([]sentTick, cfg.Wire.History),
-		inputs: newInputBuffer(cfg.InputWindow, cfg.Wire.MaxInputSize),
+		inputs: newInputBuffer(cfg.InputWindow, cfg.Wire.MaxInputSize, cfg.Wire.MaxLate),
 	}
 }
 

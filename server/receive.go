@@ -61,7 +61,11 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 		return nil
 	}
 	for i, p := range in.Inputs {
-		c.inputs.add(in.FirstSeq+uint32(i), p, &c.stats)
+		var drawn *wire.Drawn
+		if in.Drawn != nil {
+			drawn = &in.Drawn[i]
+		}
+		c.inputs.add(in.FirstSeq+uint32(i), p, drawn, &c.stats)
 	}
 	return nil
 }

@@ -55,6 +55,7 @@ type Session struct {
 	started bool
 	world   world
 	grid    *grid    // nil without interest management
+	hist    *history // nil without lag compensation
 	cand    []int32  // grid queries' scratch
 	keys    []uint64 // relevance's scratch: NetID and slot
 	graves  []grave  // recent despawns, by NetID
@@ -78,6 +79,13 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		q:       c.Wire.Quantizer,
 		enc:     enc,
 		clients: make(map[ClientID]*peer),
+	}
+	if c.History != nil {
+		hc, frames, err := c.History.normalize(c.TickRate)
+		if err != nil {
+			return nil, err
+		}
+		s.hist = &history{cfg: hc, frames: make([]frame, frames)}
 	}
 	if c.Interest != nil {
 		s.grid = newGrid(int32(min(math.Ceil(float64(c.Interest.CellSize)/float64(s.q.PosStep)), 1<<30)), c.Interest.Dims)
@@ -144,6 +152,7 @@ func (s *Session) BeginTick(t uint32) error {
 	if s.started && !tickBefore(s.tick, t) {
 		return fmt.Errorf("%w: BeginTick(%d) after tick %d", ErrTick, t, s.tick)
 	}
+	s.capture() // the tick that ends, for lag compensation
 	s.tick, s.started = t, true
 	s.pruneGraves()
 	for _, c := range s.clients {

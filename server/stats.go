@@ -65,6 +65,10 @@ type ClientStats struct {
 	// SeqJumps counts packets refused because their sequence number jumped
 	// further ahead than wire.MaxSeqJump.
 	SeqJumps uint64
+	// DrawnClamped counts the drawn times (what the client says it drew, for
+	// lag compensation) older or newer than the server allows, clamped
+	// (Session.Rewind).
+	DrawnClamped uint64
 	// RTT is the latest round-trip time measured from the client's
 	// packets, in ms (valid with HasRTT).
 	RTT    uint32

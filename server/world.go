@@ -169,6 +169,9 @@ func (s *Session) Despawn(netID uint32) bool {
 	if s.grid != nil {
 		s.grid.leave(&s.world, slot)
 	}
+	if s.hist != nil {
+		s.hist.forget(slot)
+	}
 	s.world.remove(netID, slot)
 	j, found := slices.BinarySearchFunc(s.graves, netID, func(g grave, id uint32) int {
 		return cmpUint32(g.netID, id)

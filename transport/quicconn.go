@@ -92,4 +92,3 @@ func closeReason(err error) *CloseError {
 	}
 	return &CloseError{Reason: wire.ReasonNone, Message: err.Error(), Remote: true}
 }
-

@@ -66,7 +66,7 @@ type Config struct {
 	// MaxInputs inputs of this size, each with a view of MaxLate late
 	// entities, must fit in MaxPacket.
 	MaxInputSize int
-	// MaxLate is the most late entities an input's View may name
+	// MaxLate is the most late entities an input's Drawn may name
 	// (default 8, at most 64).
 	MaxLate int
 }
@@ -141,7 +141,7 @@ func (c Config) normalize() (Config, error) {
 // maxInputPacket is the size of the largest input packet with n inputs of
 // size bytes each, each with a view of maxLate late entities.
 func maxInputPacket(n, size, maxLate int) int {
-	return HeaderSize + inputFixedMax + n*(uvarintLen(uint32(size))+size+maxViewSize(maxLate))
+	return HeaderSize + inputFixedMax + n*(uvarintLen(uint32(size))+size+maxDrawnSize(maxLate))
 }
 
 func uvarintLen(v uint32) int {

@@ -9,8 +9,8 @@ import (
 const (
 	inputHasAckedTick = 1 << 0
 	inputResync       = 1 << 1
-	inputHasViews     = 1 << 2
-	inputKnownFlags   = inputHasAckedTick | inputResync | inputHasViews
+	inputHasDrawn     = 1 << 2
+	inputKnownFlags   = inputHasAckedTick | inputResync | inputHasDrawn
 	// inputFixedMax is the largest input body before the payloads: flags 1,
 	// acked tick 4, first seq 4, count 1.
 	inputFixedMax = 1 + 4 + 4 + 1
@@ -40,11 +40,11 @@ type InputPacket struct {
 	// Inputs are the payloads, oldest first. DecodeInput makes them alias
 	// the packet's bytes.
 	Inputs [][]byte
-	// Views, if not nil, holds for each input what the client drew when
-	// it made it (lag compensation): one View per input.
-	Views []View
+	// Drawn, if not nil, holds for each input what the client drew when
+	// it made it (lag compensation): one record per input.
+	Drawn []Drawn
 
-	late []Late // the decoded views' late entities
+	late []Late // the decoded records' late entities
 }
 
 func inputConfig(cfg *Config) (Config, error) {
@@ -71,7 +71,7 @@ func AppendInput(dst []byte, h *Header, p *InputPacket, cfg *Config) ([]byte, er
 			return dst, fmt.Errorf("%w: input %d (seq %d) is %d bytes > MaxInputSize %d", ErrLimit, i, p.FirstSeq+uint32(i), len(in), c.MaxInputSize)
 		}
 	}
-	if err := checkViews(p, c.MaxLate); err != nil {
+	if err := checkDrawn(p, c.MaxLate); err != nil {
 		return dst, err
 	}
 	hh := *h
@@ -84,8 +84,8 @@ func AppendInput(dst []byte, h *Header, p *InputPacket, cfg *Config) ([]byte, er
 	if p.Resync {
 		flags |= inputResync
 	}
-	if p.Views != nil && len(p.Inputs) > 0 {
-		flags |= inputHasViews
+	if p.Drawn != nil && len(p.Inputs) > 0 {
+		flags |= inputHasDrawn
 	}
 	dst = append(dst, flags)
 	if p.HasAckedTick {
@@ -96,12 +96,12 @@ func AppendInput(dst []byte, h *Header, p *InputPacket, cfg *Config) ([]byte, er
 	for i, in := range p.Inputs {
 		dst = appendUvarint(dst, uint32(len(in)))
 		dst = append(dst, in...)
-		if p.Views != nil && len(p.Inputs) > 0 {
+		if p.Drawn != nil && len(p.Inputs) > 0 {
 			prev := uint32(0)
 			if i > 0 {
-				prev = p.Views[i-1].Time
+				prev = p.Drawn[i-1].Time
 			}
-			dst = appendView(dst, &p.Views[i], prev, i == 0)
+			dst = appendDrawn(dst, &p.Drawn[i], prev, i == 0)
 		}
 	}
 	return dst, nil
@@ -137,7 +137,7 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 	}
 	p.HasAckedTick = flags&inputHasAckedTick != 0
 	p.Resync = flags&inputResync != 0
-	views := flags&inputHasViews != 0
+	drawn := flags&inputHasDrawn != 0
 	p.AckedTick = 0
 	if p.HasAckedTick {
 		if p.AckedTick, err = r.u32("acked tick"); err != nil {
@@ -154,13 +154,13 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 	if int(n) > c.MaxInputs {
 		return h, fmt.Errorf("%w: %d inputs > MaxInputs %d", ErrLimit, n, c.MaxInputs)
 	}
-	if views && n == 0 {
-		return h, fmt.Errorf("%w: views flag on a packet without inputs", ErrMalformed)
+	if drawn && n == 0 {
+		return h, fmt.Errorf("%w: drawn flag on a packet without inputs", ErrMalformed)
 	}
 	p.Inputs = p.Inputs[:0]
-	p.Views, p.late = p.Views[:0], p.late[:0]
-	if !views {
-		p.Views = nil
+	p.Drawn, p.late = p.Drawn[:0], p.late[:0]
+	if !drawn {
+		p.Drawn = nil
 	}
 	for i := range int(n) {
 		size, err := r.uvarint("input size", uint32(c.MaxInputSize))
@@ -172,16 +172,16 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 			return h, fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
 		}
 		p.Inputs = append(p.Inputs, in)
-		if views {
-			var v View
+		if drawn {
+			var v Drawn
 			prev := uint32(0)
 			if i > 0 {
-				prev = p.Views[i-1].Time
+				prev = p.Drawn[i-1].Time
 			}
-			if p.late, err = readView(&r, &v, prev, i == 0, c.MaxLate, p.late); err != nil {
+			if p.late, err = readDrawn(&r, &v, prev, i == 0, c.MaxLate, p.late); err != nil {
 				return h, fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
 			}
-			p.Views = append(p.Views, v)
+			p.Drawn = append(p.Drawn, v)
 		}
 	}
 	if r.remaining() != 0 {

@@ -6,21 +6,21 @@ import (
 	"math"
 )
 
-// Bounds of a [View]'s late entities.
+// Bounds of a [Drawn]'s late entities.
 const (
 	DefaultMaxLate = 8
 	MaxLateLimit   = 64
-	// ViewUnit is the resolution of view times: 1/256 of a tick.
-	ViewUnit = 1.0 / 256
+	// DrawnUnit is the resolution of drawn times: 1/256 of a tick.
+	DrawnUnit = 1.0 / 256
 )
 
-// View is what a client drew when it made an input, so that the server
+// Drawn is what a client drew when it made an input, so that the server
 // can judge the input (a shot) against exactly that: lag compensation.
 // A client draws remote entities in the past, at its render time; an
 // entity sent less often is drawn later still, by its own lag.
-type View struct {
+type Drawn struct {
 	// Time is the render time, in 1/256 of a server tick, modulo 2^32:
-	// [ViewTime] of the pipeline's render tick.
+	// [DrawnTime] of the pipeline's render tick.
 	Time uint32
 	// Late lists the entities drawn at another time than Time, each with
 	// how far behind it, in ascending NetID order, at most Config.MaxLate.
@@ -34,25 +34,25 @@ type Late struct {
 	Behind uint16
 }
 
-// ViewTime converts a render time in ticks (the pipeline clock's render
-// tick) to a View's Time.
-func ViewTime(tick float64) uint32 {
+// DrawnTime converts a render time in ticks (the pipeline clock's render
+// tick) to a Drawn's Time.
+func DrawnTime(tick float64) uint32 {
 	return uint32(int64(math.Round(math.Mod(tick, 1<<24) * 256)))
 }
 
 // Tick returns the render time v.Time names, in ticks, taking the one
-// nearest near (the server's current tick): view times wrap every 2^24
+// nearest near (the server's current tick): drawn times wrap every 2^24
 // ticks.
-func (v *View) Tick(near uint32) float64 {
+func (v *Drawn) Tick(near uint32) float64 {
 	d := int32(v.Time - near<<8) // near in 1/256 ticks, modulo 2^32
-	return float64(near) + float64(d)*ViewUnit
+	return float64(near) + float64(d)*DrawnUnit
 }
 
-// appendView appends v's encoding: its time (4 bytes, or, after the first
-// view of a packet, a zigzag varint from prev), the count of late entities
+// appendDrawn appends v's encoding: its time (4 bytes, or, after the first
+// of a packet, a zigzag varint from prev), the count of late entities
 // and each one's NetID (a varint gap from the previous one's, plus one) and
 // Behind (a varint).
-func appendView(dst []byte, v *View, prev uint32, first bool) []byte {
+func appendDrawn(dst []byte, v *Drawn, prev uint32, first bool) []byte {
 	if first {
 		dst = binary.LittleEndian.AppendUint32(dst, v.Time)
 	} else {
@@ -68,40 +68,40 @@ func appendView(dst []byte, v *View, prev uint32, first bool) []byte {
 	return dst
 }
 
-// checkViews refuses views that cannot be encoded: their count must match
+// checkDrawn refuses drawn records that cannot be encoded: their count must match
 // the inputs', their late entities within maxLate, in ascending NetID
 // order.
-func checkViews(p *InputPacket, maxLate int) error {
-	if p.Views == nil {
+func checkDrawn(p *InputPacket, maxLate int) error {
+	if p.Drawn == nil {
 		return nil
 	}
-	if len(p.Views) != len(p.Inputs) {
-		return fmt.Errorf("%w: %d views for %d inputs", ErrRange, len(p.Views), len(p.Inputs))
+	if len(p.Drawn) != len(p.Inputs) {
+		return fmt.Errorf("%w: %d drawn records for %d inputs", ErrRange, len(p.Drawn), len(p.Inputs))
 	}
-	for i := range p.Views {
-		late := p.Views[i].Late
+	for i := range p.Drawn {
+		late := p.Drawn[i].Late
 		if len(late) > maxLate {
-			return fmt.Errorf("%w: view %d names %d late entities > MaxLate %d", ErrLimit, i, len(late), maxLate)
+			return fmt.Errorf("%w: drawn record %d names %d late entities > MaxLate %d", ErrLimit, i, len(late), maxLate)
 		}
 		for j := 1; j < len(late); j++ {
 			if late[j].NetID <= late[j-1].NetID {
-				return fmt.Errorf("%w: view %d: late NetIDs %d then %d (they must increase)", ErrOrder, i, late[j-1].NetID, late[j].NetID)
+				return fmt.Errorf("%w: drawn record %d: late NetIDs %d then %d (they must increase)", ErrOrder, i, late[j-1].NetID, late[j].NetID)
 			}
 		}
 	}
 	return nil
 }
 
-// readView reads a view into v, its late entities appended to buf, which
+// readDrawn reads a drawn record into v, its late entities appended to buf, which
 // it returns.
-func readView(r *reader, v *View, prev uint32, first bool, maxLate int, buf []Late) ([]Late, error) {
+func readDrawn(r *reader, v *Drawn, prev uint32, first bool, maxLate int, buf []Late) ([]Late, error) {
 	var err error
 	if first {
-		if v.Time, err = r.u32("view time"); err != nil {
+		if v.Time, err = r.u32("drawn time"); err != nil {
 			return buf, err
 		}
 	} else {
-		d, err := r.uvarint("view time delta", 0xffffffff)
+		d, err := r.uvarint("drawn time delta", 0xffffffff)
 		if err != nil {
 			return buf, err
 		}
@@ -136,5 +136,5 @@ func readView(r *reader, v *View, prev uint32, first bool, maxLate int, buf []La
 	return buf, nil
 }
 
-// maxViewSize bounds an encoded view with maxLate late entities.
-func maxViewSize(maxLate int) int { return 4 + 1 + maxLate*(maxVarint32+3) }
+// maxDrawnSize bounds an encoded drawn record with maxLate late entities.
+func maxDrawnSize(maxLate int) int { return 4 + 1 + maxLate*(maxVarint32+3) }

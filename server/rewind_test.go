@@ -1,0 +1,206 @@
+package server
+
+import (
+	"math"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// rewindServer is a session with history, one client and a target
+// (NetID 1, a 0.5 sphere) moving along x at 1 unit a tick: at tick t it is
+// at x = t.
+func rewindServer(t testing.TB, ticks uint32, window time.Duration) *Session {
+	t.Helper()
+	s := newServer(t, SessionConfig{History: &HistoryConfig{Window: window}})
+	s.Connect(1)
+	for tick := uint32(1); tick <= ticks; tick++ {
+		s.BeginTick(tick)
+		if err := s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{float32(tick), 0, 0}}); err != nil {
+			t.Fatal(err)
+		}
+		if tick == 1 && !s.SetShape(1, Shape{Kind: Sphere, Radius: 0.5}) {
+			t.Fatal("SetShape")
+		}
+	}
+	return s
+}
+
+// shoot casts a ray along +y from x, below the target's path.
+func shoot(s *Session, r *Rewind, x float32) (Hit, bool) {
+	return s.Raycast(r, mgl32.Vec3{x, -10, 0}, mgl32.Vec3{0, 1, 0}, 100, 0)
+}
+
+// A shot is judged where the client drew the target: at its render time,
+// between recorded ticks, not where the target is now.
+func TestRewindRaycast(t *testing.T) {
+	s := rewindServer(t, 20, 0)
+	drawn := wire.Drawn{Time: wire.DrawnTime(15.5)}
+	r, err := s.Rewind(1, &drawn)
+	if err != nil || r.Tick != 15.5 || r.Clamped {
+		t.Fatalf("rewind %+v %v", r, err)
+	}
+	hit, ok := shoot(s, &r, 15.5)
+	if !ok || hit.NetID != 1 || math.Abs(float64(hit.Distance)-9.5) > 1e-3 {
+		t.Fatalf("at the drawn position: %+v %v", hit, ok)
+	}
+	if _, ok := shoot(s, &r, 20); ok {
+		t.Fatal("hit where the target is now, not where it was drawn")
+	}
+	now := Rewind{Tick: 20}
+	if _, ok := shoot(s, &now, 20); !ok {
+		t.Fatal("no hit at the present position for the present time")
+	}
+	// An entity drawn later (sent less often) is judged at its own time.
+	drawn.Late = []wire.Late{{NetID: 1, Behind: 3 * 256}}
+	r, _ = s.Rewind(1, &drawn)
+	if _, ok := shoot(s, &r, 12.5); !ok {
+		t.Fatal("a late entity was not judged at its own time")
+	}
+	if _, ok := shoot(s, &r, 15.5); ok {
+		t.Fatal("a late entity was judged at the render time")
+	}
+	// The shooter is not its own target.
+	if _, ok := s.Raycast(&now, mgl32.Vec3{20, -10, 0}, mgl32.Vec3{0, 1, 0}, 100, 1); ok {
+		t.Fatal("hit the entity ignored")
+	}
+}
+
+// The server trusts a drawn time only so far: older than the round trip
+// and the longest delay allow, or in the future, it is clamped and
+// counted.
+func TestRewindBoundedTrust(t *testing.T) {
+	s := rewindServer(t, 60, 2*time.Second) // a window longer than trust allows
+	s.mu.Lock()
+	s.clients[1].stats.RTT, s.clients[1].stats.HasRTT = 100, true
+	s.mu.Unlock()
+	// 100 ms round trip + 900 ms delay at 20 Hz: 20 ticks, plus one.
+	for _, c := range []struct {
+		claim, want float64
+		clamped     bool
+	}{
+		{50, 50, false}, {39.5, 39.5, false}, {10, 39, true}, {61, 60, true},
+	} {
+		drawn := wire.Drawn{Time: wire.DrawnTime(c.claim)}
+		r, _ := s.Rewind(1, &drawn)
+		if r.Tick != c.want || r.Clamped != c.clamped {
+			t.Errorf("claimed %v: judged at %v (clamped %v), want %v (%v)", c.claim, r.Tick, r.Clamped, c.want, c.clamped)
+		}
+	}
+	drawn := wire.Drawn{Time: wire.DrawnTime(50), Late: []wire.Late{{NetID: 1, Behind: 40 * 256}}}
+	r, _ := s.Rewind(1, &drawn)
+	if r.Late()[0].Behind != 11*256 || !r.Clamped {
+		t.Fatalf("late entity claimed 40 ticks behind: %+v", r.Late())
+	}
+	if st, _ := s.Stats(1); st.DrawnClamped != 3 {
+		t.Fatalf("%d clamped, want 3", st.DrawnClamped)
+	}
+	if _, err := newServer(t, SessionConfig{}).Rewind(1, &drawn); err == nil {
+		t.Fatal("Rewind without history")
+	}
+}
+
+// Capsules and boxes, rotated, are struck where they are.
+func TestRaycastShapes(t *testing.T) {
+	s := newServer(t, SessionConfig{History: &HistoryConfig{}})
+	s.BeginTick(1)
+	quarter := mgl32.QuatRotate(math.Pi/2, mgl32.Vec3{0, 0, 1}) // x → y
+	s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{0, 0, 0}, Rot: quarter})
+	s.SetEntity(wire.Entity{NetID: 2, Pos: mgl32.Vec3{10, 0, 0}, Rot: quarter})
+	s.SetShape(1, Shape{Kind: Capsule, Radius: 0.5, Half: 2, Axis: mgl32.Vec3{1, 0, 0}}) // rotated: along y
+	s.SetShape(2, Shape{Kind: Box, Extents: mgl32.Vec3{3, 1, 1}})                        // rotated: long along y
+	r := Rewind{Tick: 1}
+	for _, c := range []struct {
+		origin, dir mgl32.Vec3
+		id          uint32
+		dist        float32
+		hit         bool
+	}{
+		{mgl32.Vec3{-5, 2, 0}, mgl32.Vec3{1, 0, 0}, 1, 4.5, true},  // the capsule's side, near its end
+		{mgl32.Vec3{0, 10, 0}, mgl32.Vec3{0, -1, 0}, 1, 7.5, true}, // its rounded end
+		{mgl32.Vec3{-5, 3.5, 0}, mgl32.Vec3{1, 0, 0}, 0, 0, false}, // past its end, and above the box
+		{mgl32.Vec3{10, -10, 0}, mgl32.Vec3{0, 1, 0}, 2, 7, true},  // the box's end
+		{mgl32.Vec3{7, 2.5, 0}, mgl32.Vec3{1, 0, 0}, 2, 2, true},   // its side
+		{mgl32.Vec3{7, 3.5, 0}, mgl32.Vec3{1, 0, 0}, 0, 0, false},  // above it
+		{mgl32.Vec3{0, 0, 0}, mgl32.Vec3{1, 0, 0}, 1, 0, true},     // from inside
+	} {
+		hit, ok := s.Raycast(&r, c.origin, c.dir, 100, 0)
+		if ok != c.hit || (ok && (hit.NetID != c.id || math.Abs(float64(hit.Distance-c.dist)) > 1e-3)) {
+			t.Errorf("ray from %v along %v: %+v %v, want %d at %v (%v)", c.origin, c.dir, hit, ok, c.id, c.dist, c.hit)
+		}
+	}
+	got := s.Overlap(&r, mgl32.Vec3{5, 0, 0}, 4.2, 0, nil)
+	if !slices.Equal(got, []uint32{2}) {
+		t.Fatalf("overlap %v, want the box only", got)
+	}
+	got = s.Overlap(&r, mgl32.Vec3{5, 0, 0}, 5, 0, got[:0])
+	slices.Sort(got)
+	if !slices.Equal(got, []uint32{1, 2}) {
+		t.Fatalf("overlap %v, want both", got)
+	}
+}
+
+// With interest management and MaxSpeed, ray casts look at the cells near
+// the ray only, and find what every-slot casts find.
+func TestRaycastGridMatchesBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	mk := func(grid bool) *Session {
+		cfg := SessionConfig{History: &HistoryConfig{MaxSpeed: 10}}
+		if grid {
+			cfg.Interest = &InterestConfig{CellSize: 8}
+		}
+		return newServer(t, cfg)
+	}
+	a, b := mk(false), mk(true)
+	type mover struct{ p, v mgl32.Vec3 }
+	movers := make([]mover, 800)
+	for i := range movers {
+		movers[i] = mover{mgl32.Vec3{rng.Float32() * 200, rng.Float32() * 200, 0},
+			mgl32.Vec3{rng.Float32()*1 - 0.5, rng.Float32()*1 - 0.5, 0}}
+	}
+	for tick := uint32(1); tick <= 30; tick++ {
+		for _, s := range []*Session{a, b} {
+			s.BeginTick(tick)
+			for i, m := range movers {
+				s.SetEntity(wire.Entity{NetID: uint32(i + 1), Pos: m.p.Add(m.v.Mul(float32(tick)))})
+				if tick == 1 {
+					s.SetShape(uint32(i+1), Shape{Kind: Sphere, Radius: 1})
+				}
+			}
+		}
+	}
+	for range 300 {
+		r := Rewind{Tick: 12 + rng.Float64()*17}
+		o := mgl32.Vec3{rng.Float32() * 200, rng.Float32() * 200, 0}
+		d := mgl32.Vec3{rng.Float32()*2 - 1, rng.Float32()*2 - 1, 0}
+		ha, oka := a.Raycast(&r, o, d, 50, 0)
+		hb, okb := b.Raycast(&r, o, d, 50, 0)
+		if oka != okb || ha.NetID != hb.NetID {
+			t.Fatalf("brute force %+v %v, grid %+v %v", ha, oka, hb, okb)
+		}
+	}
+}
+
+// History keeps no more than its window, and forgets despawned entities.
+func TestHistoryWindow(t *testing.T) {
+	s := rewindServer(t, 100, 0)
+	r := Rewind{Tick: 50}
+	if _, ok := shoot(s, &r, 50); ok {
+		t.Fatal("a pose older than the window was kept")
+	}
+	r.Tick = 81
+	if _, ok := shoot(s, &r, 81); !ok {
+		t.Fatal("a pose within the window was lost")
+	}
+	s.Despawn(1)
+	if _, ok := shoot(s, &r, 81); ok {
+		t.Fatal("a despawned entity was struck")
+	}
+	if s.SetShape(1, Shape{Kind: Sphere, Radius: 1}) || s.SetShape(2, Shape{Kind: Sphere, Radius: -1}) {
+		t.Fatal("SetShape of a gone entity, or of a bad shape")
+	}
+}
