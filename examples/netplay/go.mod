@@ -1,4 +1,4 @@
-module github.com/netsmooth/netsmooth/examples/udp
+module github.com/netsmooth/netsmooth/examples/netplay
 
 go 1.26
 
