@@ -1,23 +1,39 @@
-// Command udp runs netsmooth over a real UDP socket: a server simulating
-// a thousand entities at 20 Hz plus one player per client, and a headless
-// client that draws them through the pipeline at 60 FPS and predicts its
-// player from scripted inputs. By default both run in this process over
-// loopback, with a simulated network (netsim, on the wall clock) in both
-// directions; at the end the client prints its metrics: how far what it
-// drew was from the truth, the delay, underruns and corrections, the
-// round trip and clock offset it measured, the bytes per second each way
-// and the packets lost.
+// Command netplay runs netsmooth over its secure transport: a server
+// simulating a thousand entities at 20 Hz plus one player per client, and
+// a headless client that draws them through the pipeline at 60 FPS and
+// predicts its player from scripted inputs. Snapshots and inputs travel
+// as QUIC datagrams (TLS 1.3; the server's self-signed certificate is
+// accepted by its hash), and a client joins only with a connect token
+// from a development backend (internal/devauth). The server, not the
+// client, decides which entity each player controls.
 //
-//	go run ./examples/udp
-//	go run ./examples/udp -seconds 20 -latency 80ms -jitter 20ms -loss 0.1
-//	go run ./examples/udp -full          # no delta compression
-//	go run ./examples/udp -role server -addr 127.0.0.1:7777
-//	go run ./examples/udp -role client -addr 127.0.0.1:7777
-//	go run ./examples/udp -role client -addr 127.0.0.1:7777 -player 1000001
+// By default both run in this process over loopback, with a simulated
+// network (netsim, on the wall clock) in both directions, and the process
+// issues its client a token itself; at the end the client prints its
+// metrics: how far what it drew was from the truth, the delay, underruns
+// and corrections, the round trip and clock offset it measured, the bytes
+// per second each way, the packets lost, and how its connections ended.
 //
-// Each client of one server plays its own NetID (-player); a client that
-// names a world entity's or another client's NetID is given no player.
-// Ctrl-C stops it cleanly, printing the metrics so far.
+//	go run ./examples/netplay
+//	go run ./examples/netplay -seconds 20 -latency 80ms -jitter 20ms -loss 0.1
+//	go run ./examples/netplay -full       # no delta compression
+//	go run ./examples/netplay -spectate   # watch only: no player, no inputs
+//
+// In two processes, the server also serves development tickets (where to
+// connect, its certificate's hash, a fresh token) over HTTP on loopback,
+// and each client fetches one:
+//
+//	go run ./examples/netplay -role server              # until Ctrl-C
+//	go run ./examples/netplay -role client              # as many as you like
+//	go run ./examples/netplay -role client -spectate
+//
+// -addr sets the server's UDP address (default 127.0.0.1:7777),
+// -ticket-addr its ticket endpoint (default 127.0.0.1:7778, loopback
+// only: it gives a token to anyone who asks), -ticket the URL a client
+// fetches its tickets from. A client whose server shuts down or falls
+// silent fetches a new ticket and connects again (restart the server to
+// see it); one the server kicks stops and says why. Ctrl-C stops either
+// cleanly, printing the metrics so far.
 package main
 
 import (
@@ -26,29 +42,31 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
+	"github.com/netsmooth/netsmooth/internal/devauth"
 	"github.com/netsmooth/netsmooth/netsim"
 )
 
 // options are the command's settings, one flag each.
 type options struct {
-	role     string
-	addr     string
-	seconds  float64
-	entities int
-	moving   float64
-	fps      float64
-	latency  time.Duration
-	jitter   time.Duration
-	loss     float64
-	full     bool
-	seed     uint64
-	player   uint
+	role       string
+	addr       string
+	ticketAddr string
+	ticket     string
+	seconds    float64
+	entities   int
+	moving     float64
+	fps        float64
+	latency    time.Duration
+	jitter     time.Duration
+	loss       float64
+	full       bool
+	spectate   bool
+	seed       uint64
 }
 
 // impairment is the simulated network each end puts in front of what it
@@ -60,18 +78,26 @@ func (o *options) impairment() *netsim.Config {
 	return &netsim.Config{Latency: o.latency, Jitter: o.jitter, Loss: o.loss}
 }
 
+// duration is how long to run, 0 for until interrupted.
+func (o *options) duration() time.Duration { return time.Duration(o.seconds * float64(time.Second)) }
+
 func (o *options) validate() error {
 	switch {
 	case o.role != "both" && o.role != "server" && o.role != "client":
 		return fmt.Errorf("-role %q: want both, server or client", o.role)
-	case !(o.seconds > 0), o.entities < 0, o.entities > 16000, !(o.fps > 0 && o.fps <= 1000):
-		return errors.New("-seconds and -fps must be positive, -entities within 0..16000")
+	case !(o.seconds >= 0 && o.seconds < 1e6), o.entities < 0, o.entities > maxEntities, !(o.fps > 0 && o.fps <= 1000):
+		return fmt.Errorf("-seconds must be within 0..1e6 (0: until Ctrl-C), -fps positive, -entities within 0..%d", maxEntities)
 	case !(o.moving >= 0 && o.moving <= 1):
 		return errors.New("-moving must be within 0..1")
 	case o.latency < 0 || o.jitter < 0 || !(o.loss >= 0 && o.loss < 1):
 		return errors.New("-latency and -jitter must not be negative, -loss within [0, 1)")
-	case o.player <= uint(o.entities) || o.player > math.MaxUint32:
-		return fmt.Errorf("-player %d: want a NetID above the entities' (%d) and below 2^32", o.player, o.entities)
+	case o.role == "server" && o.spectate:
+		return errors.New("-spectate is a client's flag")
+	}
+	if o.role == "server" {
+		if err := loopbackOnly(o.ticketAddr); err != nil {
+			return err
+		}
 	}
 	if imp := o.impairment(); imp != nil {
 		return imp.Validate()
@@ -81,26 +107,36 @@ func (o *options) validate() error {
 
 func parse(args []string, out io.Writer) (options, error) {
 	var o options
-	fs := flag.NewFlagSet("udp", flag.ContinueOnError)
+	fs := flag.NewFlagSet("netplay", flag.ContinueOnError)
 	fs.SetOutput(out)
 	fs.StringVar(&o.role, "role", "both", "both (server and client in this process), server or client")
-	fs.StringVar(&o.addr, "addr", "", "server address (default 127.0.0.1:0 for both, 127.0.0.1:7777 otherwise)")
-	fs.Float64Var(&o.seconds, "seconds", 10, "how long to run, in seconds")
-	fs.IntVar(&o.entities, "entities", 1000, "entities the server moves (besides the players)")
+	fs.StringVar(&o.addr, "addr", "", "the server's UDP address (default 127.0.0.1:0 for both, 127.0.0.1:7777 for server)")
+	fs.StringVar(&o.ticketAddr, "ticket-addr", "127.0.0.1:7778", "-role server: where to serve development tickets over HTTP (loopback only)")
+	fs.StringVar(&o.ticket, "ticket", "http://127.0.0.1:7778/ticket", "-role client: the URL to fetch tickets from")
+	fs.Float64Var(&o.seconds, "seconds", 10, "how long to run, in seconds; 0: until Ctrl-C (the default for -role server)")
+	fs.IntVar(&o.entities, "entities", 1000, "entities the server moves (besides the players); a client must be told the server's")
 	fs.Float64Var(&o.moving, "moving", 1, "fraction of the entities that move; the others stand still")
 	fs.Float64Var(&o.fps, "fps", 60, "client frames per second")
 	fs.DurationVar(&o.latency, "latency", 50*time.Millisecond, "simulated one-way latency, each direction (0 with -jitter 0 -loss 0: none)")
 	fs.DurationVar(&o.jitter, "jitter", 10*time.Millisecond, "simulated jitter: each packet's delay varies uniformly by ± this")
 	fs.Float64Var(&o.loss, "loss", 0.02, "simulated probability that a packet is lost, each direction")
 	fs.BoolVar(&o.full, "full", false, "disable delta compression: every snapshot is full")
+	fs.BoolVar(&o.spectate, "spectate", false, "join as a spectator: the world, no player, no inputs")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the simulated network")
-	fs.UintVar(&o.player, "player", playerID, "NetID of this client's player; give each client of one server its own")
 	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "udp: netsmooth over a real UDP socket, headless.\n\nUsage: go run ./examples/udp [flags]\n\nFlags:\n")
+		fmt.Fprint(fs.Output(), "netplay: netsmooth over QUIC with connect tokens, headless.\n\nUsage: go run ./examples/netplay [flags]\n\nFlags:\n")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
 		return o, err
+	}
+	if fs.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if o.role == "server" && !set["seconds"] {
+		o.seconds = 0 // a server runs until stopped
 	}
 	if o.addr == "" {
 		o.addr = "127.0.0.1:7777"
@@ -117,13 +153,16 @@ func main() {
 		return
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "udp:", err)
+		fmt.Fprintln(os.Stderr, "netplay:", err)
 		os.Exit(2)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	go func() {
+		<-ctx.Done()
+		stop() // a second Ctrl-C kills the process
+	}()
 	if err := run(ctx, &o, os.Stdout); err != nil {
-		fmt.Fprintln(os.Stderr, "udp:", err)
+		fmt.Fprintln(os.Stderr, "netplay:", err)
 		os.Exit(1)
 	}
 }
@@ -131,43 +170,89 @@ func main() {
 // run plays the role o asks for, for o.seconds or until ctx is done, and
 // prints the metrics.
 func run(ctx context.Context, o *options, w io.Writer) error {
-	d := time.Duration(o.seconds * float64(time.Second))
-	ctx, cancel := context.WithTimeout(ctx, d)
-	defer cancel()
-	var srv *gameServer
-	done := make(chan error, 1)
-	addr := o.addr
-	if o.role != "client" {
-		var err error
-		if srv, err = startServer(ctx, o, o.addr); err != nil {
-			return err
-		}
-		addr = srv.srv.Addr().String()
-		fmt.Fprintf(w, "server listening on %v\n", addr)
-		go func() { done <- srv.run(ctx) }()
+	runCtx := ctx // the client's, and a lone server's
+	if d := o.duration(); d > 0 {
+		var cancel context.CancelFunc
+		runCtx, cancel = context.WithTimeout(ctx, d)
+		defer cancel()
 	}
 	if o.role == "server" {
-		err := <-done
-		printServer(w, o, srv)
-		return err
+		return runServer(runCtx, o, w)
 	}
-	c, err := startClient(ctx, o, addr)
-	if err != nil {
-		cancel()
-		if srv != nil {
-			<-done
+	var (
+		srv        *gameServer
+		tickets    ticketFunc
+		stopServer = func() error { return nil }
+	)
+	if o.role == "both" {
+		auth, err := devauth.New()
+		if err != nil {
+			return err
 		}
+		// The server outlives the client, so that the client's last
+		// moments are not a disconnection.
+		srvCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		if srv, err = startServer(srvCtx, o, o.addr, auth, io.Discard); err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "server listening on %v (QUIC); this process issues its client a token\n", srv.srv.Addr())
+		done := make(chan error, 1)
+		go func() { done <- srv.run(srvCtx) }()
+		stopServer = func() error {
+			cancel()
+			return <-done
+		}
+		tickets = srv.ticket
+	} else {
+		tickets = fetchTickets(o.ticket)
+	}
+	c, err := startClient(runCtx, o, tickets, w)
+	if err != nil {
+		stopServer()
 		return err
 	}
 	started := time.Now()
-	c.run(ctx, d)
+	c.run(runCtx)
 	r := c.report(time.Since(started), srv)
-	cancel()
-	if srv != nil {
-		if err := <-done; err != nil {
-			return err
-		}
-	}
+	err = stopServer()
 	r.print(w, o)
-	return nil
+	return err
+}
+
+// runServer runs a server with its ticket endpoint until ctx is done,
+// then prints its counters.
+func runServer(ctx context.Context, o *options, w io.Writer) error {
+	auth, err := devauth.New()
+	if err != nil {
+		return err
+	}
+	srv, err := startServer(ctx, o, o.addr, auth, w)
+	if err != nil {
+		return err
+	}
+	url, wait, err := ticketServer(ctx, o.ticketAddr, srv)
+	if err != nil {
+		srv.srv.Close()
+		return err
+	}
+	b := srv.base()
+	fmt.Fprintf(w, "server listening on %v: QUIC (ALPN netsmooth/2) and WebTransport at %s\n", b.Addr, b.WebTransport)
+	fmt.Fprintf(w, "self-signed certificate, SHA-256 %s\n", b.CertHash)
+	fmt.Fprintf(w, "development tickets (a fresh connect token each) at %s\n\n", url)
+	join := "go run ./examples/netplay -role client"
+	if url != "http://127.0.0.1:7778/ticket" {
+		join += " -ticket " + url
+	}
+	if o.entities != 1000 {
+		join += fmt.Sprintf(" -entities %d", o.entities)
+	}
+	if o.moving != 1 {
+		join += fmt.Sprintf(" -moving %g", o.moving)
+	}
+	fmt.Fprintf(w, "join with:   %s\nwatch with:  %s -spectate\nstop with Ctrl-C.\n\n", join, join)
+	err = srv.run(ctx)
+	wait()
+	printServer(w, o, srv)
+	return err
 }

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
-	"github.com/netsmooth/netsmooth/session"
+	"github.com/netsmooth/netsmooth/client"
+	"github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/systems"
-	"github.com/netsmooth/netsmooth/transport"
 )
 
 // warmUp is left out of the drawn error: the first second, while the
@@ -16,40 +18,88 @@ const warmUp = time.Second
 
 // report is what the client measured.
 type report struct {
-	elapsed      time.Duration
-	frames       int
-	rms, maxErr  float64
-	samples      int
-	metrics      systems.Metrics
-	sync         session.Sync
-	synced       bool
-	trueOffset   float64 // server clock - client clock, known in one process
-	hasTruth     bool
-	session      session.ClientStats
-	transport    transport.ClientStats
-	server       transport.ServerStats
-	serverClient session.Stats // the server's session stats of this client
+	elapsed     time.Duration
+	frames      int
+	rms, maxErr float64
+	samples     int
+	metrics     systems.Metrics
+	sync        client.Sync
+	synced      bool
+	trueOffset  float64 // server clock - client clock, known in one process
+	hasTruth    bool
+	// session and uplink sum the counters of every connection the client
+	// made; despawned counts the Despawn messages the client pushed itself
+	// when a connection ended.
+	session   client.Stats
+	uplink    linkStats
+	despawned uint64
+	conns     int
+	ends      []connEnd
+	over      error // why the client stopped early, if it did
+	lostAtEnd bool  // the run ended while the client was reconnecting
+	netID     components.NetID
+	spectator bool
+	// The server's view, when it ran in this process: its counters, its
+	// session's counters of this client, and its time in SendSnapshots.
+	server       server.Stats
+	serverClient server.ClientStats
 	hasServer    bool
+	sendMean     time.Duration
+	sendMax      time.Duration
 }
+
+// linkStats is what the simulated uplink did.
+type linkStats struct{ sent, lost uint64 }
 
 // report gathers the client's measures after run; srv is the server when
 // it ran in this process.
 func (c *gameClient) report(elapsed time.Duration, srv *gameServer) *report {
-	r := &report{elapsed: elapsed, frames: len(c.frames), metrics: *c.pipe.Metrics(),
-		session: c.cli.Session().Stats(), transport: c.cli.Stats()}
+	r := &report{elapsed: elapsed, frames: len(c.frames), metrics: *c.pipe.Metrics(), despawned: c.despawned,
+		conns: len(c.conns), ends: c.ends, over: c.over, lostAtEnd: c.lostAtEnd, spectator: c.o.spectate}
 	if len(c.frames) > 0 {
 		r.rms, r.maxErr, r.samples = c.drawnError(c.frames[0].at.Add(warmUp))
 	}
-	r.sync, r.synced = c.cli.Session().Sync()
+	for _, cli := range c.conns {
+		addStats(&r.session, cli.Session().Stats())
+		l := cli.Stats().Link
+		r.uplink.sent += l.Sent
+		r.uplink.lost += l.Lost
+	}
+	last := c.conns[len(c.conns)-1]
+	r.sync, r.synced = last.Session().Sync()
+	r.netID = last.Session().NetID()
 	if srv != nil {
-		r.trueOffset = float64(int32(srv.srv.Now() - c.cli.Now()))
+		r.trueOffset = float64(int32(srv.srv.Now() - last.Now()))
 		r.hasTruth = true
 		r.server = srv.srv.Stats()
-		if ids := srv.srv.Clients(nil); len(ids) > 0 {
-			r.serverClient, r.hasServer = srv.srv.Session().Stats(ids[0])
-		}
+		r.serverClient, r.hasServer = srv.srv.Session().Stats(server.ClientID(last.Welcome().ClientID))
+		_, r.sendMean, r.sendMax = srv.tickStats()
 	}
 	return r
+}
+
+// addStats adds a connection's session counters to sum.
+func addStats(sum *client.Stats, s client.Stats) {
+	sum.PacketsReceived += s.PacketsReceived
+	sum.BytesReceived += s.BytesReceived
+	sum.Snapshots += s.Snapshots
+	sum.DuplicatePackets += s.DuplicatePackets
+	sum.NoBaseline += s.NoBaseline
+	sum.SeqJumps += s.SeqJumps
+	sum.BadPackets += s.BadPackets
+	sum.PacketsLost += s.PacketsLost
+	sum.Ticks += s.Ticks
+	sum.Diverged += s.Diverged
+	sum.Pushed += s.Pushed
+	sum.Own += s.Own
+	sum.PacketsSent += s.PacketsSent
+	sum.BytesSent += s.BytesSent
+	sum.PacketsAcked += s.PacketsAcked
+	sum.PacketsUnacked += s.PacketsUnacked
+	sum.InputsQueued += s.InputsQueued
+	sum.InputsExpired += s.InputsExpired
+	sum.Restarts += s.Restarts
+	sum.Reassigned += s.Reassigned
 }
 
 func row(w io.Writer, name, format string, args ...any) {
@@ -64,9 +114,31 @@ func header(w io.Writer) {
 func (r *report) print(w io.Writer, o *options) {
 	secs := r.elapsed.Seconds()
 	m := &r.metrics
-	fmt.Fprintf(w, "\nudp client: %.1f s, %d entities (%.0f%% moving) at %d Hz, %.0f FPS, delta %v; simulated link %v ± %v each way, %.0f%% loss\n\n",
+	fmt.Fprintf(w, "\nnetplay client: %.1f s, %d entities (%.0f%% moving) at %d Hz, %.0f FPS, delta %v; simulated link %v ± %v each way, %.0f%% loss\n\n",
 		secs, o.entities, o.moving*100, tickRate, o.fps, !o.full, o.latency, o.jitter, o.loss*100)
 	header(w)
+	switch {
+	case r.spectator:
+		row(w, "role", "spectator")
+	case r.netID != 0:
+		row(w, "role", "player, NetID %d (the server's choice)", r.netID)
+	default:
+		row(w, "role", "player, no NetID assigned yet")
+	}
+	row(w, "connections / disconnections", "%d / %d", r.conns, len(r.ends))
+	if len(r.ends) > 0 {
+		why := make([]string, len(r.ends))
+		for i, e := range r.ends {
+			why[i] = e.reason.String()
+		}
+		row(w, "disconnected by", "%s", strings.Join(why, ", "))
+	}
+	if r.over != nil {
+		row(w, "stopped early", "%v", r.over)
+	}
+	if r.lostAtEnd {
+		row(w, "at the end", "disconnected for %.1f s, still reconnecting", time.Since(r.ends[len(r.ends)-1].at).Seconds())
+	}
 	row(w, "frames", "%d", r.frames)
 	row(w, "entities drawn", "%d", m.Entities)
 	row(w, "drawn error vs truth: RMS / max", "%.4f / %.3f units (after %v)", r.rms, r.maxErr, warmUp)
@@ -100,25 +172,29 @@ func (r *report) print(w io.Writer, o *options) {
 	row(w, "down: packets lost (seq gaps)", "%d of %d", st.PacketsLost, st.PacketsLost+st.PacketsReceived)
 	row(w, "up: packets unacknowledged", "%d of %d", st.PacketsUnacked, st.PacketsAcked+st.PacketsUnacked)
 	row(w, "ticks complete / no baseline / dup", "%d / %d / %d", st.Ticks, st.NoBaseline, st.DuplicatePackets)
-	row(w, "messages pushed / counted by pipeline", "%d / %d", st.Pushed+st.Own, m.Received())
-	row(w, "server restarts seen", "%d", st.Restarts)
+	row(w, "messages pushed / counted by pipeline", "%d / %d", st.Pushed+st.Own+r.despawned, m.Received())
 	if r.hasServer {
 		sc := &r.serverClient
 		row(w, "server: snapshots full / total", "%d / %d", sc.FullSnapshots, sc.Snapshots)
-		row(w, "server: inputs applied / lost", "%d / %d", sc.InputsApplied, sc.InputsLost)
+		row(w, "server: inputs applied / lost / throttled", "%d / %d / %d", sc.InputsApplied, sc.InputsLost, sc.InputsThrottled)
+		row(w, "server: SendSnapshots mean / max", "%.3f / %.3f ms", ms(r.sendMean), ms(r.sendMax))
 	}
 }
+
+// ms converts d to milliseconds.
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // printServer writes the server's counters (for -role server).
 func printServer(w io.Writer, o *options, g *gameServer) {
 	st := g.srv.Stats()
-	fmt.Fprintf(w, "\nudp server: %d ticks, %d entities\n\n", g.tick, o.entities)
+	ticks, mean, most := g.tickStats()
+	fmt.Fprintf(w, "\nnetplay server: %d ticks, %d entities\n\n", ticks, o.entities)
 	header(w)
-	row(w, "clients connected / connects / refused", "%d / %d / %d", st.Clients, st.Connects, st.Refused)
-	row(w, "packets sent / received", "%d / %d", st.PacketsSent, st.PacketsReceived)
-	row(w, "bytes sent / received", "%d / %d", st.BytesSent, st.BytesReceived)
-	row(w, "bad packets / stray", "%d / %d", st.BadPackets, st.Stray)
-	if st.Link.Sent > 0 {
-		row(w, "simulated link: sent / lost", "%d / %d", st.Link.Sent, st.Link.Lost)
-	}
+	row(w, "clients connected / joins / leaves", "%d / %d / %d", st.Clients, st.Joins, st.Leaves)
+	row(w, "refused: bad token / full / busy", "%d / %d / %d", st.BadTokens, st.Full, st.Busy+st.Listener.Busy)
+	row(w, "handshakes timed out / bad hello", "%d / %d", st.Listener.TimedOut, st.Listener.BadHello)
+	t := g.totals()
+	row(w, "snapshot packets / bytes sent", "%d / %d", t.packetsSent, t.bytesSent)
+	row(w, "input packets / bytes received", "%d / %d", t.packetsReceived, t.bytesReceived)
+	row(w, "SendSnapshots mean / max", "%.3f / %.3f ms", ms(mean), ms(most))
 }
