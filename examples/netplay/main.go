@@ -34,6 +34,13 @@
 // silent fetches a new ticket and connects again (restart the server to
 // see it); one the server kicks stops and says why. Ctrl-C stops either
 // cleanly, printing the metrics so far.
+//
+// -measure compares the cost of the transport with a bare UDP socket
+// carrying the very same packets: bytes per second each way at the
+// server's socket, the server's CPU time per tick, and the handshake
+// time (see measure.go).
+//
+//	go run ./examples/netplay -measure
 package main
 
 import (
@@ -67,6 +74,9 @@ type options struct {
 	full       bool
 	spectate   bool
 	seed       uint64
+
+	measure bool
+	meas    measureOptions
 }
 
 // impairment is the simulated network each end puts in front of what it
@@ -99,6 +109,9 @@ func (o *options) validate() error {
 			return err
 		}
 	}
+	if o.measure {
+		return o.meas.validate()
+	}
 	if imp := o.impairment(); imp != nil {
 		return imp.Validate()
 	}
@@ -123,6 +136,8 @@ func parse(args []string, out io.Writer) (options, error) {
 	fs.BoolVar(&o.full, "full", false, "disable delta compression: every snapshot is full")
 	fs.BoolVar(&o.spectate, "spectate", false, "join as a spectator: the world, no player, no inputs")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the simulated network")
+	fs.BoolVar(&o.measure, "measure", false, "measure the transport's cost against bare UDP, print a table and exit")
+	o.meas.flags(fs)
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), "netplay: netsmooth over QUIC with connect tokens, headless.\n\nUsage: go run ./examples/netplay [flags]\n\nFlags:\n")
 		fs.PrintDefaults()
@@ -148,6 +163,14 @@ func parse(args []string, out io.Writer) (options, error) {
 }
 
 func main() {
+	if peer, ok := measurePeerFromEnv(); ok {
+		// This process is the client side of a -measure run.
+		if err := runMeasurePeer(peer, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "netplay measure peer:", err)
+			os.Exit(1)
+		}
+		return
+	}
 	o, err := parse(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
 		return
@@ -170,6 +193,9 @@ func main() {
 // run plays the role o asks for, for o.seconds or until ctx is done, and
 // prints the metrics.
 func run(ctx context.Context, o *options, w io.Writer) error {
+	if o.measure {
+		return measure(ctx, &o.meas, w)
+	}
 	runCtx := ctx // the client's, and a lone server's
 	if d := o.duration(); d > 0 {
 		var cancel context.CancelFunc

@@ -5,9 +5,11 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"math"
 	"net"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -22,6 +24,18 @@ import (
 	"github.com/netsmooth/netsmooth/wire"
 	"go.uber.org/goleak"
 )
+
+func TestMain(m *testing.M) {
+	if peer, ok := measurePeerFromEnv(); ok {
+		// The measured client of TestMeasure, in a process of its own.
+		if err := runMeasurePeer(peer, os.Stdin, os.Stdout); err != nil {
+			fmt.Fprintln(os.Stderr, "measure peer:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
 
 // lossy is the end-to-end tests' network, each way: 50 ± 10 ms, 10% loss.
 func lossy(entities int) *options {
@@ -540,6 +554,7 @@ func TestFlags(t *testing.T) {
 		{"-player", "20001"},
 		{"-role", "server", "-ticket-addr", "0.0.0.0:7778"},
 		{"-role", "server", "-spectate"},
+		{"-measure", "-measure-repeats", "0"},
 		{"stray"},
 	} {
 		if _, err := parse(args, io.Discard); err == nil {
