@@ -30,10 +30,12 @@
 // -addr sets the server's UDP address (default 127.0.0.1:7777),
 // -ticket-addr its ticket endpoint (default 127.0.0.1:7778, loopback
 // only: it gives a token to anyone who asks), -ticket the URL a client
-// fetches its tickets from. A client whose server shuts down or falls
-// silent fetches a new ticket and connects again (restart the server to
-// see it); one the server kicks stops and says why. Ctrl-C stops either
-// cleanly, printing the metrics so far.
+// fetches its tickets from. A client checks what it draws against the
+// entities' known paths, so it needs the server's -entities and -moving
+// (the server prints the command with them). A client whose server
+// shuts down or falls silent fetches a new ticket and connects again
+// (restart the server to see it); one the server kicks stops and says
+// why. Ctrl-C stops either cleanly, printing the metrics so far.
 //
 // -measure compares the cost of the transport with a bare UDP socket
 // carrying the very same packets: bytes per second each way at the

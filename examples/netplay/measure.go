@@ -145,12 +145,12 @@ func measure(ctx context.Context, m *measureOptions, w io.Writer) error {
 func printMeasure(w io.Writer, results map[string][]runResult, hs []handshakeResult, m *measureOptions) {
 	q, u := results[kindQUIC], results[kindUDP]
 	line := func(name, unit string, f func(r runResult) float64) {
-		mq, mu := median(q, f), median(u, f)
+		xq, xu := values(q, f), values(u, f)
 		ratio := "—"
-		if mu > 0 {
-			ratio = fmt.Sprintf("%.2f×", mq/mu)
+		if mu := medianOf(xu); mu > 0 {
+			ratio = fmt.Sprintf("%.2f×", medianOf(xq)/mu)
 		}
-		fmt.Fprintf(w, "| %-46s | %-25s | %-25s | %-6s |\n", name+" ("+unit+")", spread(q, f), spread(u, f), ratio)
+		fmt.Fprintf(w, "| %-46s | %-25s | %-25s | %-6s |\n", name+" ("+unit+")", spread(xq), spread(xu), ratio)
 	}
 	fmt.Fprintf(w, "\n| %-46s | %-25s | %-25s | %-6s |\n", "median (min–max) over runs", "QUIC datagrams", "bare UDP", "ratio")
 	fmt.Fprintf(w, "|%s|%s|%s|%s|\n", dashes(48), dashes(27), dashes(27), dashes(8))
@@ -174,13 +174,13 @@ func printMeasure(w io.Writer, results map[string][]runResult, hs []handshakeRes
 
 func dashes(n int) string { return strings.Repeat("-", n) }
 
-// median returns the median of f over rs.
-func median(rs []runResult, f func(runResult) float64) float64 {
+// values returns f of every run.
+func values(rs []runResult, f func(runResult) float64) []float64 {
 	xs := make([]float64, len(rs))
 	for i, r := range rs {
 		xs[i] = f(r)
 	}
-	return medianOf(xs)
+	return xs
 }
 
 // medianOf returns the median of xs (NaN for none).
@@ -196,13 +196,9 @@ func medianOf(xs []float64) float64 {
 	return s[len(s)/2]
 }
 
-// spread formats the median of f over rs, with its range when there are
-// several runs.
-func spread(rs []runResult, f func(runResult) float64) string {
-	xs := make([]float64, len(rs))
-	for i, r := range rs {
-		xs[i] = f(r)
-	}
+// spread formats the median of xs, with their range when there are
+// several.
+func spread(xs []float64) string {
 	m := medianOf(xs)
 	format := "%.0f"
 	if m < 100 {
