@@ -430,6 +430,16 @@ func (c *gameClient) measure() {
 	c.frames = append(c.frames, f)
 }
 
+// stalled returns the longest time between two frames: 1/fps, unless
+// the machine did not give the client its CPU in time.
+func (c *gameClient) stalled() time.Duration {
+	var gap time.Duration
+	for i := 1; i < len(c.frames); i++ {
+		gap = max(gap, c.frames[i].at.Sub(c.frames[i-1].at))
+	}
+	return gap
+}
+
 // drawnError returns the RMS and largest error over the frames from
 // `from` on.
 func (c *gameClient) drawnError(from time.Time) (rms, maxErr float64, n int) {

@@ -101,6 +101,25 @@ func runFor(c *gameClient, d time.Duration) {
 	c.run(ctx)
 }
 
+// stallGap is the longest pause in a client's frames or a server's ticks
+// the timing tests take for the code's: the machine is shared, and another
+// process may take the CPU for a second, which a run on the wall clock
+// then measures instead.
+const stallGap = 250 * time.Millisecond
+
+// steadily runs attempt, which returns the longest pause it saw, until it
+// ran without a stall, three times at most.
+func steadily(t *testing.T, attempt func() (stall time.Duration)) {
+	t.Helper()
+	for i := 1; ; i++ {
+		stall := attempt()
+		if stall <= stallGap || i == 3 {
+			return
+		}
+		t.Logf("attempt %d: the machine stalled the test for %v; running it again", i, stall)
+	}
+}
+
 // testLog is a writer that logs each line to t, prefixed.
 func testLog(t *testing.T, prefix string) io.Writer {
 	return writerFunc(func(b []byte) (int, error) {
@@ -139,22 +158,32 @@ func (s *syncBuffer) String() string {
 func TestEndToEnd(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	o := lossy(1000)
-	s := serve(t, o, o.addr)
-	c := connect(t, o, s.ticket)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		runFor(c, 7*time.Second) // long enough to measure the server's tick rate
-	}()
+	var (
+		s     *testServer
+		c     *gameClient
+		id    server.ClientID
+		sst   server.ClientStats
+		ticks uint32
+	)
+	steadily(t, func() time.Duration {
+		s = serve(t, o, o.addr)
+		c = connect(t, o, s.ticket)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			runFor(c, 9*time.Second) // long enough to measure the server's tick rate (3 windows of 2 s)
+		}()
+		id = server.ClientID(c.conns[0].Welcome().ClientID)
+		time.Sleep(8500 * time.Millisecond)
+		sst, _ = s.srv.Session().Stats(id) // while the client is connected
+		ticks = s.srv.Session().Tick()
+		<-done
+		if err := s.stop(); err != nil {
+			t.Fatal(err)
+		}
+		return max(c.stalled(), s.stalled())
+	})
 	cli := c.conns[0]
-	id := server.ClientID(cli.Welcome().ClientID)
-	time.Sleep(6500 * time.Millisecond)
-	sst, _ := s.srv.Session().Stats(id) // while the client is connected
-	ticks := s.srv.Session().Tick()
-	<-done
-	if err := s.stop(); err != nil {
-		t.Fatal(err)
-	}
 	rms, maxErr, n := c.drawnError(c.frames[0].at.Add(warmUp))
 	m := c.pipe.Metrics()
 	st := cli.Session().Stats()
@@ -204,34 +233,41 @@ func TestEndToEnd(t *testing.T) {
 func TestServerRestart(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	o := lossy(500)
-	var cur atomic.Pointer[testServer]
-	tickets := func(ctx context.Context) (devauth.Ticket, error) {
-		if s := cur.Load(); s != nil {
-			return s.ticket(ctx)
+	var (
+		a, b *testServer
+		c    *gameClient
+	)
+	steadily(t, func() time.Duration {
+		var cur atomic.Pointer[testServer]
+		tickets := func(ctx context.Context) (devauth.Ticket, error) {
+			if s := cur.Load(); s != nil {
+				return s.ticket(ctx)
+			}
+			return devauth.Ticket{}, errors.New("no server")
 		}
-		return devauth.Ticket{}, errors.New("no server")
-	}
-	a := serve(t, o, o.addr)
-	cur.Store(a)
-	addr := a.srv.Addr().String()
-	c := connect(t, o, tickets)
-	clientDone := make(chan struct{})
-	go func() {
-		defer close(clientDone)
-		runFor(c, 6*time.Second)
-	}()
-	time.Sleep(2500 * time.Millisecond)
-	cur.Store(nil)
-	if err := a.stop(); err != nil {
-		t.Fatal(err)
-	}
-	time.Sleep(300 * time.Millisecond)
-	b := serve(t, o, addr)
-	cur.Store(b)
-	<-clientDone
-	if err := b.stop(); err != nil {
-		t.Fatal(err)
-	}
+		a = serve(t, o, o.addr)
+		cur.Store(a)
+		addr := a.srv.Addr().String()
+		c = connect(t, o, tickets)
+		clientDone := make(chan struct{})
+		go func() {
+			defer close(clientDone)
+			runFor(c, 6*time.Second)
+		}()
+		time.Sleep(2500 * time.Millisecond)
+		cur.Store(nil)
+		if err := a.stop(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+		b = serve(t, o, addr)
+		cur.Store(b)
+		<-clientDone
+		if err := b.stop(); err != nil {
+			t.Fatal(err)
+		}
+		return max(c.stalled(), a.stalled(), b.stalled())
+	})
 
 	first := b.firstSnapshot()
 	if first.IsZero() {
@@ -371,19 +407,26 @@ func TestBandwidth(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	measure := func(full bool, moving float64) (down, up float64) {
 		o := &options{role: "both", addr: "127.0.0.1:0", entities: 1000, moving: moving, fps: 60, full: full}
-		s := serve(t, o, o.addr)
-		c := connect(t, o, s.ticket)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			runFor(c, 2500*time.Millisecond)
-		}()
-		time.Sleep(2 * time.Second)
-		st, ok := s.srv.Session().Stats(server.ClientID(c.conns[0].Welcome().ClientID))
-		<-done
-		if err := s.stop(); err != nil {
-			t.Fatal(err)
-		}
+		var (
+			st server.ClientStats
+			ok bool
+		)
+		steadily(t, func() time.Duration {
+			s := serve(t, o, o.addr)
+			c := connect(t, o, s.ticket)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				runFor(c, 2500*time.Millisecond)
+			}()
+			time.Sleep(2 * time.Second)
+			st, ok = s.srv.Session().Stats(server.ClientID(c.conns[0].Welcome().ClientID))
+			<-done
+			if err := s.stop(); err != nil {
+				t.Fatal(err)
+			}
+			return max(c.stalled(), s.stalled())
+		})
 		if !ok || st.Snapshots < 20 {
 			t.Fatalf("server stats %+v", st)
 		}

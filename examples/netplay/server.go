@@ -39,6 +39,9 @@ type gameServer struct {
 	ticks     int           // ticks run
 	sendTime  time.Duration // spent in SendSnapshots, over ticks
 	maxSend   time.Duration
+	// longestGap is the longest time between two ticks: 50 ms, unless
+	// the machine did not give the server its CPU in time.
+	longestGap time.Duration
 	// traffic holds every connected client's latest session counters,
 	// gone adds up those of the clients that left: the server's totals.
 	traffic map[server.ClientID]server.ClientStats
@@ -107,11 +110,16 @@ func (g *gameServer) run(ctx context.Context) error {
 	}()
 	t := time.NewTicker(time.Second / tickRate)
 	defer t.Stop()
+	last := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case now := <-t.C:
+			g.mu.Lock()
+			g.longestGap = max(g.longestGap, now.Sub(last))
+			g.mu.Unlock()
+			last = now
 		}
 		if err := g.step(); err != nil {
 			return err
@@ -242,6 +250,13 @@ func (g *gameServer) base() devauth.Ticket {
 // own client, and what the ticket endpoint serves in -role server.
 func (g *gameServer) ticket(_ context.Context) (devauth.Ticket, error) {
 	return g.auth.Ticket(g.base(), false)
+}
+
+// stalled returns the longest time between two ticks.
+func (g *gameServer) stalled() time.Duration {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.longestGap
 }
 
 // assigned returns the players' NetIDs, by client.
