@@ -120,6 +120,7 @@ func (o *options) validate() error {
 	return nil
 }
 
+// parse reads the command line; usage and errors go to out.
 func parse(args []string, out io.Writer) (options, error) {
 	var o options
 	fs := flag.NewFlagSet("netplay", flag.ContinueOnError)

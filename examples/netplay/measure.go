@@ -172,6 +172,7 @@ func printMeasure(w io.Writer, results map[string][]runResult, hs []handshakeRes
 	fmt.Fprintln(w, "one round trip, the least any join costs. Both include the simulation's own work: setting every entity each tick.")
 }
 
+// dashes is a table rule n wide.
 func dashes(n int) string { return strings.Repeat("-", n) }
 
 // values returns f of every run.
@@ -331,6 +332,7 @@ type measureWorld struct {
 	buf    []byte
 }
 
+// newMeasureWorld sets a world of n entities on sess.
 func newMeasureWorld(sess *server.Session, n int) *measureWorld {
 	return &measureWorld{sess: sess, n: n, q: wire.DefaultQuantizer()}
 }
@@ -388,6 +390,7 @@ type quicHost struct {
 	joined bool
 }
 
+// newQUICHost starts a server on pc, with a development backend.
 func newQUICHost(ctx context.Context, pc net.PacketConn) (*quicHost, error) {
 	auth, err := devauth.New()
 	if err != nil {
@@ -436,6 +439,8 @@ type udpHost struct {
 	wg      sync.WaitGroup
 }
 
+// newUDPHost serves a session with client 1, whose player is assigned,
+// on pc.
 func newUDPHost(pc *countingConn) (*udpHost, error) {
 	sess, err := server.NewSession(server.SessionConfig{})
 	if err != nil {
@@ -790,6 +795,7 @@ func measureHandshakes(ctx context.Context, n int) ([]handshakeResult, error) {
 	return append(out, summarize("bare UDP: no handshake; one round trip", rtts)), nil
 }
 
+// summarize takes the median and range of times.
 func summarize(name string, times []float64) handshakeResult {
 	return handshakeResult{name: name, median: medianOf(times), min: slices.Min(times), max: slices.Max(times)}
 }

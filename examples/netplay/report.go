@@ -102,10 +102,12 @@ func addStats(sum *client.Stats, s client.Stats) {
 	sum.Reassigned += s.Reassigned
 }
 
+// row writes a row of a metrics table.
 func row(w io.Writer, name, format string, args ...any) {
 	fmt.Fprintf(w, "| %-38s | %s |\n", name, fmt.Sprintf(format, args...))
 }
 
+// header writes the head of a metrics table.
 func header(w io.Writer) {
 	fmt.Fprintf(w, "| %-38s | %s |\n|%s|%s|\n", "measure", "value", "----------------------------------------", "--------------------------------")
 }
