@@ -53,6 +53,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -153,6 +154,11 @@ func parse(args []string, out io.Writer) (options, error) {
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for name, roles := range map[string]string{"addr": "both server", "ticket-addr": "server", "ticket": "client"} {
+		if set[name] && !strings.Contains(roles, o.role) {
+			return o, fmt.Errorf("-%s is for -role %s, not %s", name, strings.ReplaceAll(roles, " ", " or "), o.role)
+		}
+	}
 	if o.role == "server" && !set["seconds"] {
 		o.seconds = 0 // a server runs until stopped
 	}

@@ -597,6 +597,9 @@ func TestFlags(t *testing.T) {
 		{"-player", "20001"},
 		{"-role", "server", "-ticket-addr", "0.0.0.0:7778"},
 		{"-role", "server", "-spectate"},
+		{"-role", "client", "-addr", "127.0.0.1:7777"},
+		{"-ticket-addr", "127.0.0.1:7778"},
+		{"-role", "server", "-ticket", "http://127.0.0.1:7778/ticket"},
 		{"-measure", "-measure-repeats", "0"},
 		{"stray"},
 	} {
