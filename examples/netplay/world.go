@@ -9,13 +9,18 @@ import (
 )
 
 // The world both ends know: the tick rate, the paths of the entities, the
-// player's NetID, movement and inputs.
+// players' NetIDs, movement and inputs.
 const (
 	// tickRate is the server's simulation and snapshot rate, Hz.
 	tickRate = 20
-	// playerID is the default NetID of a client's player (flag -player);
-	// the entities are 1..entities.
-	playerID = 1_000_000
+	// playerBase is where the players' NetIDs start: the server gives the
+	// player of client c NetID playerBase + c. The entities are
+	// 1..entities (at most maxEntities), below. NetIDs stay small: the
+	// client's NetID index keeps a direct table up to the largest one it
+	// has seen (systems.DefaultDenseIDs), 24 bytes an ID.
+	playerBase = 20_000
+	// maxEntities bounds -entities.
+	maxEntities = 16000
 	// radius and speed of the entities' circles: 10 units/s.
 	radius = 8
 	speed  = 10
@@ -72,10 +77,14 @@ func decodeStick(b []byte) scenario.Stick {
 // clampAxis keeps a client's axis within -1..1, as a server must.
 func clampAxis(v int8) int8 { return max(-1, min(1, v)) }
 
-// playerEntity is the player's wire state: position and velocity.
-func playerEntity(m scenario.Mover) wire.Entity {
+// isPlayer reports whether netID is a player's rather than a world
+// entity's.
+func isPlayer(netID uint32) bool { return netID > playerBase }
+
+// playerEntity is player netID's wire state: position and velocity.
+func playerEntity(netID uint32, m scenario.Mover) wire.Entity {
 	return wire.Entity{
-		NetID: playerID,
+		NetID: netID,
 		Pos:   mgl32.Vec3{m.Pos[0], m.Pos[1], 0},
 		Vel:   mgl32.Vec3{m.Vel[0], m.Vel[1], 0},
 		Flags: wire.HasVelocity,
@@ -91,7 +100,7 @@ func moverOf(e wire.Entity) scenario.Mover {
 // steps on from exactly the state it sends and the client's replay of the
 // same inputs lands on the same floats.
 func quantized(q wire.Quantizer, m scenario.Mover) scenario.Mover {
-	r, err := q.Record(playerEntity(m))
+	r, err := q.Record(playerEntity(playerBase+1, m))
 	if err != nil {
 		return m // out of the quantizer's range: unchanged (cannot happen at these speeds)
 	}
