@@ -5,6 +5,7 @@ package server
 import (
 	"fmt"
 
+	"github.com/netsmooth/netsmooth/transport"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
@@ -41,4 +42,13 @@ type Event struct {
 	// the one the server closed its connection with.
 	Reason  wire.Reason
 	Message string
+	// Stats and Conn are a leaving client's final counters: its
+	// session's and its connection's (zero for a join).
+	Stats ClientStats
+	Conn  transport.ConnStats
 }
+
+// MaxEvents bounds the events held for [Server.Events]: beyond it the
+// oldest are dropped (and counted in Stats.EventsDropped), so a game that
+// never asks for events does not grow the server's memory.
+const MaxEvents = 1 << 14

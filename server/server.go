@@ -106,6 +106,7 @@ type Server struct {
 	byPlayer map[uint64]ClientID
 	nextID   ClientID
 	events   []Event
+	gone     transport.ConnStats // the departed clients' connections, summed
 	impair   *netsim.Config
 	stats    Stats
 	members  []*member // SendSnapshots' scratch
@@ -152,6 +153,13 @@ type Stats struct {
 	// connected (ReasonFull); Busy WebSockets refused because MaxPending
 	// handshakes were under way (ReasonBusy).
 	BadTokens, Full, Busy uint64
+	// EventsDropped counts events dropped because more than MaxEvents
+	// were waiting for Events.
+	EventsDropped uint64
+	// Traffic sums every client connection's counters, the departed
+	// clients' included: what the server sent and received in its
+	// sessions' packets.
+	Traffic transport.ConnStats
 	// Listener is the QUIC listener's: connections being set up, refused
 	// as busy, timed out before their Hello.
 	Listener transport.ListenerStats
@@ -344,7 +352,7 @@ func (s *Server) join(m *member) {
 	}
 	s.clients[m.id] = m
 	s.stats.Joins++
-	s.events = append(s.events, Event{Kind: Join, Client: m.id, Info: m.info})
+	s.event(Event{Kind: Join, Client: m.id, Info: m.info})
 	s.mu.Unlock()
 	if old != nil {
 		s.closeMember(old, wire.ReasonKicked, "replaced by a new connection of the same player")
@@ -374,15 +382,29 @@ func (s *Server) leave(m *member, err error) {
 	}
 	m.conn.Close(wire.ReasonNone, "") // no-op if closed already
 	m.send.Close()
+	ev.Stats, _ = s.sess.Stats(m.id)
+	ev.Conn = m.conn.Stats()
 	s.sess.Disconnect(m.id)
 	s.mu.Lock()
+	s.gone.Add(ev.Conn)
 	delete(s.clients, m.id)
 	if s.byPlayer[m.info.Player] == m.id {
 		delete(s.byPlayer, m.info.Player)
 	}
 	s.stats.Leaves++
-	s.events = append(s.events, ev)
+	s.event(ev)
 	s.mu.Unlock()
+}
+
+// event holds ev for Events, dropping the oldest beyond MaxEvents. The
+// caller holds s.mu.
+func (s *Server) event(ev Event) {
+	if len(s.events) >= MaxEvents {
+		n := copy(s.events, s.events[1:])
+		s.events = s.events[:n]
+		s.stats.EventsDropped++
+	}
+	s.events = append(s.events, ev)
 }
 
 // closeMember closes m's connection with reason; its reader reports the
@@ -515,6 +537,10 @@ func (s *Server) Stats() Stats {
 	s.mu.Lock()
 	st := s.stats
 	st.Clients = len(s.clients)
+	st.Traffic = s.gone
+	for _, m := range s.clients {
+		st.Traffic.Add(m.conn.Stats())
+	}
 	s.mu.Unlock()
 	st.Listener = s.ln.Stats()
 	return st

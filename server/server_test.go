@@ -239,8 +239,17 @@ func TestJoinPlayKick(t *testing.T) {
 	if leave.Reason != wire.ReasonKicked || leave.Info.Player != 42 {
 		t.Fatalf("leave event %+v", leave)
 	}
-	if st := s.Stats(); st.Joins != 2 || st.Leaves != 1 || st.Clients != 1 {
+	// The leave carries the player's final counters; the server's totals
+	// keep them after it left.
+	if leave.Stats.InputsApplied == 0 || leave.Stats.PacketsReceived == 0 || leave.Conn.PacketsSent == 0 || leave.Conn.BytesReceived == 0 {
+		t.Fatalf("leave counters: session %+v, conn %+v", leave.Stats, leave.Conn)
+	}
+	st := s.Stats()
+	if st.Joins != 2 || st.Leaves != 1 || st.Clients != 1 {
 		t.Fatalf("server stats %+v", st)
+	}
+	if st.Traffic.BytesSent <= leave.Conn.BytesSent || st.Traffic.PacketsReceived <= leave.Conn.PacketsReceived {
+		t.Fatalf("server traffic %+v after a leave with %+v", st.Traffic, leave.Conn)
 	}
 }
 

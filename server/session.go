@@ -186,7 +186,10 @@ func (s *Session) peer(id ClientID) (*peer, error) {
 //
 // Only the server decides what a client controls: a client never names
 // its entity. The entity need not exist yet: a game may assign before it
-// spawns it. It fails with an error wrapping [ErrUnknownClient] for a
+// spawns it. Keep NetIDs small and dense (count up from 1): a client
+// indexes entities by NetID in a table as large as the largest below
+// systems.DefaultDenseIDs, so a NetID near a million costs every client
+// tens of megabytes. It fails with an error wrapping [ErrUnknownClient] for a
 // client not connected, or [ErrSpectator] for a spectator (netID 0 is
 // allowed).
 func (s *Session) Assign(id ClientID, netID uint32) error {

@@ -81,6 +81,15 @@ type ConnStats struct {
 	Dropped uint64
 }
 
+// Add adds o's counters to s's: totals over several connections.
+func (s *ConnStats) Add(o ConnStats) {
+	s.PacketsSent += o.PacketsSent
+	s.BytesSent += o.BytesSent
+	s.PacketsReceived += o.PacketsReceived
+	s.BytesReceived += o.BytesReceived
+	s.Dropped += o.Dropped
+}
+
 // CloseError says why a connection ended or was refused: the reason and
 // message the peer gave in its Close (Remote), or that this end gave.
 // errors.Is(err, net.ErrClosed) holds for every CloseError.

@@ -109,6 +109,10 @@ func (b *Backend) Handler(base func() Ticket) http.Handler {
 	})
 }
 
+// fetchClient keeps no idle connections: a game fetches a ticket once per
+// connection, and an idle keep-alive would outlive it.
+var fetchClient = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 // Fetch gets a Ticket from a development backend's URL.
 func Fetch(ctx context.Context, url string) (Ticket, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -117,7 +121,7 @@ func Fetch(ctx context.Context, url string) (Ticket, error) {
 	if err != nil {
 		return Ticket{}, err
 	}
-	rsp, err := http.DefaultClient.Do(req)
+	rsp, err := fetchClient.Do(req)
 	if err != nil {
 		return Ticket{}, fmt.Errorf("devauth: fetching a ticket: %w", err)
 	}
