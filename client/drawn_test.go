@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/wire"
 )
@@ -101,7 +102,7 @@ func TestSetDrawnRefuses(t *testing.T) {
 }
 
 // DrawnNow sorts and deduplicates the late entities and keeps at most
-// DefaultMaxLate; LateBy rounds a lag to 1/256 tick and clamps it.
+// DefaultMaxLate; LateOf rounds a lag to 1/256 tick and clamps it.
 func TestDrawnNowAndLateBy(t *testing.T) {
 	late := []wire.Late{{NetID: 30, Behind: 1}, {NetID: 2, Behind: 2}, {NetID: 30, Behind: 1}, {NetID: 9, Behind: 3}}
 	d := DrawnNow(1234.5, late)
@@ -122,8 +123,43 @@ func TestDrawnNowAndLateBy(t *testing.T) {
 		lag  float32
 		want uint16
 	}{{0, 0}, {1, 256}, {0.5, 128}, {0.0019, 0}, {0.0021, 1}, {-3, 0}, {1e9, math.MaxUint16}, {float32(math.NaN()), 0}} {
-		if got := LateBy(5, c.lag); got.NetID != 5 || got.Behind != c.want {
-			t.Errorf("LateBy(%v) = %+v, want Behind %d", c.lag, got, c.want)
+		span := components.Span{Mode: components.SpanLerp, From: 10, To: 11, Lag: c.lag}
+		got, needed := LateOf(5, &span, 10.5)
+		if got.NetID != 5 || got.Behind != c.want || got.Span != 0 || needed != (c.want > 0) {
+			t.Errorf("lag %v: %+v %v, want Behind %d", c.lag, got, needed, c.want)
+		}
+	}
+}
+
+// LateOf names the samples an entity was drawn between when they are more
+// than a tick apart, so that the server joins the same two: the entity's
+// time (render time minus lag) minus Back is the first sample's tick.
+func TestLateOfSpan(t *testing.T) {
+	for _, c := range []struct {
+		from, to    uint32
+		render, lag float64
+		span, back  uint8
+		needed      bool
+		mode        components.SpanMode
+	}{
+		{100, 101, 100.5, 0, 0, 0, false, components.SpanLerp},                  // consecutive: nothing to say
+		{100, 104, 102.25, 0, 4, 2, true, components.SpanLerp},                  // a 5 Hz entity
+		{100, 104, 105.5, 3, 4, 2, true, components.SpanLerp},                   // and 3 ticks behind
+		{100, 102, 100.0, 0, 2, 0, true, components.SpanLerp},                   // at its first sample
+		{100, 104, 102.25, 0, 0, 0, false, components.SpanPast},                 // extrapolated: judged at its time
+		{1<<24 - 2, 1<<24 + 2, 1<<24 + 1.5, 0, 4, 3, true, components.SpanLerp}, // across the wrap
+	} {
+		span := components.Span{Mode: c.mode, From: c.from, To: c.to, Lag: float32(c.lag)}
+		l, needed := LateOf(7, &span, c.render)
+		if l.Span != c.span || l.Back != c.back || needed != c.needed {
+			t.Errorf("%+v: got Span %d Back %d needed %v", c, l.Span, l.Back, needed)
+			continue
+		}
+		if c.span > 0 {
+			d := DrawnNow(c.render, []wire.Late{l})
+			if got := l.From(d.Time); got != c.from&(1<<24-1) {
+				t.Errorf("%+v: From %d", c, got)
+			}
 		}
 	}
 }

@@ -200,23 +200,37 @@ func (c *Session) SetDrawn(d wire.Drawn) error {
 
 // DrawnNow returns what the pipeline draws at render tick renderTick (the
 // pipeline clock's RenderTick), with late, the entities the game may
-// judge shots against that are drawn later than that: those whose
-// components.Span.Lag is above zero (see [LateBy]). It sorts late by
-// NetID in place and keeps the first MaxLate of a default config.
+// judge shots against that are drawn otherwise than at that time between
+// consecutive ticks (see [LateOf]). It sorts late by NetID in place and
+// keeps the first MaxLate of a default config.
 func DrawnNow(renderTick float64, late []wire.Late) wire.Drawn {
 	slices.SortFunc(late, func(a, b wire.Late) int { return cmp.Compare(a.NetID, b.NetID) })
 	late = slices.CompactFunc(late, func(a, b wire.Late) bool { return a.NetID == b.NetID })
 	return wire.Drawn{Time: wire.DrawnTime(renderTick), Late: late[:min(len(late), wire.DefaultMaxLate)]}
 }
 
-// LateBy returns the late record of an entity drawn lag ticks behind the
-// render time (its components.Span.Lag).
-func LateBy(netID components.NetID, lag float32) wire.Late {
-	behind := math.Round(float64(lag) / wire.DrawnUnit)
+// LateOf returns how the pipeline drew entity netID, whose span is span,
+// at render tick renderTick, and whether the server needs to be told
+// (DrawnNow's late): when it was drawn behind the render time (its
+// components.Span.Lag: sent less often than others), or between samples
+// more than a tick apart (snapshots lost, or sent less often), where its
+// true path may have turned. A game passes the entities a shot may
+// strike: the one aimed at, those near the crosshair.
+func LateOf(netID components.NetID, span *components.Span, renderTick float64) (wire.Late, bool) {
+	behind := math.Round(float64(span.Lag) / wire.DrawnUnit)
 	if !(behind > 0) { // zero, negative or NaN
 		behind = 0
 	}
-	return wire.Late{NetID: uint32(netID), Behind: uint16(min(behind, math.MaxUint16))}
+	l := wire.Late{NetID: uint32(netID), Behind: uint16(min(behind, math.MaxUint16))}
+	if n := span.To - span.From; span.Mode == components.SpanLerp && n >= 2 && n <= math.MaxUint8 {
+		// The entity's whole tick, as the server will compute it from
+		// the quantised times, and the first sample's distance from it.
+		base := (wire.DrawnTime(renderTick) - uint32(l.Behind)) >> 8
+		if back := (base - span.From) & (1<<24 - 1); back <= n {
+			l.Span, l.Back = uint8(n), uint8(back)
+		}
+	}
+	return l, l.Behind > 0 || l.Span > 0
 }
 
 // ackWindow follows which of the client's packets the server

@@ -411,8 +411,8 @@ func TestClientConcurrentUse(t *testing.T) {
 	}
 }
 
-// Steady state allocates nothing: receiving a tick's snapshot, queueing
-// an input and building the input packet.
+// Steady state allocates nothing: receiving a tick's snapshot, setting
+// what was drawn, queueing an input and building the input packet.
 func TestClientSteadyStateAllocs(t *testing.T) {
 	// Record the snapshots of a lossless session, tick by tick.
 	p := newPair(t, netsim.Config{}, 1, 300, SessionConfig{})
@@ -430,6 +430,7 @@ func TestClientSteadyStateAllocs(t *testing.T) {
 	c := newTestSide(t, SessionConfig{OnOwn: func(Own) {}})
 	var drained []systems.Message
 	var buf []byte
+	late := []wire.Late{{NetID: 3, Span: 4, Back: 1}, {NetID: 9}}
 	k := 0
 	tickOnce := func() {
 		now := uint32(k * 50)
@@ -440,6 +441,10 @@ func TestClientSteadyStateAllocs(t *testing.T) {
 		}
 		k++
 		drained, _ = c.inbox.Drain(drained)
+		late[0].Behind = uint16(k)
+		if err := c.SetDrawn(wire.Drawn{Time: uint32(k * 256), Late: late}); err != nil {
+			t.Fatal(err)
+		}
 		c.QueueInput(uint32(k), []byte{1})
 		buf, _ = c.InputPacket(now, buf[:0])
 	}

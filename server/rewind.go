@@ -202,8 +202,17 @@ type Rewind struct {
 // (1/256 tick), as the server accepted them.
 func (r *Rewind) Late() []wire.Late { return r.late[:r.nLate] }
 
-// tickOf returns the time entity netID is judged at.
-func (r *Rewind) tickOf(netID uint32) float64 {
+// judged is when and how an entity is judged: at time t, from the
+// records of ticks from and from+span when span is 2 or more (joined as
+// the client joined its samples), else from the records around t.
+type judged struct {
+	t    float64
+	from uint32
+	span uint8
+}
+
+// of returns how entity netID is judged.
+func (r *Rewind) of(netID uint32) judged {
 	lo, hi := 0, r.nLate
 	for lo < hi {
 		m := (lo + hi) / 2
@@ -214,9 +223,11 @@ func (r *Rewind) tickOf(netID uint32) float64 {
 		}
 	}
 	if lo < r.nLate && r.late[lo].NetID == netID {
-		return r.Tick - float64(r.late[lo].Behind)*wire.DrawnUnit
+		l := &r.late[lo]
+		t := r.Tick - float64(l.Behind)*wire.DrawnUnit
+		return judged{t: t, from: uint32(int64(math.Floor(t)) - int64(l.Back)), span: l.Span}
 	}
-	return r.Tick
+	return judged{t: r.Tick}
 }
 
 // Rewind returns the time to judge client id's input at, from what it
@@ -252,13 +263,26 @@ func (s *Session) Rewind(id ClientID, v *wire.Drawn) (Rewind, error) {
 	case r.Tick < earliest:
 		r.Tick, r.Clamped = earliest, true
 	}
+	clamped := r.Clamped
 	for _, l := range v.Late {
 		if r.nLate == len(r.late) {
 			break
 		}
-		if r.Tick-float64(l.Behind)*wire.DrawnUnit < earliest {
+		t := r.Tick - float64(l.Behind)*wire.DrawnUnit
+		if t < earliest {
 			l.Behind = uint16(max(0, (r.Tick-earliest)/wire.DrawnUnit))
+			t = r.Tick - float64(l.Behind)*wire.DrawnUnit
 			r.Clamped = true
+		}
+		// A span must lie within what the server allows (the entity's
+		// time lies on it: Back is at most Span); a clamped time has no
+		// span.
+		if l.Span >= 2 {
+			from := math.Floor(t) - float64(l.Back)
+			if clamped || from < math.Floor(earliest) || from+float64(l.Span) > now {
+				l.Span, l.Back = 0, 0
+				r.Clamped = true
+			}
 		}
 		r.late[r.nLate] = l
 		r.nLate++
@@ -299,7 +323,7 @@ func (s *Session) Raycast(r *Rewind, origin, dir mgl32.Vec3, maxDist float32, ig
 		if id == ignore {
 			return
 		}
-		a, b, f, ok := s.posesAt(slot, id, r.tickOf(id))
+		a, b, f, ok := s.posesAt(slot, id, r.of(id))
 		if !ok {
 			return
 		}
@@ -319,6 +343,28 @@ func (s *Session) Raycast(r *Rewind, origin, dir mgl32.Vec3, maxDist float32, ig
 	}
 	s.candidates(r, origin, dir, maxDist, try)
 	return best, found
+}
+
+// Pose returns where entity netID was at r (at the time its client drew
+// it, interpolated between the recorded ticks, in world units): what
+// Raycast and Overlap test its shape at. A game draws it to show a shot's
+// judgement (the hit shapes as the server rewound them). It reports false
+// for an entity without a shape or without a recorded pose at that time.
+func (s *Session) Pose(r *Rewind, netID uint32) (mgl32.Vec3, mgl32.Quat, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.hist == nil {
+		return mgl32.Vec3{}, mgl32.Quat{}, false
+	}
+	slot, ok := s.world.slot(netID)
+	if !ok || int(slot) >= len(s.hist.shapes) || s.hist.shapes[slot].Kind == NoShape {
+		return mgl32.Vec3{}, mgl32.Quat{}, false
+	}
+	a, b, f, ok := s.posesAt(slot, netID, r.of(netID))
+	if !ok {
+		return mgl32.Vec3{}, mgl32.Quat{}, false
+	}
+	return s.lerpPos(&a, &b, f), s.lerpRot(&a, &b, f), true
 }
 
 // candidates calls try for every shaped slot a ray might strike: those of
@@ -357,16 +403,25 @@ func (h *history) maxBound() float32 {
 	return b
 }
 
-// posesAt returns entity id's (in slot) recorded poses around tick t and
-// where t lies between them (0..1): the current tick's state for a t
-// after the last recorded one.
-func (s *Session) posesAt(slot int32, id uint32, t float64) (a, b pose, f float64, ok bool) {
-	t0 := uint32(math.Floor(t))
+// posesAt returns entity id's (in slot) recorded poses to join for j and
+// where j.t lies between them (0..1): the records of j.from and
+// j.from+j.span when the client drew the entity across a span, else those
+// around j.t, the current tick's state for a time after the last
+// recorded one.
+func (s *Session) posesAt(slot int32, id uint32, j judged) (a, b pose, f float64, ok bool) {
+	if j.span >= 2 {
+		a, ok1 := s.recorded(slot, id, j.from)
+		b, ok2 := s.recorded(slot, id, j.from+uint32(j.span))
+		if ok1 && ok2 {
+			return a, b, min(max((j.t-float64(j.from))/float64(j.span), 0), 1), true
+		}
+	}
+	t0 := uint32(math.Floor(j.t))
 	a, ok = s.recorded(slot, id, t0)
 	if !ok {
 		return a, a, 0, false
 	}
-	f = t - math.Floor(t)
+	f = j.t - math.Floor(j.t)
 	if f == 0 {
 		return a, a, 0, true
 	}
@@ -543,7 +598,7 @@ func (s *Session) Overlap(r *Rewind, center mgl32.Vec3, radius float32, ignore u
 		if id == ignore {
 			return
 		}
-		a, b, f, ok := s.posesAt(slot, id, r.tickOf(id))
+		a, b, f, ok := s.posesAt(slot, id, r.of(id))
 		if !ok {
 			return
 		}

@@ -64,6 +64,13 @@ func TestRewindRaycast(t *testing.T) {
 	if _, ok := shoot(s, &r, 15.5); ok {
 		t.Fatal("a late entity was judged at the render time")
 	}
+	// Pose says where the shot was judged: the late entity's own time.
+	if pos, rot, ok := s.Pose(&r, 1); !ok || pos != (mgl32.Vec3{12.5, 0, 0}) || rot != mgl32.QuatIdent() {
+		t.Fatalf("pose %v %v %v", pos, rot, ok)
+	}
+	if _, _, ok := s.Pose(&r, 2); ok {
+		t.Fatal("a pose for an entity the world does not hold")
+	}
 	// The shooter is not its own target.
 	if _, ok := s.Raycast(&now, mgl32.Vec3{20, -10, 0}, mgl32.Vec3{0, 1, 0}, 100, 1); ok {
 		t.Fatal("hit the entity ignored")
@@ -101,6 +108,52 @@ func TestRewindBoundedTrust(t *testing.T) {
 	}
 	if _, err := newServer(t, SessionConfig{}).Rewind(1, &drawn); err == nil {
 		t.Fatal("Rewind without history")
+	}
+}
+
+// An entity the client drew between samples more than a tick apart is
+// judged on the same straight line, not on its true path in between;
+// a span the server cannot allow is dropped and counted.
+func TestRewindSpan(t *testing.T) {
+	s := newServer(t, SessionConfig{History: &HistoryConfig{}})
+	s.Connect(1)
+	for tick := uint32(1); tick <= 16; tick++ {
+		s.BeginTick(tick)
+		y := float32(0)
+		if tick == 12 {
+			y = 3 // a detour the client never saw: it had ticks 10 and 14
+		}
+		s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{float32(tick), y, 0}})
+		if tick == 1 {
+			s.SetShape(1, Shape{Kind: Sphere, Radius: 0.5})
+		}
+	}
+	from := func(x, y float32) mgl32.Vec3 { return mgl32.Vec3{x, y, 10} }
+	down := mgl32.Vec3{0, 0, -1}
+
+	// Drawn at 12, one tick behind a render time of 13, between 10 and 14.
+	drawn := wire.Drawn{Time: wire.DrawnTime(13), Late: []wire.Late{{NetID: 1, Behind: 256, Span: 4, Back: 2}}}
+	r, _ := s.Rewind(1, &drawn)
+	if _, ok := s.Raycast(&r, from(12, 0), down, 20, 0); !ok || r.Clamped {
+		t.Fatalf("not struck where the client drew it (clamped %v)", r.Clamped)
+	}
+	if _, ok := s.Raycast(&r, from(12, 3), down, 20, 0); ok {
+		t.Fatal("struck on the path the client did not draw")
+	}
+	// Without the span, the record of tick 12 decides.
+	drawn.Late[0].Span, drawn.Late[0].Back = 0, 0
+	r, _ = s.Rewind(1, &drawn)
+	if pos, _, _ := s.Pose(&r, 1); pos != (mgl32.Vec3{12, 3, 0}) {
+		t.Fatalf("pose without a span %v", pos)
+	}
+	// A span reaching past the current tick is dropped.
+	drawn.Late[0] = wire.Late{NetID: 1, Behind: 256, Span: 8, Back: 2}
+	r, _ = s.Rewind(1, &drawn)
+	if !r.Clamped || r.Late()[0].Span != 0 {
+		t.Fatalf("a span into the future: %+v clamped %v", r.Late(), r.Clamped)
+	}
+	if st, _ := s.Stats(1); st.DrawnClamped != 1 {
+		t.Fatalf("%d clamped, want 1", st.DrawnClamped)
 	}
 }
 

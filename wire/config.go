@@ -63,11 +63,11 @@ type Config struct {
 	// at most 255): the redundancy against loss.
 	MaxInputs int
 	// MaxInputSize is the largest encoded input, in bytes (default 64).
-	// MaxInputs inputs of this size, each with a view of MaxLate late
+	// MaxInputs inputs of this size, each with a drawn record of MaxLate late
 	// entities, must fit in MaxPacket.
 	MaxInputSize int
 	// MaxLate is the most late entities an input's Drawn may name
-	// (default 8, at most 64).
+	// (default 6, at most 64).
 	MaxLate int
 }
 
@@ -132,14 +132,14 @@ func (c Config) normalize() (Config, error) {
 		}
 	}
 	if n := maxInputPacket(c.MaxInputs, c.MaxInputSize, c.MaxLate); n > c.MaxPacket {
-		return c, fmt.Errorf("%w: %d inputs of %d bytes with views of %d late entities need packets of %d bytes, MaxPacket is %d",
+		return c, fmt.Errorf("%w: %d inputs of %d bytes with drawn records of %d late entities need packets of %d bytes, MaxPacket is %d",
 			ErrConfig, c.MaxInputs, c.MaxInputSize, c.MaxLate, n, c.MaxPacket)
 	}
 	return c, nil
 }
 
 // maxInputPacket is the size of the largest input packet with n inputs of
-// size bytes each, each with a view of maxLate late entities.
+// size bytes each, each with a drawn record of maxLate late entities.
 func maxInputPacket(n, size, maxLate int) int {
 	return HeaderSize + inputFixedMax + n*(uvarintLen(uint32(size))+size+maxDrawnSize(maxLate))
 }

@@ -8,7 +8,7 @@ import (
 
 // Bounds of a [Drawn]'s late entities.
 const (
-	DefaultMaxLate = 8
+	DefaultMaxLate = 6
 	MaxLateLimit   = 64
 	// DrawnUnit is the resolution of drawn times: 1/256 of a tick.
 	DrawnUnit = 1.0 / 256
@@ -27,11 +27,31 @@ type Drawn struct {
 	Late []Late
 }
 
-// Late is an entity a client drew later than its render time: Behind is
-// the difference, in 1/256 of a tick (the entity's lag, up to 256 ticks).
+// Late is an entity a client drew otherwise than at its render time
+// between two consecutive ticks' samples: later (an entity sent less
+// often is drawn behind by its lag), or between samples more than a tick
+// apart (an entity sent less often, or snapshots lost), which the client
+// joins by a straight line where the entity's true path may have turned.
 type Late struct {
-	NetID  uint32
+	NetID uint32
+	// Behind is how far behind the render time the entity was drawn, in
+	// 1/256 of a tick (its lag, up to 256 ticks): at its own time, Time
+	// minus Behind.
 	Behind uint16
+	// Span, when 2 or more, says the client drew the entity between its
+	// samples of ticks From and From+Span, where From is the whole tick
+	// of its own time minus Back (Back at most Span): the server then
+	// joins its records of those two ticks the same way. 0 means the
+	// client drew it from consecutive ticks' samples (or held or
+	// extrapolated it), and the server takes its record at its own time.
+	Span, Back uint8
+}
+
+// From returns the tick of the first sample l's entity was drawn from,
+// for a record of drawn time time, modulo 2^24 (as drawn times are):
+// meaningful when Span is 2 or more.
+func (l *Late) From(time uint32) uint32 {
+	return ((time-uint32(l.Behind))>>8 - uint32(l.Back)) & (1<<24 - 1)
 }
 
 // DrawnTime converts a render time in ticks (the pipeline clock's render
@@ -50,8 +70,9 @@ func (v *Drawn) Tick(near uint32) float64 {
 
 // appendDrawn appends v's encoding: its time (4 bytes, or, after the first
 // of a packet, a zigzag varint from prev), the count of late entities
-// and each one's NetID (a varint gap from the previous one's, plus one) and
-// Behind (a varint).
+// and each one's NetID (a varint gap from the previous one's, plus one),
+// Behind (a varint) and Span (a byte), followed by Back (a byte) when Span
+// is 2 or more.
 func appendDrawn(dst []byte, v *Drawn, prev uint32, first bool) []byte {
 	if first {
 		dst = binary.LittleEndian.AppendUint32(dst, v.Time)
@@ -63,6 +84,10 @@ func appendDrawn(dst []byte, v *Drawn, prev uint32, first bool) []byte {
 	for _, l := range v.Late {
 		dst = appendUvarint(dst, l.NetID-next)
 		dst = appendUvarint(dst, uint32(l.Behind))
+		dst = append(dst, l.Span)
+		if l.Span >= 2 {
+			dst = append(dst, l.Back)
+		}
 		next = l.NetID + 1
 	}
 	return dst
@@ -83,9 +108,12 @@ func checkDrawn(p *InputPacket, maxLate int) error {
 		if len(late) > maxLate {
 			return fmt.Errorf("%w: drawn record %d names %d late entities > MaxLate %d", ErrLimit, i, len(late), maxLate)
 		}
-		for j := 1; j < len(late); j++ {
-			if late[j].NetID <= late[j-1].NetID {
+		for j := range late {
+			if j > 0 && late[j].NetID <= late[j-1].NetID {
 				return fmt.Errorf("%w: drawn record %d: late NetIDs %d then %d (they must increase)", ErrOrder, i, late[j-1].NetID, late[j].NetID)
+			}
+			if err := late[j].check(); err != nil {
+				return fmt.Errorf("drawn record %d: %w", i, err)
 			}
 		}
 	}
@@ -129,12 +157,34 @@ func readDrawn(r *reader, v *Drawn, prev uint32, first bool, maxLate int, buf []
 		if err != nil {
 			return buf, err
 		}
-		buf = append(buf, Late{NetID: uint32(id), Behind: uint16(behind)})
+		l := Late{NetID: uint32(id), Behind: uint16(behind)}
+		if l.Span, err = r.u8("late span"); err != nil {
+			return buf, err
+		}
+		if l.Span >= 2 {
+			if l.Back, err = r.u8("late back"); err != nil {
+				return buf, err
+			}
+		}
+		if err := l.check(); err != nil {
+			return buf, err
+		}
+		buf = append(buf, l)
 		next = id + 1
 	}
 	v.Late = buf[start:len(buf):len(buf)]
 	return buf, nil
 }
 
+// check refuses a late record whose Span and Back contradict each other:
+// a Span of 1 (consecutive samples need none), a Back beyond the Span, or
+// a Back without a Span.
+func (l *Late) check() error {
+	if l.Span == 1 || (l.Span >= 2 && l.Back > l.Span) || (l.Span == 0 && l.Back != 0) {
+		return fmt.Errorf("%w: late NetID %d: Span %d, Back %d (want Span 0 with Back 0, or Span >= 2 with Back <= Span)", ErrRange, l.NetID, l.Span, l.Back)
+	}
+	return nil
+}
+
 // maxDrawnSize bounds an encoded drawn record with maxLate late entities.
-func maxDrawnSize(maxLate int) int { return 4 + 1 + maxLate*(maxVarint32+3) }
+func maxDrawnSize(maxLate int) int { return 4 + 1 + maxLate*(maxVarint32+3+2) }

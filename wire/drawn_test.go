@@ -10,7 +10,7 @@ import (
 // and a packet without drawn records stays without.
 func TestDrawnRoundTrip(t *testing.T) {
 	p := InputPacket{FirstSeq: 40, Inputs: [][]byte{{1}, {2}, {3}}, Drawn: []Drawn{
-		{Time: DrawnTime(1000.5), Late: []Late{{NetID: 7, Behind: 512}, {NetID: 900, Behind: 1}}},
+		{Time: DrawnTime(1000.5), Late: []Late{{NetID: 7, Behind: 512, Span: 4, Back: 2}, {NetID: 900, Behind: 1}}},
 		{Time: DrawnTime(1001.5)},
 		{Time: DrawnTime(1000.25), Late: []Late{{NetID: 1, Behind: 65535}}},
 	}}
@@ -32,6 +32,11 @@ func TestDrawnRoundTrip(t *testing.T) {
 	}
 	if tick := got.Drawn[0].Tick(1003); tick != 1000.5 {
 		t.Fatalf("Tick %v, want 1000.5", tick)
+	}
+	// Entity 7 is drawn 2 ticks behind, at 998.5, between its samples of
+	// ticks 996 and 1000.
+	if from := got.Drawn[0].Late[0].From(got.Drawn[0].Time); from != 996 {
+		t.Fatalf("From %d, want 996", from)
 	}
 	// Decoding a packet without drawn records into the same struct drops them.
 	b, _ = AppendInput(nil, &Header{}, &InputPacket{Inputs: [][]byte{{1}}}, nil)
@@ -65,6 +70,9 @@ func TestDrawnLimits(t *testing.T) {
 		"count":     {InputPacket{Inputs: [][]byte{{1}, {2}}, Drawn: []Drawn{{}}}, ErrRange},
 		"too many":  {InputPacket{Inputs: [][]byte{{1}}, Drawn: []Drawn{{Late: late}}}, ErrLimit},
 		"unordered": {InputPacket{Inputs: [][]byte{{1}}, Drawn: []Drawn{{Late: []Late{{NetID: 5}, {NetID: 5}}}}}, ErrOrder},
+		"span 1":    {InputPacket{Inputs: [][]byte{{1}}, Drawn: []Drawn{{Late: []Late{{NetID: 5, Span: 1}}}}}, ErrRange},
+		"back>span": {InputPacket{Inputs: [][]byte{{1}}, Drawn: []Drawn{{Late: []Late{{NetID: 5, Span: 2, Back: 3}}}}}, ErrRange},
+		"back only": {InputPacket{Inputs: [][]byte{{1}}, Drawn: []Drawn{{Late: []Late{{NetID: 5, Back: 1}}}}}, ErrRange},
 	} {
 		if _, err := AppendInput(nil, &Header{}, &c.p, nil); !errors.Is(err, c.want) {
 			t.Errorf("%s: %v, want %v", name, err, c.want)
@@ -76,5 +84,27 @@ func TestDrawnLimits(t *testing.T) {
 	var got InputPacket
 	if _, err := DecodeInput(b, &got, &Config{MaxLate: 2}); !errors.Is(err, ErrLimit) {
 		t.Fatalf("MaxLate 2: %v", err)
+	}
+}
+
+// A decoder refuses a late record whose Span and Back contradict each
+// other, as the encoder does.
+func TestDrawnSpanDecode(t *testing.T) {
+	p := InputPacket{Inputs: [][]byte{{1}}, Drawn: []Drawn{{Time: 9, Late: []Late{{NetID: 5, Behind: 3, Span: 2, Back: 2}}}}}
+	b, err := AppendInput(nil, &Header{}, &p, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got InputPacket
+	if _, err := DecodeInput(b, &got, nil); err != nil || got.Drawn[0].Late[0] != p.Drawn[0].Late[0] {
+		t.Fatalf("%+v %v", got.Drawn, err)
+	}
+	b[len(b)-1] = 3 // Back 3 > Span 2
+	if _, err := DecodeInput(b, &got, nil); !errors.Is(err, ErrRange) {
+		t.Fatalf("Back > Span: %v", err)
+	}
+	b[len(b)-2], b[len(b)-1] = 1, 0 // Span 1, then a stray byte
+	if _, err := DecodeInput(b, &got, nil); err == nil {
+		t.Fatal("Span 1 accepted")
 	}
 }

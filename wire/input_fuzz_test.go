@@ -15,7 +15,7 @@ func FuzzDecodeInput(f *testing.F) {
 		{HasAckedTick: true, AckedTick: 77, Resync: true, FirstSeq: 1 << 31, Inputs: [][]byte{{1, 2, 3}, {}, {4}}},
 		{FirstSeq: 5, Inputs: [][]byte{make([]byte, 64), {9}, {9}, {9}, {9}, {9}, {9}, {9}}},
 		{FirstSeq: 9, Inputs: [][]byte{{1}, {2}}, Drawn: []Drawn{
-			{Time: 0xfffffff0, Late: []Late{{NetID: 3, Behind: 300}, {NetID: 1 << 30, Behind: 1}}},
+			{Time: 0xfffffff0, Late: []Late{{NetID: 3, Behind: 300, Span: 4, Back: 1}, {NetID: 1 << 30, Behind: 1}}},
 			{Time: 0x10},
 		}},
 	} {
