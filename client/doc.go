@@ -74,6 +74,11 @@
 // pipeline's clock. How close the estimates come is measured by
 // TestSyncAccuracy and recorded in DESIGN.md.
 //
+// For lag compensation, [Session.SetDrawn] attaches what the pipeline
+// draws ([DrawnNow] of the clock's render tick, with [LateOf] for the
+// entities a shot may strike) to every input queued after it, so that the
+// server judges the input against exactly that (server.Session.Rewind).
+//
 // The client side speaks the pipeline's components.NetID; the server
 // side, which never touches the pipeline, speaks the wire's uint32. Both
 // are the same 32 bits.

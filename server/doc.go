@@ -100,6 +100,31 @@
 // entities out (interest management, lower send rates: [Every]); a
 // snapshot that leaves a change out is not marked complete.
 //
+// # At scale
+//
+// With SessionConfig.Interest, each client is sent only the entities
+// relevant to it: those within the radius of its [View] (with hysteresis,
+// found through a uniform grid), those a rule or [Session.SetAlways]
+// makes relevant, and its own. An entity entering is sent as a Spawn, one
+// leaving as a Despawn. With SessionConfig.Budget, each client's
+// snapshots fit a number of bytes a second: entities are chosen by
+// priority (importance, by default nearness, accumulated while they
+// wait), so far ones are sent less often and none waits longer than
+// MaxInterval. The client draws the rarely sent ones later, by their own
+// lag, smoothly.
+//
+// # Lag compensation
+//
+// With SessionConfig.History, the session records the pose of every
+// entity with a hit shape ([Session.SetShape]) each tick for a window (1 s
+// by default). Every input of a client that calls client.Session.SetDrawn
+// carries what the client drew when it made the input ([Input].Drawn):
+// [Session.Rewind] turns that into the time each entity is judged at,
+// within what the server believes of the client's delay, and
+// [Session.Raycast], [Session.Overlap] and [Session.Pose] test the shapes
+// there. Judge a tick's shots after setting its world, as the example of
+// Session.Rewind does.
+//
 // # Concurrency and cost
 //
 // A Server and a Session are safe for concurrent use: the connections'
