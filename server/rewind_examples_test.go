@@ -20,7 +20,7 @@ func ExampleSession_Rewind() {
 
 	// The client's side: what it drew rides with the input it fires.
 	cli, _ := client.NewSession(client.SessionConfig{Inbox: systems.NewInbox(0)}) // the pipeline's inbox
-	cli.SetDrawn(client.DrawnNow(7.5, nil)) // the pipeline clock's RenderTick
+	cli.SetDrawn(client.DrawnNow(7.5, nil))                                       // the pipeline clock's RenderTick
 	cli.QueueInput(1, []byte("fire"))
 	pkt, _ := cli.InputPacket(0, nil)
 	srv.Receive(shooter, pkt, 0)
