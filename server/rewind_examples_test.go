@@ -19,8 +19,9 @@ func ExampleSession_Rewind() {
 	srv.Connect(shooter)
 
 	// The client's side: what it drew rides with the input it fires.
-	cli, _ := client.NewSession(client.SessionConfig{Inbox: systems.NewInbox(0)}) // the pipeline's inbox
-	cli.SetDrawn(client.DrawnNow(7.5, nil))                                       // the pipeline clock's RenderTick
+	// The client's render tick is its pipeline clock's RenderTick.
+	cli, _ := client.NewSession(client.SessionConfig{Inbox: systems.NewInbox(0)})
+	cli.SetDrawn(client.DrawnNow(7.5, nil))
 	cli.QueueInput(1, []byte("fire"))
 	pkt, _ := cli.InputPacket(0, nil)
 	srv.Receive(shooter, pkt, 0)
