@@ -139,6 +139,15 @@ func (s *Session) bytesPerTick() float64 {
 	return float64(s.cfg.Budget.BytesPerSecond) / s.cfg.TickRate
 }
 
+// rttTicks is c's round trip in whole ticks, rounded up (2 before it is
+// measured).
+func (s *Session) rttTicks(c *peer) uint32 {
+	if !c.stats.HasRTT {
+		return 2
+	}
+	return uint32(math.Ceil(float64(c.stats.RTT) / 1000 * s.cfg.TickRate))
+}
+
 // maxWaitTicks is MaxInterval in ticks, at least 1.
 func (s *Session) maxWaitTicks() uint32 {
 	return uint32(max(1, math.Ceil(s.cfg.Budget.MaxInterval.Seconds()*s.cfg.TickRate)))

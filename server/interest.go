@@ -100,8 +100,24 @@ type relEntry struct {
 	netID uint32
 	slot  int32
 	dist  float32 // from the client's view, world units
+	priority
+}
+
+// priority is what a client's budget knows of an entity, carried over
+// when the relevant set is rebuilt.
+type priority struct {
 	acc   float32 // priority accumulated while changed and not sent
 	since uint32  // tick of its last record sent to the client, or of its entering
+
+	// The last record sent, until its packet is acknowledged or known
+	// lost: then the entity waits again from when it started waiting
+	// before that send, with the priority it had (a lost record counts
+	// as never sent).
+	pending   bool
+	sentSeq   uint16  // the packet that carried it
+	sentTick  uint32  // when
+	lostSince uint32  // since, before the send
+	lostAcc   float32 // the priority it was sent with
 }
 
 // SetView sets where client id looks from, for interest management: the
@@ -186,7 +202,7 @@ func (s *Session) refresh(c *peer) {
 func (s *Session) everything(c *peer) {
 	next := c.relNext[:0]
 	for _, slot := range s.world.sorted() {
-		next = append(next, relEntry{netID: s.world.ents[slot].rec.NetID, slot: slot, since: s.tick})
+		next = append(next, relEntry{netID: s.world.ents[slot].rec.NetID, slot: slot, priority: priority{since: s.tick}})
 	}
 	s.adopt(c, next)
 	c.relVersion, c.relBuilt = s.world.version, true
@@ -253,7 +269,7 @@ func (s *Session) nearby(c *peer) {
 			continue
 		}
 		if held {
-			e.acc, e.since = old[j].acc, old[j].since
+			e.priority = old[j].priority
 		} else {
 			e.since = s.tick
 		}
@@ -299,7 +315,7 @@ func (s *Session) adopt(c *peer, next []relEntry) {
 			j++
 		}
 		if j < len(old) && old[j].netID == e.netID {
-			e.acc, e.since = old[j].acc, old[j].since
+			e.priority = old[j].priority
 		}
 	}
 	c.relNext, c.rel = c.rel[:0], next

@@ -250,6 +250,58 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// Under a budget, what a lost packet carried is sent again once the loss
+// is known (a round trip and a tick later), instead of after another
+// MaxInterval: the longest wait stays MaxInterval plus the time to notice.
+func TestBudgetResendsLost(t *testing.T) {
+	const n = 300
+	run := func(lose func(tick uint32, part int) bool) (maxGap uint32, st ClientStats) {
+		s := newServer(t, SessionConfig{TickRate: 20, Budget: BudgetConfig{BytesPerSecond: 8000}})
+		s.Connect(1)
+		s.SetView(1, View{Radius: 300})
+		c := newTestClient(t, wire.Config{})
+		last := map[uint32]uint32{}
+		for tick := uint32(1); tick <= 400; tick++ {
+			s.BeginTick(tick)
+			swarm(t, s, n, tick)
+			packets, err := s.Snapshot(1, tick*50, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.entities = c.entities[:0]
+			for i, p := range packets {
+				if !lose(tick, i) {
+					c.receive(p, tick*50)
+				}
+			}
+			s.Receive(1, c.ack(t, tick*50+10), tick*50+10)
+			for _, e := range c.entities {
+				if tick > 40 {
+					maxGap = max(maxGap, tick-last[e.NetID])
+				}
+				last[e.NetID] = tick
+			}
+		}
+		st, _ = s.Stats(1)
+		return maxGap, st
+	}
+	clean, st := run(func(uint32, int) bool { return false })
+	if st.Resent != 0 || clean > 10 {
+		t.Fatalf("without loss: longest wait %d ticks, %d resent", clean, st.Resent)
+	}
+	// Every packet of every 7th tick is lost.
+	lossy, st := run(func(tick uint32, _ int) bool { return tick%7 == 0 })
+	t.Logf("longest wait %d ticks without loss, %d with; %d records resent", clean, lossy, st.Resent)
+	if st.Resent == 0 {
+		t.Fatal("nothing resent")
+	}
+	// MaxInterval (10 ticks), the round trip (1 tick) and a tick to
+	// notice, and the tick lost.
+	if lossy > 10+3 {
+		t.Fatalf("an entity waited %d ticks", lossy)
+	}
+}
+
 // Interest management and a budget over a bad network: the client's
 // state is always the server's (no tick diverges from its hash), whatever
 // entered, left or waited, and the server never has to resync it.

@@ -47,6 +47,7 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 	if rtt, ok := c.sentAt.RTT(&h, now); ok {
 		c.stats.RTT, c.stats.HasRTT = rtt, true
 	}
+	c.sentAt.Ack(&h)
 	switch {
 	case in.Resync:
 		// The client's state drifted from what the server holds for it:

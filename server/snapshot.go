@@ -220,12 +220,33 @@ func (s *Session) collect(c *peer, base *sentTick) {
 		}
 		if weigh && k.rel >= 0 {
 			r := &c.rel[k.rel]
+			if r.pending {
+				s.settle(c, r)
+			}
 			if r.acc == 0 {
 				r.since = s.tick // starts waiting now
 			}
 			k.score = r.acc + s.importance(c, id, s.distance(c, we))
 		}
 		c.cand = append(c.cand, k)
+	}
+}
+
+// settle learns whether the packet that carried r's last record arrived:
+// acknowledged, r is settled; not acknowledged a round trip and a tick
+// after it was sent (or no longer remembered), it was lost, and r waits
+// as if that record had never been sent: from when it started waiting
+// before, with the priority it had then added to what it gathered since.
+func (s *Session) settle(c *peer, r *relEntry) {
+	acked, known := c.sentAt.Delivered(r.sentSeq)
+	switch {
+	case acked:
+		r.pending = false
+	case !known || s.tick-r.sentTick > s.rttTicks(c)+1:
+		r.pending = false
+		r.since = r.lostSince
+		r.acc += r.lostAcc
+		c.stats.Resent++
 	}
 }
 
@@ -304,6 +325,8 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 		if k.rel >= 0 {
 			r := &c.rel[k.rel]
 			if k.send {
+				r.pending, r.sentSeq, r.sentTick = true, c.seq+uint16(s.enc.Part()), s.tick
+				r.lostSince, r.lostAcc = r.since, k.score
 				r.acc = 0
 			} else {
 				r.acc = k.score

@@ -13,8 +13,10 @@ type ClientStats struct {
 	// PacketsSent and BytesSent count the snapshot packets produced.
 	PacketsSent, BytesSent uint64
 	// RecordsSent counts entity records sent (despawns included);
-	// Deferred counts changed entities left out.
-	RecordsSent, Deferred uint64
+	// Deferred counts changed entities left out. Resent counts, under a
+	// budget, records whose packet was lost, so that the entity was
+	// queued again as if never sent.
+	RecordsSent, Deferred, Resent uint64
 
 	// PacketsReceived and BytesReceived count what Receive was given;
 	// BadPackets the packets it refused, DuplicatePackets those already

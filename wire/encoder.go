@@ -82,6 +82,10 @@ func (e *Encoder) Full() bool { return e.full }
 // Records returns the number of records added since Begin.
 func (e *Encoder) Records() int { return e.records }
 
+// Part returns the index of the part the last record added went into
+// (its packet's Seq is the header's plus this), -1 before any.
+func (e *Encoder) Part() int { return len(e.parts) - 1 }
+
 // Add appends cur's record, delta-encoded against base: the entity's record
 // in the baseline table, or nil when the baseline does not hold it (or the
 // snapshot is full), which encodes against [Quantizer.Zero]. Only the

@@ -134,17 +134,52 @@ const sentSlots = 64
 // as the newest, and anything else is refused. A forged or corrupted echo
 // would otherwise move the round-trip and clock estimates by as much as it
 // likes. The zero value is ready to use.
+//
+// It also keeps which of them the other end acknowledged ([SentTimes.Ack],
+// [SentTimes.Delivered]), so that what a lost packet carried can be sent
+// again.
 type SentTimes struct {
-	seq  [sentSlots]uint16
-	sent [sentSlots]uint32
-	has  [sentSlots]bool
+	seq   [sentSlots]uint16
+	sent  [sentSlots]uint32
+	has   [sentSlots]bool
+	acked [sentSlots]bool
 }
 
 // Record notes that packet seq was sent at local time sent (ms): the Seq
 // and Sent of its header.
 func (s *SentTimes) Record(seq uint16, sent uint32) {
 	i := seq % sentSlots
-	s.seq[i], s.sent[i], s.has[i] = seq, sent, true
+	s.seq[i], s.sent[i], s.has[i], s.acked[i] = seq, sent, true, false
+}
+
+// Ack notes the packets h acknowledges (Ack and the 32 before it in
+// AckBits) among those remembered.
+func (s *SentTimes) Ack(h *Header) {
+	if !h.HasAck {
+		return
+	}
+	s.ack(h.Ack)
+	for b, bits := uint16(1), h.AckBits; bits != 0; b, bits = b+1, bits>>1 {
+		if bits&1 != 0 {
+			s.ack(h.Ack - b)
+		}
+	}
+}
+
+func (s *SentTimes) ack(seq uint16) {
+	if i := seq % sentSlots; s.has[i] && s.seq[i] == seq {
+		s.acked[i] = true
+	}
+}
+
+// Delivered reports whether packet seq was acknowledged; known is false
+// when seq is no longer (or was never) remembered.
+func (s *SentTimes) Delivered(seq uint16) (acked, known bool) {
+	i := seq % sentSlots
+	if !s.has[i] || s.seq[i] != seq {
+		return false, false
+	}
+	return s.acked[i], true
 }
 
 // RTT returns the round trip in milliseconds that h measures at local time
