@@ -487,7 +487,7 @@ var _ = [1]struct{}{}[24-unsafe.Sizeof(c.Correction{})]
 // more than half a tick less often than the stream as a whole are drawn
 // later by the difference. A lag grows by at most 90% of the frame's
 // render-time advance (the entity slows down, never reverses) and shrinks
-// in proportion to the excess (the entity speeds up by 5% to 50%).
+// in proportion to the excess (the entity speeds up by 5% to 40%).
 func (s *Interpolate) setLagBounds(advance float64) {
 	interval := float32(max(s.clock.Stats().Interval, 1))
 	s.lagFrom = interval + 0.5
@@ -500,9 +500,14 @@ func (s *Interpolate) setLagBounds(advance float64) {
 }
 
 // lagSlew is the time constant, in ticks of render time, over which a lag
-// longer than needed is worked off (the entity runs at most 1.5 times as
-// fast meanwhile).
-const lagSlew = 5
+// longer than needed is worked off, and lagShrinkMax the most of a frame's
+// advance it shrinks by: the entity runs at most 1.4 times as fast
+// meanwhile, so that with the clock's own catching up it stays within
+// 1.5 times its true speed.
+const (
+	lagSlew      = 5
+	lagShrinkMax = 0.4
+)
 
 // slewLag moves an entity's lag toward the difference between its own send
 // interval and the stream's, within this frame's bounds. Where what is
@@ -520,9 +525,9 @@ func (s *Interpolate) slewLag(span *c.Span) {
 		return
 	}
 	if span.Lag > target {
-		// Proportional to the excess, between 5% and 50% of the advance.
+		// Proportional to the excess, between 5% and 40% of the advance.
 		adv := s.lagStep
-		span.Lag = max(target, span.Lag-min(max((span.Lag-target)*s.lagShrink, 0.05*adv), 0.5*adv))
+		span.Lag = max(target, span.Lag-min(max((span.Lag-target)*s.lagShrink, 0.05*adv), lagShrinkMax*adv))
 		return
 	}
 	span.Lag = min(target, span.Lag+s.lagGrow)
