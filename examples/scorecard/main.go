@@ -48,6 +48,7 @@ type card struct {
 	remote    []scenarioResults
 	predicted scenarioResults
 	frontiers []scenario.Frontier
+	network   network
 }
 
 type scenarioResults struct {
@@ -56,7 +57,7 @@ type scenarioResults struct {
 	results []scenario.Result
 }
 
-func measure(quick bool, log io.Writer) card {
+func measure(quick bool, log io.Writer) (card, error) {
 	var c card
 	clients := append([]scenario.Factory{scenario.Default()}, scenario.Baselines()...)
 	for _, sc := range scenario.Standard() {
@@ -77,7 +78,11 @@ func measure(quick bool, log io.Writer) card {
 		c.predicted.results = append(c.predicted.results, scenario.RunPredicted(ps, f))
 	}
 	c.frontiers = sweepFrontiers(log)
-	return c
+	var err error
+	if c.network, err = measureNetwork(log); err != nil {
+		return c, err
+	}
+	return c, nil
 }
 
 // describe says in words what a scenario does.
@@ -134,7 +139,10 @@ func describe(sc scenario.Scenario) string {
 
 func run(out, plotDir string, quick bool, log io.Writer) error {
 	start := time.Now()
-	c := measure(quick, log)
+	c, err := measure(quick, log)
+	if err != nil {
+		return err
+	}
 	if err := os.MkdirAll(plotDir, 0o755); err != nil {
 		return err
 	}

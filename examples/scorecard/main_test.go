@@ -38,7 +38,7 @@ func TestWritesScorecardAndPlots(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(md)
-	for _, want := range []string{"## clean 20 Hz", "## 3 s suspend", "## predicted player", "| netsmooth |", "| dead reckoning |", "](plots/trail-burst-loss.png)"} {
+	for _, want := range []string{"## clean 20 Hz", "## 3 s suspend", "## predicted player", "| netsmooth |", "| dead reckoning |", "## Motion under a budget", "## Lag compensation", "| 50 ± 10 ms, 5% loss |", "](plots/trail-burst-loss.png)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("scorecard lacks %q", want)
 		}

@@ -65,6 +65,7 @@ Clients: **netsmooth** with its default configuration (adaptive delay, Coast ext
 	if err := scenario.WriteTable(b, c.predicted.results); err != nil {
 		return err
 	}
+	writeNetwork(b, c.network)
 	fmt.Fprintln(b, "\n## Plots")
 	for _, p := range plots {
 		fmt.Fprintf(b, "\n### %s\n\n![%s](%s)\n", p.title, p.title, p.path)

@@ -48,8 +48,6 @@ type Config struct {
 	BytesPerSecond int
 	// MaxInterval is the budget's longest wait (0: the default, 500 ms).
 	MaxInterval time.Duration
-	// Importance weighs entities by distance (nil: the server's default).
-	Importance func(client server.ClientID, netID uint32, distance float32) float32
 	// MaxLag is the client's Interpolate.MaxLag, seconds (0: default).
 	MaxLag float64
 	// Link is the downstream network (upstream is the same).
@@ -70,7 +68,7 @@ func Default() Config {
 		Entities:       2000,
 		Radius:         150,
 		BytesPerSecond: 32000,
-		MaxInterval:    2000 * time.Millisecond,
+		MaxInterval:    1500 * time.Millisecond,
 		MaxLag:         1.5,
 		Link:           netsim.Config{Latency: 50 * time.Millisecond, Jitter: 10 * time.Millisecond, Loss: 0.01},
 		Duration:       30 * time.Second,
@@ -219,7 +217,7 @@ func run(cfg Config, movers []mover, res *Result) (Result, error) {
 		Interest: &server.InterestConfig{},
 	}
 	if res != nil {
-		scfg.Budget = server.BudgetConfig{BytesPerSecond: cfg.BytesPerSecond, MaxInterval: cfg.MaxInterval, Importance: cfg.Importance}
+		scfg.Budget = server.BudgetConfig{BytesPerSecond: cfg.BytesPerSecond, MaxInterval: cfg.MaxInterval}
 	}
 	srv, err := server.NewSession(scfg)
 	if err != nil {
