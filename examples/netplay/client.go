@@ -26,12 +26,9 @@ import (
 // says nothing) and reconnects: the server sends 20 snapshots a second.
 const idleTimeout = 3 * time.Second
 
-// Reconnection backoff: the first attempt at once, then waits doubling
-// from minBackoff up to maxBackoff between attempts.
-const (
-	minBackoff = 100 * time.Millisecond
-	maxBackoff = time.Second
-)
+// backoff paces reconnection: the first attempt at once, then waits
+// doubling from 100 ms up to a second between attempts.
+var backoff = client.Backoff{Min: 100 * time.Millisecond, Max: time.Second, Jitter: 0.25}
 
 // ticketFunc gets a ticket to join the server: from the development
 // backend in this process (-role both), or from its ticket endpoint over
@@ -290,8 +287,7 @@ func (c *gameClient) lost(ctx context.Context) {
 	if errors.As(err, &ce) {
 		why = describeEnd(ce.Reason, ce.Message)
 	}
-	switch end.reason {
-	case wire.ReasonKicked, wire.ReasonProtocol, wire.ReasonLeft:
+	if !client.Retryable(err) {
 		c.over = err
 		fmt.Fprintf(c.log, "client: disconnected by the server: %s\n", why)
 		return
@@ -359,26 +355,16 @@ type redial struct {
 }
 
 // startRedial gets a new ticket and connects, again and again with a
-// growing backoff, until it succeeds or ctx is done.
+// growing backoff, until it succeeds, ctx is done, or the server says
+// trying again cannot help.
 func startRedial(ctx context.Context, c *gameClient, n int) *redial {
 	ctx, cancel := context.WithCancel(ctx)
 	r := &redial{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
-		var wait time.Duration
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-time.After(wait):
-			}
-			r.tries++
-			if cli, err := c.dial(ctx, n); err == nil {
-				r.cli = cli
-				return
-			}
-			wait = min(max(2*wait, minBackoff), maxBackoff)
-		}
+		r.cli, r.tries, _ = client.Reconnect(ctx, backoff, func(ctx context.Context, _ int) (*client.Client, error) {
+			return c.dial(ctx, n)
+		})
 	}()
 	return r
 }
