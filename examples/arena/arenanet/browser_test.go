@@ -49,7 +49,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, stop := runServer(t, ctx, 300, page)
+	srv, stop := runServer(t, ctx, small(300), page)
 	defer stop()
 	start := time.Now()
 	page.Build(ctx)

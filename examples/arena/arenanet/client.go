@@ -14,7 +14,6 @@ import (
 	"github.com/netsmooth/netsmooth/client"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
-	"github.com/netsmooth/netsmooth/internal/devauth"
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
@@ -63,12 +62,17 @@ type Settings struct {
 	// Trails keeps the trails (Client.Trails); Overlay is for the
 	// screen's metrics overlay.
 	Trails, Overlay bool
+	// Interest asks the server for the client's area only (its interest
+	// management, on a server with Rules.View); off, for every entity,
+	// to compare. The client's inputs carry the request.
+	Interest bool
 }
 
 // DefaultSettings: interpolation on, adaptive delay, Coast, a 50 ms
-// link with ±10 ms of jitter and no loss, trails and overlay shown.
+// link with ±10 ms of jitter and no loss, trails and overlay shown,
+// interest management on.
 func DefaultSettings() Settings {
-	return Settings{Interp: true, Latency: 2, Jitter: 1, Trails: true, Overlay: true}
+	return Settings{Interp: true, Latency: 2, Jitter: 1, Trails: true, Overlay: true, Interest: true}
 }
 
 // Conditions is the simulated network of each direction.
@@ -147,10 +151,12 @@ type Client struct {
 	me    ecs.Entity
 	meID  components.NetID
 	set   Settings
+	rules Rules
 	frame uint64
 
 	sent     []systems.SentInput[scenario.Stick]
 	lastSend time.Time
+	encode   func(dst []byte, s scenario.Stick) []byte // an input with the switches of the settings
 
 	// cost is netsmooth's time per frame (pipe.Update), smoothed; peak
 	// the largest in the last second.
@@ -167,19 +173,47 @@ type Client struct {
 	rateAt         time.Time
 	rateBase       traffic
 	downBps, upBps float64
+	// seen is what the client held and received with interest
+	// management off ([0]) and on ([1]), measured once the setting had
+	// been in force for settleTime (since interestAt).
+	seen       [2]Reception
+	interestAt time.Time
 }
 
-// newClient builds the pipeline and the predictor; Connect then gives it
-// its link.
-func newClient() (*Client, client.SessionConfig, error) {
-	c := &Client{world: ecs.NewWorld(), set: DefaultSettings(), own: &ownState{}, paths: map[components.NetID]*Trail{}, trailEvery: 40}
+// settleTime is how long a change of the interest setting takes to show
+// fully in what a client holds and receives: the spawns and despawns,
+// the first burst of records.
+const settleTime = 2 * time.Second
+
+// Reception is what a client held and received under one interest
+// setting.
+type Reception struct {
+	// Entities is the number of remote entities held; Down the bytes
+	// received a second (kB/s).
+	Entities int
+	Down     float64
+	// OK says it was measured.
+	OK bool
+}
+
+// newClient builds the pipeline and the predictor for a world of rules;
+// Connect then gives it its link.
+func newClient(rules Rules) (*Client, client.SessionConfig, error) {
+	c := &Client{world: ecs.NewWorld(), set: DefaultSettings(), rules: rules, own: &ownState{}, paths: map[components.NetID]*Trail{}, trailEvery: 40}
+	c.encode = func(dst []byte, s scenario.Stick) []byte {
+		var switches byte
+		if !c.set.Interest {
+			switches |= inInterestOff
+		}
+		return encodeInput(dst, s, switches)
+	}
 	cfg := nsecs.DefaultConfig() // 20 Hz: TickRate
 	cfg.Predict.DeadZone = 0.05
 	var err error
 	if c.pipe, err = nsecs.New(&c.world, cfg); err != nil {
 		return nil, client.SessionConfig{}, err
 	}
-	if c.pred, err = nsecs.AddPredictor(c.pipe, playerSim); err != nil {
+	if c.pred, err = nsecs.AddPredictor(c.pipe, rules.playerSim()); err != nil {
 		return nil, client.SessionConfig{}, err
 	}
 	c.cmds = generic.NewMap2[components.InputCommand[scenario.Stick], components.PredictedStatus](&c.world)
@@ -203,18 +237,21 @@ func newClient() (*Client, client.SessionConfig, error) {
 
 // Connect builds a client under the settings set and joins the arena
 // server with ticket t (from the server's development backend: its
-// addresses, its certificate's hash, a connect token) over tr: QUIC at
-// t.Addr, WebTransport at t.WebTransport, or a WebSocket at t.WebSocket.
-// seed seeds the simulated network. It fails with the server's refusal
-// (a *transport.CloseError) or the transport's error. Cancelling ctx
-// during the handshake abandons it; Close ends the connection and must be
-// called once Connect has succeeded.
-func Connect(ctx context.Context, set Settings, t devauth.Ticket, tr Transport, seed uint64) (*Client, error) {
-	c, scfg, err := newClient()
+// addresses, its certificate's hash, a connect token, and the server's
+// rules) over tr: QUIC at t.Addr, WebTransport at t.WebTransport, or a
+// WebSocket at t.WebSocket. seed seeds the simulated network. It fails
+// with the server's refusal (a *transport.CloseError) or the transport's
+// error. Cancelling ctx during the handshake abandons it; Close ends the
+// connection and must be called once Connect has succeeded.
+func Connect(ctx context.Context, set Settings, t Ticket, tr Transport, seed uint64) (*Client, error) {
+	if err := t.Rules.Check(); err != nil {
+		return nil, fmt.Errorf("%w (the ticket's rules: is the server an arena of this version?)", err)
+	}
+	c, scfg, err := newClient(t.Rules)
 	if err != nil {
 		return nil, err
 	}
-	if c.link, err = dial(ctx, t, tr, scfg, set.Conditions(), seed); err != nil {
+	if c.link, err = dial(ctx, t.Ticket, tr, scfg, set.Conditions(), seed); err != nil {
 		return nil, err
 	}
 	if err := c.Apply(set); err != nil {
@@ -242,7 +279,7 @@ func (c *Client) Step(dt float64, stick scenario.Stick) {
 	c.entityFrames += uint64(c.pipe.Metrics().Entities)
 	c.sent = c.pred.Outbox().Drain(c.sent)
 	if len(c.sent) > 0 {
-		_ = client.QueueInputs(c.link.Session(), c.sent, encodeStick) // in order by construction
+		_ = client.QueueInputs(c.link.Session(), c.sent, c.encode) // in order by construction
 	}
 	// An input packet per tick's inputs, and an acknowledgement at least
 	// every tick when there are none.
@@ -270,7 +307,7 @@ func (c *Client) followAssignment() {
 	if id == 0 {
 		return
 	}
-	start := spawnPoint(uint32(id))
+	start := c.rules.spawnPoint(uint32(id))
 	c.own.mu.Lock()
 	if c.own.ok && c.own.netID == id {
 		start = c.own.state
@@ -301,11 +338,12 @@ func (c *Client) noteCost(d time.Duration) {
 	}
 }
 
-// measureRates updates the bandwidth once a second.
+// measureRates updates the bandwidth once a second, and what the client
+// holds and receives under its interest setting once that has settled.
 func (c *Client) measureRates() {
 	now := time.Now()
 	if c.rateAt.IsZero() {
-		c.rateAt, c.rateBase = now, c.link.Traffic()
+		c.rateAt, c.rateBase, c.interestAt = now, c.link.Traffic(), now
 		return
 	}
 	if d := now.Sub(c.rateAt).Seconds(); d >= 1 {
@@ -313,7 +351,17 @@ func (c *Client) measureRates() {
 		c.downBps = float64(t.down-c.rateBase.down) / d
 		c.upBps = float64(t.up-c.rateBase.up) / d
 		c.rateAt, c.rateBase = now, t
+		if now.Sub(c.interestAt) >= settleTime {
+			c.seen[b2i(c.set.Interest)] = Reception{Entities: c.pipe.Metrics().Entities, Down: c.downBps / 1000, OK: true}
+		}
 	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // trailed reports whether entity id keeps a Trail: every trailEvery-th
@@ -341,7 +389,7 @@ func (c *Client) recordTrails() {
 		drawn := [2]float32{r.Pos[0], r.Pos[1]}
 		truth := drawn
 		if uint32(*id) <= PlayerBase {
-			p, _, _ := BotAt(int(*id)-1, rt-float64(span.Lag))
+			p, _, _ := c.rules.BotAt(int(*id)-1, rt-float64(span.Lag))
 			truth, t.HasTruth = [2]float32{p[0], p[1]}, true
 		}
 		t.push(truth, drawn)
@@ -369,10 +417,14 @@ func (c *Client) recordTrails() {
 
 // Apply makes the settings take effect: the delay and extrapolation
 // (interpolation off draws the newest snapshot: no delay, held between
-// snapshots), and the simulated network.
+// snapshots), the simulated network, and the interest setting (asked of
+// the server with the next input).
 func (c *Client) Apply(s Settings) error {
 	prev := c.set
 	c.set = s
+	if s.Interest != prev.Interest {
+		c.interestAt = time.Now()
+	}
 	if !s.Trails {
 		clear(c.paths)
 	}
@@ -413,8 +465,10 @@ type Stats struct {
 	HardCuts, Snaps uint64
 	// RTT is the round trip (ms, NaN before it is known).
 	RTT float64
-	// Down and Up are the bandwidth (kB/s); LostDown and LostUp the
-	// packets the simulated network dropped.
+	// Down and Up are the bandwidth (kB/s), measured over the last
+	// second (Down: every packet received, to compare with
+	// Rules.Budget); LostDown and LostUp the packets the simulated
+	// network dropped.
 	Down, Up         float64
 	LostDown, LostUp uint64
 	// Cost is netsmooth's time per frame (pipe.Update), smoothed; Peak
@@ -424,6 +478,13 @@ type Stats struct {
 	NetID components.NetID
 	// Via is what carries the packets.
 	Via Transport
+	// Rules are the server's: the world, the view radius, the budget.
+	Rules Rules
+	// Interest says the client asks for its area only (Settings.Interest);
+	// Other is what it held and received the last time it asked the
+	// other way, if it did (to compare).
+	Interest bool
+	Other    Reception
 	// Err is why the connection ended, nil while it works: a
 	// *transport.CloseError with the server's reason when it kicked the
 	// client or shut down (see Disconnected).
@@ -450,6 +511,9 @@ func (c *Client) Stats() Stats {
 		NetID:        c.meID,
 		Via:          c.link.via,
 		Err:          c.link.Err(),
+		Rules:        c.rules,
+		Interest:     c.set.Interest,
+		Other:        c.seen[b2i(!c.set.Interest)],
 	}
 	if m.Frames > 0 {
 		s.UnderrunPct = 100 * float64(m.UnderrunFrames) / float64(m.Frames)
@@ -503,3 +567,6 @@ func (c *Client) Err() error { return c.link.Err() }
 
 // Close ends the link.
 func (c *Client) Close() error { return c.link.Close() }
+
+// Rules returns the server's rules: the world the client draws.
+func (c *Client) Rules() Rules { return c.rules }
