@@ -37,7 +37,7 @@ var (
 	gridColour   = [4]float32{0.12, 0.15, 0.2, 1}
 	wallColour   = [4]float32{0.3, 0.36, 0.45, 1}
 	areaColour   = [4]float32{0.55, 0.8, 1, 0.5}    // the edge of the client's area (interest management)
-	mapColour    = [4]float32{0.1, 0.13, 0.18, 0.9} // the minimap's background
+	mapColour    = [4]float32{0.1, 0.13, 0.18, 1}   // the minimap's background
 	botColour    = [4]float32{0.35, 0.65, 1, 1}     // interpolated
 	extrapColour = [4]float32{1, 0.6, 0.15, 1}      // past the newest sample: extrapolated
 	heldColour   = [4]float32{1, 0.25, 0.25, 1}     // past the newest sample: held

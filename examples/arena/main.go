@@ -1,17 +1,23 @@
 //go:build !js
 
 // Command arena shows netsmooth at work in a window: a server simulating
-// hundreds of bots and one player per client, and a client that draws
-// them through netsmooth's pipeline (interpolated, extrapolated, snapped
-// on teleports) and predicts its own player from the keyboard, reconciled
-// with the server. The client and the server talk over QUIC (TLS 1.3,
-// datagrams) on 127.0.0.1 through a simulated network (netsim) whose
-// latency, jitter, loss and burst loss the keys change while it runs;
-// other keys
-// switch interpolation off, change the delay and the extrapolation
-// policy, and draw each entity's true and drawn paths. The overlay shows
-// the delay, underruns, corrections, RTT, bandwidth, and what netsmooth
-// costs per frame.
+// a world of 400 × 256 units with 5,000 bots and one player per client,
+// and a client that draws them through netsmooth's pipeline
+// (interpolated, extrapolated, snapped on teleports) and predicts its own
+// player from the keyboard, reconciled with the server. The server sends
+// each client its area only, the entities within 48 units of its player
+// (interest management), within a budget of 32 kB/s, nearest first; key N
+// asks it for every entity instead, to compare. The window follows the
+// player, with a minimap of the world. The client and the server talk
+// over QUIC (TLS 1.3, datagrams) on 127.0.0.1 through a simulated network
+// (netsim) whose latency, jitter, loss and burst loss the keys change
+// while it runs; other keys switch interpolation off, change the delay
+// and the extrapolation policy, and draw each entity's true and drawn
+// paths. The overlay shows the delay, underruns, corrections, RTT,
+// bandwidth, what netsmooth costs per frame, the entities the client
+// holds and the bytes a second it receives against its budget. -small
+// plays the arena before it grew: one screen, 400 bots, every entity to
+// every client.
 //
 //	go run ./examples/arena                        # server + window
 //	go run ./examples/arena -join 127.0.0.1:7777   # a second player, from another terminal

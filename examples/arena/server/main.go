@@ -1,7 +1,9 @@
 //go:build !js
 
-// Command server runs the arena's server without a window: the bots, one
-// player per client, QUIC for desktop clients and WebTransport for
+// Command server runs the arena's server without a window: the bots
+// (5,000 in a world of 400 × 256 units by default; -small for the old
+// arena), one player per client, each client sent its area within its
+// budget (-view, -budget), QUIC for desktop clients and WebTransport for
 // browsers on one UDP port and, on -http, the browser version, its
 // WebSocket fallback and the development backend's tickets. It needs no
 // display, so it runs anywhere Go does; the players join with the arena
