@@ -38,6 +38,7 @@ var (
 	wallColour   = [4]float32{0.3, 0.36, 0.45, 1}
 	areaColour   = [4]float32{0.55, 0.8, 1, 0.5}    // the edge of the client's area (interest management)
 	mapColour    = [4]float32{0.1, 0.13, 0.18, 1}   // the minimap's background
+	everyColour  = [4]float32{0.35, 0.65, 1, 0.22}  // the minimap: a bot the client does not hold
 	botColour    = [4]float32{0.35, 0.65, 1, 1}     // interpolated
 	extrapColour = [4]float32{1, 0.6, 0.15, 1}      // past the newest sample: extrapolated
 	heldColour   = [4]float32{1, 0.25, 0.25, 1}     // past the newest sample: held
@@ -74,13 +75,17 @@ type game struct {
 	verts  []ebiten.Vertex
 	idx    []uint16
 	cam    camera // of the arena being drawn
-	last   time.Time
-	shot   shot
-	drawn  int
-	done   error // ends the game: ebiten.Termination after a screenshot
-	stopCh chan error
-	help   bool
-	lost   bool // the connection's end was logged
+	// every is the minimap's dim dots: every bot where it truly is,
+	// drawn anew every everyFrames frames (last at frame everyAt).
+	every   *ebiten.Image
+	everyAt int
+	last    time.Time
+	shot    shot
+	drawn   int
+	done    error // ends the game: ebiten.Termination after a screenshot
+	stopCh  chan error
+	help    bool
+	lost    bool // the connection's end was logged
 	// autopilot drives the player instead of the keys (for screenshots
 	// and recordings).
 	autopilot bool
@@ -624,10 +629,16 @@ func scaleLines(s arenanet.Stats) string {
 	return b.String()
 }
 
+// everyFrames is how often the minimap's dim dots move: 10 times a
+// second at 60 FPS, a pixel at most each time.
+const everyFrames = 6
+
 // drawMinimap draws, when the world is larger than the screen, the whole
 // world small in the screen's bottom-right corner, at most mapW × mapH
-// pixels: a dot for every entity the client holds, its player, the edge
-// of its area and what the screen shows.
+// pixels: a dim dot for every bot where it truly is (the client knows
+// their paths, not what the server does not send it), a bright one for
+// every entity the client holds, its player, the edge of its area and
+// what the screen shows.
 func (g *game) drawMinimap(screen *ebiten.Image, c *arenanet.Client) {
 	const mapW, mapH = 240, 150
 	r := c.Rules()
@@ -641,6 +652,8 @@ func (g *game) drawMinimap(screen *ebiten.Image, c *arenanet.Client) {
 	g.verts, g.idx = g.verts[:0], g.idx[:0]
 	g.box(left-3, top-3, left+w+3, top+h+3, mapColour)
 	g.rect(left, top, left+w, top+h, 1, wallColour)
+	g.flush(screen, g.white)
+	g.drawEvery(screen, c, left, top, scale)
 	c.EachRemote(func(id uint32, e *components.Render) {
 		x, y := at(e.Pos[0], e.Pos[1])
 		if id > arenanet.PlayerBase {
@@ -664,7 +677,36 @@ func (g *game) drawMinimap(screen *ebiten.Image, c *arenanet.Client) {
 		g.box(x-2.5, y-2.5, x+2.5, y+2.5, meColour)
 	}
 	g.flush(screen, g.white)
-	ebitenutil.DebugPrintAt(screen, "the world: dots are what you hold", int(left), int(top)-18)
+	g.panel(screen, "every bot; bright: what you hold", int(left)-3, int(top)-21)
+}
+
+// drawEvery draws the minimap's dim dots, every bot where it truly is,
+// with the world's bottom-left corner at (left, top+h) and scale pixels
+// a unit. They are drawn into an image of their own once every
+// everyFrames frames: a quad a frame instead of thousands.
+func (g *game) drawEvery(screen *ebiten.Image, c *arenanet.Client, left, top, scale float32) {
+	r := c.Rules()
+	w, h := int(math.Ceil(float64(r.W*scale))), int(math.Ceil(float64(r.H*scale)))
+	if g.every == nil || g.every.Bounds().Dx() != w || g.every.Bounds().Dy() != h {
+		g.every, g.everyAt = ebiten.NewImage(w, h), -everyFrames
+	}
+	if g.drawn-g.everyAt >= everyFrames || g.drawn < g.everyAt {
+		g.everyAt = g.drawn
+		g.every.Clear()
+		rt := c.RenderTick()
+		for k := range r.Bots {
+			p, _, _ := r.BotAt(k, rt)
+			x, y := p[0]*scale, float32(h)-p[1]*scale
+			g.box(x-0.75, y-0.75, x+0.75, y+0.75, everyColour)
+			if len(g.verts) > 65000 {
+				g.flush(g.every, g.white)
+			}
+		}
+		g.flush(g.every, g.white)
+	}
+	op := &ebiten.DrawImageOptions{}
+	op.GeoM.Translate(float64(left), float64(top))
+	screen.DrawImage(g.every, op)
 }
 
 // box adds a filled rectangle.

@@ -570,3 +570,7 @@ func (c *Client) Close() error { return c.link.Close() }
 
 // Rules returns the server's rules: the world the client draws.
 func (c *Client) Rules() Rules { return c.rules }
+
+// RenderTick is the server tick the remote entities are drawn at this
+// frame (fractional): where Rules.BotAt finds the bots' true places.
+func (c *Client) RenderTick() float64 { return c.pipe.Metrics().RenderTick }
