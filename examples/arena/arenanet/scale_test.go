@@ -122,6 +122,27 @@ func TestClientHoldsItsArea(t *testing.T) {
 	}
 }
 
+// A spectator has no player, so no view: on a server with interest
+// management it is sent every entity (within its budget), not nothing.
+func TestSpectatorSeesEverything(t *testing.T) {
+	rules := DefaultRules()
+	rules.Bots = 500
+	srv := testServer(t, rules)
+	tk, err := srv.Ticket(true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Connect(context.Background(), DefaultSettings(), tk, QUIC, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	play(2*time.Second, []*Client{c}, []scenario.Stick{{}})
+	if st := c.Stats(); st.NetID != 0 || st.Entities != rules.Bots {
+		t.Errorf("a spectator (player %d) holds %d entities, want no player and all %d bots", st.NetID, st.Entities, rules.Bots)
+	}
+}
+
 // clientOf returns the server's ClientID of client c.
 func clientOf(t *testing.T, srv *Server, c *Client) server.ClientID {
 	t.Helper()

@@ -29,15 +29,18 @@ import (
 // session hands out (at most one a tick on average, however many a
 // client sends). With Rules.View, each client is sent only the entities
 // around its player (server.InterestConfig; a client can ask for every
-// entity, to compare), and with Rules.Budget at most that many bytes a
-// second, by priority (server.BudgetConfig). It
-// is a server.Server: desktop clients connect over QUIC and browsers over
-// WebTransport, both on one UDP port, and browsers without WebTransport
-// over a WebSocket on the HTTP server, which also serves the page and
-// the development backend's tickets (TicketPath). Every client needs a
-// ticket's connect token, whatever carries it. The server, not the
-// client, picks each client's player: it assigns a new NetID when the
-// client joins (server.Session.Assign) and despawns it when it leaves.
+// entity, to compare, and a spectator, which has no player, gets every
+// entity), and with Rules.Budget at most that many bytes a second, by
+// priority (server.BudgetConfig).
+//
+// It is a server.Server: desktop clients connect over QUIC and browsers
+// over WebTransport, both on one UDP port, and browsers without
+// WebTransport over a WebSocket on the HTTP server, which also serves
+// the page and the development backend's tickets (TicketPath). Every
+// client needs a ticket's connect token, whatever carries it. The
+// server, not the client, picks each client's player: it assigns a new
+// NetID when the client joins (server.Session.Assign) and despawns it
+// when it leaves.
 type Server struct {
 	srv   *server.Server
 	auth  *devauth.Backend
