@@ -20,17 +20,25 @@ import (
 	"github.com/netsmooth/netsmooth/netsim/scenario"
 )
 
-// The screen: the arena at pxPerUnit pixels a unit.
+// The screen: 128 × 80 units of the world around the player at
+// pxPerUnit pixels a unit (the whole of the small world, a tenth of the
+// big one's area).
 const (
 	pxPerUnit        = 8
-	screenW, screenH = arenanet.WorldW * pxPerUnit, arenanet.WorldH * pxPerUnit
-	spriteSize       = 32 // the circle sprite's side, pixels
+	screenW, screenH = 1024, 640
+	viewW, viewH     = screenW / pxPerUnit, screenH / pxPerUnit // in units
+	spriteSize       = 32                                       // the circle sprite's side, pixels
 )
 
 // Colours of what the arena draws.
 var (
 	background   = color.RGBA{0x0d, 0x11, 0x17, 0xff}
+	outside      = color.RGBA{0x04, 0x05, 0x07, 0xff} // beyond the world's walls
 	gridColour   = [4]float32{0.12, 0.15, 0.2, 1}
+	wallColour   = [4]float32{0.3, 0.36, 0.45, 1}
+	areaColour   = [4]float32{0.55, 0.8, 1, 0.5}    // the edge of the client's area (interest management)
+	mapColour    = [4]float32{0.1, 0.13, 0.18, 1}   // the minimap's background
+	everyColour  = [4]float32{0.35, 0.65, 1, 0.22}  // the minimap: a bot the client does not hold
 	botColour    = [4]float32{0.35, 0.65, 1, 1}     // interpolated
 	extrapColour = [4]float32{1, 0.6, 0.15, 1}      // past the newest sample: extrapolated
 	heldColour   = [4]float32{1, 0.25, 0.25, 1}     // past the newest sample: held
@@ -66,13 +74,18 @@ type game struct {
 	white  *ebiten.Image
 	verts  []ebiten.Vertex
 	idx    []uint16
-	last   time.Time
-	shot   shot
-	drawn  int
-	done   error // ends the game: ebiten.Termination after a screenshot
-	stopCh chan error
-	help   bool
-	lost   bool // the connection's end was logged
+	cam    camera // of the arena being drawn
+	// every is the minimap's dim dots: every bot where it truly is,
+	// drawn anew every everyFrames frames (last at frame everyAt).
+	every   *ebiten.Image
+	everyAt int
+	last    time.Time
+	shot    shot
+	drawn   int
+	done    error // ends the game: ebiten.Termination after a screenshot
+	stopCh  chan error
+	help    bool
+	lost    bool // the connection's end was logged
 	// autopilot drives the player instead of the keys (for screenshots
 	// and recordings).
 	autopilot bool
@@ -205,6 +218,8 @@ func (g *game) keys() error {
 		s.Trails = !s.Trails
 	case pressed(ebiten.KeyO):
 		s.Overlay = !s.Overlay
+	case pressed(ebiten.KeyN):
+		s.Interest = !s.Interest
 	case pressed(ebiten.KeyH):
 		g.help = !g.help
 		return nil
@@ -226,6 +241,7 @@ func (g *game) keys() error {
 func (g *game) Draw(screen *ebiten.Image) {
 	if g.other == nil {
 		g.drawArena(screen, g.c)
+		g.drawMinimap(screen, g.c)
 		if g.c.Settings().Overlay {
 			g.drawOverlay(screen)
 		}
@@ -266,14 +282,53 @@ func (g *game) Draw(screen *ebiten.Image) {
 	}
 }
 
-// drawArena draws client c's view: the grid, the trails, the entities.
+// drawArena draws client c's view, around its player: the ground, the
+// edge of its area, the trails, the entities.
 func (g *game) drawArena(dst *ebiten.Image, c *arenanet.Client) {
-	dst.Fill(background)
-	g.drawGrid(dst)
+	g.cam = cameraFor(c)
+	dst.Fill(outside)
+	g.drawGround(dst, c.Rules())
+	g.drawArea(dst, c)
 	if c.Settings().Trails {
 		g.drawTrails(dst, c)
 	}
 	g.drawEntities(dst, c)
+}
+
+// camera shows the world on the screen: (x0, y0) is the world's point at
+// the screen's bottom-left corner.
+type camera struct{ x0, y0 float32 }
+
+// cameraFor follows client c's player (drawn where it is predicted),
+// within the world's walls: a world no larger than the screen stays put,
+// centred.
+func cameraFor(c *arenanet.Client) camera {
+	r := c.Rules()
+	x, y := r.W/2, r.H/2
+	if d, _, ok := c.Player(); ok {
+		x, y = d.Pos[0], d.Pos[1]
+	}
+	return camera{x0: follow(x, viewW, r.W), y0: follow(y, viewH, r.H)}
+}
+
+// follow is where a window of size view starts on an axis of size world
+// to show p in its middle, kept within the axis.
+func follow(p, view, world float32) float32 {
+	if world <= view {
+		return (world - view) / 2
+	}
+	return max(0, min(world-view, p-view/2))
+}
+
+// toScreen maps world units (y up) to pixels (y down).
+func (k camera) toScreen(x, y float32) (float32, float32) {
+	return (x - k.x0) * pxPerUnit, screenH - (y-k.y0)*pxPerUnit
+}
+
+// shows reports whether the screen shows (x, y), give or take margin
+// units.
+func (k camera) shows(x, y, margin float32) bool {
+	return x >= k.x0-margin && x <= k.x0+viewW+margin && y >= k.y0-margin && y <= k.y0+viewH+margin
 }
 
 // The compare mode shows the middle of the arena, zoomed in, once per
@@ -318,19 +373,67 @@ func (g *game) Layout(int, int) (int, int) {
 	return screenW, screenH
 }
 
-// toScreen maps world units (y up) to pixels (y down).
-func toScreen(x, y float32) (float32, float32) {
-	return x * pxPerUnit, screenH - y*pxPerUnit
+// drawGround draws the world within its walls and a grid every 8 units,
+// where the screen shows them.
+func (g *game) drawGround(screen *ebiten.Image, r arenanet.Rules) {
+	g.verts, g.idx = g.verts[:0], g.idx[:0]
+	x0, y0 := g.cam.toScreen(0, r.H)
+	x1, y1 := g.cam.toScreen(r.W, 0)
+	g.box(x0, y0, x1, y1, rgba(background))
+	lo := func(v float32) float32 { return max(0, float32(math.Ceil(float64(v)/8))*8) }
+	for x := lo(g.cam.x0); x <= min(r.W, g.cam.x0+viewW); x += 8 {
+		sx, _ := g.cam.toScreen(x, 0)
+		g.line(sx, max(0, y0), sx, min(screenH, y1), 1, gridColour)
+	}
+	for y := lo(g.cam.y0); y <= min(r.H, g.cam.y0+viewH); y += 8 {
+		_, sy := g.cam.toScreen(0, y)
+		g.line(max(0, x0), sy, min(screenW, x1), sy, 1, gridColour)
+	}
+	// The walls, where the world is larger than the screen (a world of
+	// one screen is all wall).
+	if r.W > viewW || r.H > viewH {
+		g.rect(x0, y0, x1, y1, 2, wallColour)
+	}
+	g.flush(screen, g.white)
 }
 
-func (g *game) drawGrid(screen *ebiten.Image) {
+// rgba is c as premultiplied-ready floats, opaque.
+func rgba(c color.RGBA) [4]float32 {
+	return [4]float32{float32(c.R) / 255, float32(c.G) / 255, float32(c.B) / 255, float32(c.A) / 255}
+}
+
+// rect adds the outline of a rectangle, lines w pixels wide.
+func (g *game) rect(x0, y0, x1, y1, w float32, c [4]float32) {
+	g.line(x0, y0, x1, y0, w, c)
+	g.line(x1, y0, x1, y1, w, c)
+	g.line(x1, y1, x0, y1, w, c)
+	g.line(x0, y1, x0, y0, w, c)
+}
+
+// ring adds a circle of radius r pixels around (x, y) in n segments,
+// lines w pixels wide; dashed draws every other segment.
+func (g *game) ring(x, y, r, w float32, n int, dashed bool, c [4]float32) {
+	for i := range n {
+		if dashed && i%2 == 1 {
+			continue
+		}
+		a0, a1 := 2*math.Pi*float64(i)/float64(n), 2*math.Pi*float64(i+1)/float64(n)
+		g.line(x+r*float32(math.Cos(a0)), y+r*float32(math.Sin(a0)), x+r*float32(math.Cos(a1)), y+r*float32(math.Sin(a1)), w, c)
+	}
+}
+
+// drawArea draws the edge of the client's area, the circle of Rules.View
+// around its player on the server, from which the server sends it
+// entities: dashed while the client asks for every entity.
+func (g *game) drawArea(screen *ebiten.Image, c *arenanet.Client) {
+	r := c.Rules()
+	_, server, ok := c.Player()
+	if r.View <= 0 || !ok {
+		return
+	}
 	g.verts, g.idx = g.verts[:0], g.idx[:0]
-	for x := float32(0); x <= arenanet.WorldW; x += 8 {
-		g.line(x*pxPerUnit, 0, x*pxPerUnit, screenH, 1, gridColour)
-	}
-	for y := float32(0); y <= arenanet.WorldH; y += 8 {
-		g.line(0, y*pxPerUnit, screenW, y*pxPerUnit, 1, gridColour)
-	}
+	x, y := g.cam.toScreen(server[0], server[1])
+	g.ring(x, y, r.View*pxPerUnit, 1.5, 128, !c.Settings().Interest, areaColour)
 	g.flush(screen, g.white)
 }
 
@@ -339,17 +442,22 @@ func (g *game) drawGrid(screen *ebiten.Image) {
 func (g *game) drawTrails(screen *ebiten.Image, c *arenanet.Client) {
 	g.verts, g.idx = g.verts[:0], g.idx[:0]
 	for _, t := range c.Trails() {
+		if n := t.Len(); n == 0 {
+			continue
+		} else if _, d := t.At(n - 1); !g.cam.shows(d[0], d[1], 40) {
+			continue // 2 s of a bot's or a player's path is shorter than 40 units
+		}
 		for i := 1; i < t.Len(); i++ {
 			t0, d0 := t.At(i - 1)
 			t1, d1 := t.At(i)
 			if t.HasTruth && !far(t0, t1) {
-				ax, ay := toScreen(t0[0], t0[1])
-				bx, by := toScreen(t1[0], t1[1])
+				ax, ay := g.cam.toScreen(t0[0], t0[1])
+				bx, by := g.cam.toScreen(t1[0], t1[1])
 				g.line(ax, ay, bx, by, 4, truthColour)
 			}
 			if !far(d0, d1) {
-				ax, ay := toScreen(d0[0], d0[1])
-				bx, by := toScreen(d1[0], d1[1])
+				ax, ay := g.cam.toScreen(d0[0], d0[1])
+				bx, by := g.cam.toScreen(d1[0], d1[1])
 				g.line(ax, ay, bx, by, 1.5, drawnColour)
 			}
 			if len(g.verts) > 60000 {
@@ -366,12 +474,15 @@ func far(a, b [2]float32) bool {
 	return dx*dx+dy*dy > 10*10
 }
 
-// drawEntities draws every visible remote entity and the player, one
-// batch of sprites.
+// drawEntities draws every visible remote entity on the screen and the
+// player, one batch of sprites.
 func (g *game) drawEntities(screen *ebiten.Image, c *arenanet.Client) {
 	g.verts, g.idx = g.verts[:0], g.idx[:0]
 	c.EachRemote(func(id uint32, r *components.Render) {
-		x, y := toScreen(r.Pos[0], r.Pos[1])
+		if !g.cam.shows(r.Pos[0], r.Pos[1], 2) {
+			return
+		}
+		x, y := g.cam.toScreen(r.Pos[0], r.Pos[1])
 		if id > arenanet.PlayerBase {
 			g.disc(x, y, 14, otherColour)
 		} else {
@@ -382,9 +493,9 @@ func (g *game) drawEntities(screen *ebiten.Image, c *arenanet.Client) {
 		}
 	})
 	if r, server, ok := c.Player(); ok {
-		x, y := toScreen(server[0], server[1])
+		x, y := g.cam.toScreen(server[0], server[1])
 		g.disc(x, y, 14, ghostColour)
-		x, y = toScreen(r.Pos[0], r.Pos[1])
+		x, y = g.cam.toScreen(r.Pos[0], r.Pos[1])
 		g.disc(x, y, 16, meColour)
 	}
 	g.flush(screen, g.sprite)
@@ -470,11 +581,140 @@ func (g *game) drawOverlay(screen *ebiten.Image) {
 	}
 	fmt.Fprintf(&b, "RTT %s   down %.1f kB/s   up %.1f kB/s   lost %d down, %d up\n", rtt, s.Down, s.Up, s.LostDown, s.LostUp)
 	fmt.Fprintf(&b, "network (each way): %s\n", set.Network())
+	b.WriteString(scaleLines(s))
 	if g.help {
-		b.WriteString("\nmove: arrows/WASD  I interp  Q delay  E extrapolation\nK latency  J jitter  L loss  B bursts  T trails  O overlay  H keys\n")
+		b.WriteString("\nmove: arrows/WASD  I interp  Q delay  E extrapolation  N interest\nK latency  J jitter  L loss  B bursts  T trails  O overlay  H keys\n")
 		b.WriteString("blue: interpolated  orange: extrapolated  red: held  white: snapped\ngreen line: true path  pink line: drawn path")
 	}
 	g.panel(screen, b.String(), 6, 4)
+}
+
+// scaleLines are the overlay's lines about the server at scale: the
+// world, how many entities the client holds of it, what it receives
+// against its budget, whether it asks for its area only (interest
+// management, key N), and the same numbers measured the other way.
+func scaleLines(s arenanet.Stats) string {
+	var b strings.Builder
+	r := s.Rules
+	fmt.Fprintf(&b, "world %.0f×%.0f units, %d bots", r.W, r.H, r.Bots)
+	budget := "no budget"
+	if r.Budget > 0 {
+		budget = fmt.Sprintf("budget %.1f kB/s", float64(r.Budget)/1000)
+	}
+	if r.View > 0 {
+		fmt.Fprintf(&b, "   your area: radius %.0f   %s\n", r.View, budget)
+	} else {
+		fmt.Fprintf(&b, "   every entity to every client   %s\n", budget)
+	}
+	switch {
+	case r.View <= 0:
+		b.WriteString("interest management: none on this server")
+	case s.Interest:
+		b.WriteString("interest management ON (your area only)")
+	default:
+		b.WriteString("interest management OFF (every entity)")
+	}
+	fmt.Fprintf(&b, "   holds %d entities   down %.1f kB/s", s.Entities, s.Down)
+	if r.Budget > 0 {
+		fmt.Fprintf(&b, " = %.0f%% of budget", 100*s.Down*1000/float64(r.Budget))
+	}
+	if s.Dropped > 0 {
+		fmt.Fprintf(&b, "   %d stale dropped", s.Dropped)
+	}
+	b.WriteString("\n")
+	if o := s.Other; o.OK && r.View > 0 {
+		other := "OFF"
+		if !s.Interest {
+			other = "ON"
+		}
+		fmt.Fprintf(&b, "  with interest management %s: held %d entities, down %.1f kB/s\n", other, o.Entities, o.Down)
+	}
+	return b.String()
+}
+
+// everyFrames is how often the minimap's dim dots move: 10 times a
+// second at 60 FPS, a pixel at most each time.
+const everyFrames = 6
+
+// drawMinimap draws, when the world is larger than the screen, the whole
+// world small in the screen's bottom-right corner, at most mapW × mapH
+// pixels: a dim dot for every bot where it truly is (the client knows
+// their paths, not what the server does not send it), a bright one for
+// every entity the client holds, its player, the edge of its area and
+// what the screen shows.
+func (g *game) drawMinimap(screen *ebiten.Image, c *arenanet.Client) {
+	const mapW, mapH = 240, 150
+	r := c.Rules()
+	if r.W <= viewW && r.H <= viewH {
+		return
+	}
+	scale := min(mapW/r.W, mapH/r.H)
+	w, h := r.W*scale, r.H*scale
+	left, top := screenW-w-10, screenH-h-10
+	at := func(x, y float32) (float32, float32) { return left + x*scale, top + h - y*scale }
+	g.verts, g.idx = g.verts[:0], g.idx[:0]
+	g.box(left-3, top-3, left+w+3, top+h+3, mapColour)
+	g.rect(left, top, left+w, top+h, 1, wallColour)
+	g.flush(screen, g.white)
+	g.drawEvery(screen, c, left, top, scale)
+	c.EachRemote(func(id uint32, e *components.Render) {
+		x, y := at(e.Pos[0], e.Pos[1])
+		if id > arenanet.PlayerBase {
+			g.box(x-1.5, y-1.5, x+1.5, y+1.5, otherColour)
+		} else {
+			g.box(x-0.75, y-0.75, x+0.75, y+0.75, botColour)
+		}
+		if len(g.verts) > 65000 {
+			g.flush(screen, g.white)
+		}
+	})
+	x0, y0 := at(g.cam.x0, g.cam.y0+viewH)
+	x1, y1 := at(g.cam.x0+viewW, g.cam.y0)
+	g.rect(max(left, x0), max(top, y0), min(left+w, x1), min(top+h, y1), 1, [4]float32{1, 1, 1, 0.7})
+	if d, server, ok := c.Player(); ok {
+		if r.View > 0 {
+			x, y := at(server[0], server[1])
+			g.ring(x, y, r.View*scale, 1, 48, !c.Settings().Interest, areaColour)
+		}
+		x, y := at(d.Pos[0], d.Pos[1])
+		g.box(x-2.5, y-2.5, x+2.5, y+2.5, meColour)
+	}
+	g.flush(screen, g.white)
+	g.panel(screen, "every bot; bright: what you hold", int(left)-3, int(top)-21)
+}
+
+// drawEvery draws the minimap's dim dots, every bot where it truly is,
+// with the world's bottom-left corner at (left, top+h) and scale pixels
+// a unit. They are drawn into an image of their own once every
+// everyFrames frames: a quad a frame instead of thousands.
+func (g *game) drawEvery(screen *ebiten.Image, c *arenanet.Client, left, top, scale float32) {
+	r := c.Rules()
+	w, h := int(math.Ceil(float64(r.W*scale))), int(math.Ceil(float64(r.H*scale)))
+	if g.every == nil || g.every.Bounds().Dx() != w || g.every.Bounds().Dy() != h {
+		g.every, g.everyAt = ebiten.NewImage(w, h), -everyFrames
+	}
+	if g.drawn-g.everyAt >= everyFrames || g.drawn < g.everyAt {
+		g.everyAt = g.drawn
+		g.every.Clear()
+		rt := c.RenderTick()
+		for k := range r.Bots {
+			p, _, _ := r.BotAt(k, rt)
+			x, y := p[0]*scale, float32(h)-p[1]*scale
+			g.box(x-0.75, y-0.75, x+0.75, y+0.75, everyColour)
+			if len(g.verts) > 65000 {
+				g.flush(g.every, g.white)
+			}
+		}
+		g.flush(g.every, g.white)
+	}
+	op := &ebiten.DrawImageOptions{}
+	op.GeoM.Translate(float64(left), float64(top))
+	screen.DrawImage(g.every, op)
+}
+
+// box adds a filled rectangle.
+func (g *game) box(x0, y0, x1, y1 float32, c [4]float32) {
+	g.quad([4][2]float32{{x0, y0}, {x1, y0}, {x0, y1}, {x1, y1}}, 1, c)
 }
 
 // panel prints text at (x, y) on a dark panel: the debug font is 6×16

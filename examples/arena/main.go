@@ -1,17 +1,23 @@
 //go:build !js
 
 // Command arena shows netsmooth at work in a window: a server simulating
-// hundreds of bots and one player per client, and a client that draws
-// them through netsmooth's pipeline (interpolated, extrapolated, snapped
-// on teleports) and predicts its own player from the keyboard, reconciled
-// with the server. The client and the server talk over QUIC (TLS 1.3,
-// datagrams) on 127.0.0.1 through a simulated network (netsim) whose
-// latency, jitter, loss and burst loss the keys change while it runs;
-// other keys
-// switch interpolation off, change the delay and the extrapolation
-// policy, and draw each entity's true and drawn paths. The overlay shows
-// the delay, underruns, corrections, RTT, bandwidth, and what netsmooth
-// costs per frame.
+// a world of 400 × 256 units with 5,000 bots and one player per client,
+// and a client that draws them through netsmooth's pipeline
+// (interpolated, extrapolated, snapped on teleports) and predicts its own
+// player from the keyboard, reconciled with the server. The server sends
+// each client its area only, the entities within 48 units of its player
+// (interest management), within a budget of 32 kB/s, nearest first; key N
+// asks it for every entity instead, to compare. The window follows the
+// player, with a minimap of the world. The client and the server talk
+// over QUIC (TLS 1.3, datagrams) on 127.0.0.1 through a simulated network
+// (netsim) whose latency, jitter, loss and burst loss the keys change
+// while it runs; other keys switch interpolation off, change the delay
+// and the extrapolation policy, and draw each entity's true and drawn
+// paths. The overlay shows the delay, underruns, corrections, RTT,
+// bandwidth, what netsmooth costs per frame, the entities the client
+// holds and the bytes a second it receives against its budget. -small
+// plays the arena before it grew: one screen, 400 bots, every entity to
+// every client.
 //
 //	go run ./examples/arena                        # server + window
 //	go run ./examples/arena -join 127.0.0.1:7777   # a second player, from another terminal
@@ -55,7 +61,7 @@ import (
 
 // options are the command's flags.
 type options struct {
-	bots       int
+	rules      arenanet.Rules
 	addr       string
 	http       string
 	join       string
@@ -99,7 +105,7 @@ func prefixed(err error) string {
 func parseFlags(args []string) (*options, error) {
 	o := &options{set: arenanet.DefaultSettings()}
 	fs := flag.NewFlagSet("arena", flag.ContinueOnError)
-	fs.IntVar(&o.bots, "bots", 400, "remote entities the server simulates (0..16000)")
+	rules := arenanet.RulesFlags(fs)
 	fs.StringVar(&o.addr, "addr", "127.0.0.1:7777", "UDP address the server listens on (QUIC and WebTransport)")
 	fs.StringVar(&o.http, "http", "127.0.0.1:"+arenanet.DefaultHTTPPort, `address of the browser version, its WebSocket and the tickets ("" for none)`)
 	fs.StringVar(&o.join, "join", "", "join the server at this UDP address over QUIC instead of starting one")
@@ -110,7 +116,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.gif, "gif", "", "also record the last -gif-frames frames (every other one) as an animated GIF here, and exit")
 	fs.IntVar(&o.gifFrames, "gif-frames", 90, "frames of the GIF")
 	fs.BoolVar(&o.autopilot, "autopilot", false, "the player drives itself in a square (for screenshots and recordings)")
-	fs.BoolVar(&o.compare, "compare", false, "two clients side by side, zoomed in: interpolation on (left) and off (right)")
+	fs.BoolVar(&o.compare, "compare", false, "two clients side by side, zoomed in: interpolation on (left) and off (right), in the small world (-small) unless told otherwise")
 	fs.Float64Var(&o.seconds, "seconds", 0, "stop after this many seconds (0: run until closed)")
 	fs.StringVar(&o.wasm, "wasm", "", "serve this prebuilt arena.wasm instead of building one")
 	fs.Uint64Var(&o.seed, "seed", 1, "seed of the simulated network")
@@ -121,6 +127,7 @@ func parseFlags(args []string) (*options, error) {
 	loss := fs.Float64("loss", arenanet.Losses[o.set.Loss], fmt.Sprintf("loss, one of %v (key L)", arenanet.Losses))
 	burst := fs.Bool("burst", false, "burst loss (key B)")
 	overlay := fs.Bool("overlay", true, "show the metrics overlay (key O)")
+	interest := fs.Bool("interest", true, "ask the server for your area only: its interest management (key N)")
 	delay := fs.String("delay", arenanet.Delays[o.set.Delay].Name, fmt.Sprintf("interpolation delay, one of %q (key Q)", delayNames()))
 	extrap := fs.String("extrap", arenanet.Policies[o.set.Policy].String(), fmt.Sprintf("extrapolation policy, one of %q (key E)", policyNames()))
 	if err := fs.Parse(args); err != nil {
@@ -129,7 +136,11 @@ func parseFlags(args []string) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q: every setting is a flag (-h lists them)", fs.Arg(0))
 	}
-	o.set.Interp, o.set.Trails, o.set.Burst, o.set.Overlay = *interp, *trails, *burst, *overlay
+	o.set.Interp, o.set.Trails, o.set.Burst, o.set.Overlay, o.set.Interest = *interp, *trails, *burst, *overlay, *interest
+	var err error
+	if o.rules, err = rules(o.compare); err != nil {
+		return nil, err
+	}
 	var ok bool
 	if o.set.Latency, ok = index(arenanet.Latencies, *latency); !ok {
 		return nil, fmt.Errorf("-latency %v: want one of %v", *latency, arenanet.Latencies)
@@ -156,8 +167,6 @@ func parseFlags(args []string) (*options, error) {
 		}
 	}
 	switch {
-	case o.bots < 0 || o.bots > 16000:
-		return nil, fmt.Errorf("-bots %d: want 0..16000", o.bots)
 	case o.frames < 1:
 		return nil, fmt.Errorf("-frames %d: want at least 1", o.frames)
 	case o.gif != "" && (o.gifFrames < 1 || 2*o.gifFrames > o.frames):
@@ -225,7 +234,7 @@ func run(o *options) error {
 		}
 	default:
 		srvCtx, stopServer := context.WithCancel(ctx)
-		srv, err := arenanet.Serve(srvCtx, arenanet.ServeConfig{Bots: o.bots, Addr: o.addr, HTTPAddr: o.http, Wasm: o.wasm}, log.Printf)
+		srv, err := arenanet.Serve(srvCtx, arenanet.ServeConfig{Rules: o.rules, Addr: o.addr, HTTPAddr: o.http, Wasm: o.wasm}, log.Printf)
 		if err != nil {
 			stopServer()
 			return err
@@ -281,6 +290,7 @@ func window(ctx context.Context, c, other *arenanet.Client, o *options) error {
 		}
 		fmt.Printf("arena: %s; netsmooth %.3f ms/frame (peak %.3f) for %d entities; delay %.0f ms, past the newest sample %.2f%% of entity-frames (%.1f%% of frames)\n",
 			rate, ms(s.Cost), ms(s.Peak), s.Entities+int(min(s.NetID, 1)), s.Delay, s.PastNewestPct, s.UnderrunPct)
+		fmt.Printf("arena: %v; held %d remote entities, received %.1f kB/s\n", s.Rules, s.Entities, s.Down)
 	}
 	go func() {
 		<-ctx.Done()

@@ -5,6 +5,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"image"
+	"image/color"
 	"image/png"
 	"os"
 	"os/exec"
@@ -30,16 +32,86 @@ func buildArena(t *testing.T) string {
 
 // The screenshot mode opens a real window, renders the frames asked,
 // saves the screen and exits. The picture holds the arena: many bots
-// (blue discs) and the player (yellow), on the dark background, with the
-// overlay's text.
+// (blue discs, or orange and red where drawn past their newest
+// snapshot) and the player (yellow), on the dark background, with the
+// overlay's text. In the big world (the default) the screen shows the
+// player's surroundings, the client holds its area only (a few hundred
+// of 5,000 bots), and the minimap in the bottom-right corner shows them;
+// the small world (-small) fits the screen with 1000 bots.
 func TestScreenshotMode(t *testing.T) {
 	arenatest.Needs(t, "an X display ($DISPLAY)", os.Getenv("DISPLAY") != "")
 	bin := buildArena(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		// minBots is the least bot pixels the screen must show, and the
+		// held entities the report must give are within held.
+		minBots int
+		held    [2]int
+		minimap bool
+	}{
+		// Some 400 bots in the player's area, 60% or more of them on the
+		// screen (the circle is taller than the screen; a wall may cut
+		// it), discs of some 40 pixels minus the overlay and overlaps.
+		{"big world", nil, 150 * 10, [2]int{150, 1200}, true},
+		// 1000 discs of 9 px: some 40 pixels each at full colour, minus
+		// overlaps and the overlay.
+		{"small world", []string{"-small", "-bots", "1000"}, 1000 * 10, [2]int{1000, 1000}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			img, out := screenshot(t, bin, tc.args...)
+			if b := img.Bounds(); b.Dx() != screenW || b.Dy() != screenH {
+				t.Fatalf("screenshot is %v, want %dx%d", b, screenW, screenH)
+			}
+			counts := arenatest.Colours(img)
+			if len(counts) < 20 {
+				t.Errorf("screenshot has %d colours: not the arena", len(counts))
+			}
+			bots := 0
+			for _, c := range [][4]float32{botColour, extrapColour, heldColour} {
+				bots += arenatest.Near(img, rgb(c), 40)
+			}
+			me := arenatest.Near(img, rgb(meColour), 40)
+			if bots < tc.minBots {
+				t.Errorf("%d pixels in the bots' colours, want at least %d", bots, tc.minBots)
+			}
+			if me < 50 {
+				t.Errorf("%d pixels in the player's yellow, want the player drawn", me)
+			}
+			// The minimap, 234 × 150 pixels of its background in the
+			// bottom-right corner (less its dots and lines), in the big
+			// world only.
+			corner := subImage(img, image.Rect(screenW-260, screenH-170, screenW, screenH))
+			ground := arenatest.Near(corner, over(mapColour, background), 3)
+			if tc.minimap && ground < 234*150/2 || !tc.minimap && ground > 500 {
+				t.Errorf("%d pixels of the minimap's background in the bottom-right corner, want %v a minimap", ground, tc.minimap)
+			}
+			m := regexp.MustCompile(`([0-9.]+) FPS`).FindStringSubmatch(out)
+			if m == nil {
+				t.Fatalf("no frame rate reported:\n%s", out)
+			}
+			fps, _ := strconv.ParseFloat(m[1], 64)
+			h := regexp.MustCompile(`held ([0-9]+) remote entities, received ([0-9.]+) kB/s`).FindStringSubmatch(out)
+			if h == nil {
+				t.Fatalf("no entities held reported:\n%s", out)
+			}
+			held, _ := strconv.Atoi(h[1])
+			if held < tc.held[0] || held > tc.held[1] {
+				t.Errorf("the client held %d remote entities, want %d..%d", held, tc.held[0], tc.held[1])
+			}
+			t.Logf("%.1f FPS, %d bot pixels, %d player pixels, %d pixels of the minimap's background; held %s entities, received %s kB/s", fps, bots, me, ground, h[1], h[2])
+		})
+	}
+}
+
+// screenshot runs the arena's screenshot mode with args (240 frames, on
+// free ports) and returns the picture and what the command printed.
+func screenshot(t *testing.T, bin string, args ...string) (image.Image, string) {
+	t.Helper()
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, "-screenshot", shot, "-frames", "240", "-bots", "1000",
-		"-addr", "127.0.0.1:0", "-http", "")
+	cmd := exec.CommandContext(ctx, bin, append([]string{"-screenshot", shot, "-frames", "240", "-addr", "127.0.0.1:0", "-http", ""}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {
@@ -55,29 +127,23 @@ func TestScreenshotMode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b := img.Bounds(); b.Dx() != screenW || b.Dy() != screenH {
-		t.Fatalf("screenshot is %v, want %dx%d", b, screenW, screenH)
+	return img, out.String()
+}
+
+// subImage is the part r of img.
+func subImage(img image.Image, r image.Rectangle) image.Image {
+	if s, ok := img.(interface {
+		SubImage(image.Rectangle) image.Image
+	}); ok {
+		return s.SubImage(r)
 	}
-	counts := arenatest.Colours(img)
-	if len(counts) < 20 {
-		t.Errorf("screenshot has %d colours: not the arena", len(counts))
-	}
-	bots := arenatest.Near(img, rgb(botColour), 40)
-	me := arenatest.Near(img, rgb(meColour), 40)
-	// 1000 discs of 9 px: some 40 pixels each at full colour, minus
-	// overlaps and the overlay.
-	if bots < 1000*10 {
-		t.Errorf("%d pixels in the bots' blue, want at least 10000 (1000 bots)", bots)
-	}
-	if me < 50 {
-		t.Errorf("%d pixels in the player's yellow, want the player drawn", me)
-	}
-	m := regexp.MustCompile(`([0-9.]+) FPS`).FindStringSubmatch(out.String())
-	if m == nil {
-		t.Fatalf("no frame rate reported:\n%s", out.String())
-	}
-	fps, _ := strconv.ParseFloat(m[1], 64)
-	t.Logf("1000 bots: %.1f FPS, %d bot pixels, %d player pixels", fps, bots, me)
+	return img
+}
+
+// over is colour c (alpha included) drawn over bg, 0..255 per channel.
+func over(c [4]float32, bg color.RGBA) [3]int {
+	mix := func(v float32, b uint8) int { return int(v*255*c[3] + float32(b)*(1-c[3]) + 0.5) }
+	return [3]int{mix(c[0], bg.R), mix(c[1], bg.G), mix(c[2], bg.B)}
 }
 
 // rgb is colour c in 0..255 per channel.

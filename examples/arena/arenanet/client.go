@@ -14,7 +14,6 @@ import (
 	"github.com/netsmooth/netsmooth/client"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
-	"github.com/netsmooth/netsmooth/internal/devauth"
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
@@ -63,12 +62,17 @@ type Settings struct {
 	// Trails keeps the trails (Client.Trails); Overlay is for the
 	// screen's metrics overlay.
 	Trails, Overlay bool
+	// Interest asks the server for the client's area only (its interest
+	// management, on a server with Rules.View); off, for every entity,
+	// to compare. The client's inputs carry the request.
+	Interest bool
 }
 
 // DefaultSettings: interpolation on, adaptive delay, Coast, a 50 ms
-// link with ±10 ms of jitter and no loss, trails and overlay shown.
+// link with ±10 ms of jitter and no loss, trails and overlay shown,
+// interest management on.
 func DefaultSettings() Settings {
-	return Settings{Interp: true, Latency: 2, Jitter: 1, Trails: true, Overlay: true}
+	return Settings{Interp: true, Latency: 2, Jitter: 1, Trails: true, Overlay: true, Interest: true}
 }
 
 // Conditions is the simulated network of each direction.
@@ -147,10 +151,12 @@ type Client struct {
 	me    ecs.Entity
 	meID  components.NetID
 	set   Settings
+	rules Rules
 	frame uint64
 
 	sent     []systems.SentInput[scenario.Stick]
 	lastSend time.Time
+	encode   func(dst []byte, s scenario.Stick) []byte // an input with the switches of the settings
 
 	// cost is netsmooth's time per frame (pipe.Update), smoothed; peak
 	// the largest in the last second.
@@ -167,19 +173,57 @@ type Client struct {
 	rateAt         time.Time
 	rateBase       traffic
 	downBps, upBps float64
+	// seen is what the client held and received with interest
+	// management off ([0]) and on ([1]), measured once the setting had
+	// been in force for settleTime (since interestAt).
+	seen       [2]Reception
+	interestAt time.Time
+
+	// stale is scratch for dropStale; dropped counts the bots it dropped.
+	stale   []components.NetID
+	dropped uint64
 }
 
-// newClient builds the pipeline and the predictor; Connect then gives it
-// its link.
-func newClient() (*Client, client.SessionConfig, error) {
-	c := &Client{world: ecs.NewWorld(), set: DefaultSettings(), own: &ownState{}, paths: map[components.NetID]*Trail{}, trailEvery: 40}
+// staleTicks is how long a bot may go without a record from a server with
+// interest management before the client drops it (dropStale): 2 s, four
+// times the 500 ms within which the server sends every relevant entity
+// that changed (server.DefaultMaxInterval), and bots always move.
+const staleTicks = 2 * TickRate
+
+// settleTime is how long a change of the interest setting takes to show
+// fully in what a client holds and receives: the spawns and despawns,
+// the first burst of records.
+const settleTime = 2 * time.Second
+
+// Reception is what a client held and received under one interest
+// setting.
+type Reception struct {
+	// Entities is the number of remote entities held; Down the bytes
+	// received a second (kB/s).
+	Entities int
+	Down     float64
+	// OK says it was measured.
+	OK bool
+}
+
+// newClient builds the pipeline and the predictor for a world of rules;
+// Connect then gives it its link.
+func newClient(rules Rules) (*Client, client.SessionConfig, error) {
+	c := &Client{world: ecs.NewWorld(), set: DefaultSettings(), rules: rules, own: &ownState{}, paths: map[components.NetID]*Trail{}, trailEvery: 40}
+	c.encode = func(dst []byte, s scenario.Stick) []byte {
+		var switches byte
+		if !c.set.Interest {
+			switches |= inInterestOff
+		}
+		return encodeInput(dst, s, switches)
+	}
 	cfg := nsecs.DefaultConfig() // 20 Hz: TickRate
 	cfg.Predict.DeadZone = 0.05
 	var err error
 	if c.pipe, err = nsecs.New(&c.world, cfg); err != nil {
 		return nil, client.SessionConfig{}, err
 	}
-	if c.pred, err = nsecs.AddPredictor(c.pipe, playerSim); err != nil {
+	if c.pred, err = nsecs.AddPredictor(c.pipe, rules.playerSim()); err != nil {
 		return nil, client.SessionConfig{}, err
 	}
 	c.cmds = generic.NewMap2[components.InputCommand[scenario.Stick], components.PredictedStatus](&c.world)
@@ -203,18 +247,21 @@ func newClient() (*Client, client.SessionConfig, error) {
 
 // Connect builds a client under the settings set and joins the arena
 // server with ticket t (from the server's development backend: its
-// addresses, its certificate's hash, a connect token) over tr: QUIC at
-// t.Addr, WebTransport at t.WebTransport, or a WebSocket at t.WebSocket.
-// seed seeds the simulated network. It fails with the server's refusal
-// (a *transport.CloseError) or the transport's error. Cancelling ctx
-// during the handshake abandons it; Close ends the connection and must be
-// called once Connect has succeeded.
-func Connect(ctx context.Context, set Settings, t devauth.Ticket, tr Transport, seed uint64) (*Client, error) {
-	c, scfg, err := newClient()
+// addresses, its certificate's hash, a connect token, and the server's
+// rules) over tr: QUIC at t.Addr, WebTransport at t.WebTransport, or a
+// WebSocket at t.WebSocket. seed seeds the simulated network. It fails
+// with the server's refusal (a *transport.CloseError) or the transport's
+// error. Cancelling ctx during the handshake abandons it; Close ends the
+// connection and must be called once Connect has succeeded.
+func Connect(ctx context.Context, set Settings, t Ticket, tr Transport, seed uint64) (*Client, error) {
+	if err := t.Rules.Check(); err != nil {
+		return nil, fmt.Errorf("%w (the ticket's rules: is the server an arena of this version?)", err)
+	}
+	c, scfg, err := newClient(t.Rules)
 	if err != nil {
 		return nil, err
 	}
-	if c.link, err = dial(ctx, t, tr, scfg, set.Conditions(), seed); err != nil {
+	if c.link, err = dial(ctx, t.Ticket, tr, scfg, set.Conditions(), seed); err != nil {
 		return nil, err
 	}
 	if err := c.Apply(set); err != nil {
@@ -242,7 +289,7 @@ func (c *Client) Step(dt float64, stick scenario.Stick) {
 	c.entityFrames += uint64(c.pipe.Metrics().Entities)
 	c.sent = c.pred.Outbox().Drain(c.sent)
 	if len(c.sent) > 0 {
-		_ = client.QueueInputs(c.link.Session(), c.sent, encodeStick) // in order by construction
+		_ = client.QueueInputs(c.link.Session(), c.sent, c.encode) // in order by construction
 	}
 	// An input packet per tick's inputs, and an acknowledgement at least
 	// every tick when there are none.
@@ -270,7 +317,7 @@ func (c *Client) followAssignment() {
 	if id == 0 {
 		return
 	}
-	start := spawnPoint(uint32(id))
+	start := c.rules.spawnPoint(uint32(id))
 	c.own.mu.Lock()
 	if c.own.ok && c.own.netID == id {
 		start = c.own.state
@@ -301,11 +348,12 @@ func (c *Client) noteCost(d time.Duration) {
 	}
 }
 
-// measureRates updates the bandwidth once a second.
+// measureRates updates the bandwidth once a second, and what the client
+// holds and receives under its interest setting once that has settled.
 func (c *Client) measureRates() {
 	now := time.Now()
 	if c.rateAt.IsZero() {
-		c.rateAt, c.rateBase = now, c.link.Traffic()
+		c.rateAt, c.rateBase, c.interestAt = now, c.link.Traffic(), now
 		return
 	}
 	if d := now.Sub(c.rateAt).Seconds(); d >= 1 {
@@ -313,7 +361,51 @@ func (c *Client) measureRates() {
 		c.downBps = float64(t.down-c.rateBase.down) / d
 		c.upBps = float64(t.up-c.rateBase.up) / d
 		c.rateAt, c.rateBase = now, t
+		if now.Sub(c.interestAt) >= settleTime {
+			c.seen[b2i(c.set.Interest)] = Reception{Entities: c.pipe.Metrics().Entities, Down: c.downBps / 1000, OK: true}
+		}
+		c.dropStale()
 	}
+}
+
+// dropStale despawns the bots the server has not sent for staleTicks, on
+// a server with interest management: they are no longer relevant to the
+// client, whose despawn the server never sent. It works around a gap of
+// the library: the server despawns an entity that leaves a client's area
+// only if the newest tick the client acknowledged holds it, while the
+// client draws the entities of every part of a snapshot it receives, and
+// under a budget the server seldom marks a snapshot complete, which is
+// when the client despawns what a tick no longer holds. So a bot whose
+// spawn came in a tick of which a part was lost stays, frozen, after it
+// leaves the area. A bot the server still thinks relevant is sent again
+// (and spawned again) should this drop it wrongly.
+func (c *Client) dropStale() {
+	if c.rules.View <= 0 {
+		return
+	}
+	rt := c.pipe.Metrics().RenderTick
+	q := c.remote.Query(&c.world)
+	for q.Next() {
+		id, _, span := q.Get()
+		if uint32(*id) > PlayerBase {
+			continue // a player standing still is not sent
+		}
+		if newest, ok := span.Ring.NewestTick(); ok && float64(newest)+staleTicks < rt {
+			c.stale = append(c.stale, *id)
+		}
+	}
+	for _, id := range c.stale {
+		c.pipe.Inbox().Push(systems.Message{Kind: systems.Despawn, NetID: id, Tick: uint32(rt)})
+	}
+	c.dropped += uint64(len(c.stale))
+	c.stale = c.stale[:0]
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // trailed reports whether entity id keeps a Trail: every trailEvery-th
@@ -341,7 +433,7 @@ func (c *Client) recordTrails() {
 		drawn := [2]float32{r.Pos[0], r.Pos[1]}
 		truth := drawn
 		if uint32(*id) <= PlayerBase {
-			p, _, _ := BotAt(int(*id)-1, rt-float64(span.Lag))
+			p, _, _ := c.rules.BotAt(int(*id)-1, rt-float64(span.Lag))
 			truth, t.HasTruth = [2]float32{p[0], p[1]}, true
 		}
 		t.push(truth, drawn)
@@ -369,10 +461,14 @@ func (c *Client) recordTrails() {
 
 // Apply makes the settings take effect: the delay and extrapolation
 // (interpolation off draws the newest snapshot: no delay, held between
-// snapshots), and the simulated network.
+// snapshots), the simulated network, and the interest setting (asked of
+// the server with the next input).
 func (c *Client) Apply(s Settings) error {
 	prev := c.set
 	c.set = s
+	if s.Interest != prev.Interest {
+		c.interestAt = time.Now()
+	}
 	if !s.Trails {
 		clear(c.paths)
 	}
@@ -413,8 +509,10 @@ type Stats struct {
 	HardCuts, Snaps uint64
 	// RTT is the round trip (ms, NaN before it is known).
 	RTT float64
-	// Down and Up are the bandwidth (kB/s); LostDown and LostUp the
-	// packets the simulated network dropped.
+	// Down and Up are the bandwidth (kB/s), measured over the last
+	// second (Down: every packet received, to compare with
+	// Rules.Budget); LostDown and LostUp the packets the simulated
+	// network dropped.
 	Down, Up         float64
 	LostDown, LostUp uint64
 	// Cost is netsmooth's time per frame (pipe.Update), smoothed; Peak
@@ -424,6 +522,16 @@ type Stats struct {
 	NetID components.NetID
 	// Via is what carries the packets.
 	Via Transport
+	// Rules are the server's: the world, the view radius, the budget.
+	Rules Rules
+	// Interest says the client asks for its area only (Settings.Interest);
+	// Other is what it held and received the last time it asked the
+	// other way, if it did (to compare).
+	Interest bool
+	Other    Reception
+	// Dropped counts the bots the client dropped because the server had
+	// stopped sending them without a despawn (see Client's dropStale).
+	Dropped uint64
 	// Err is why the connection ended, nil while it works: a
 	// *transport.CloseError with the server's reason when it kicked the
 	// client or shut down (see Disconnected).
@@ -450,6 +558,10 @@ func (c *Client) Stats() Stats {
 		NetID:        c.meID,
 		Via:          c.link.via,
 		Err:          c.link.Err(),
+		Rules:        c.rules,
+		Interest:     c.set.Interest,
+		Other:        c.seen[b2i(!c.set.Interest)],
+		Dropped:      c.dropped,
 	}
 	if m.Frames > 0 {
 		s.UnderrunPct = 100 * float64(m.UnderrunFrames) / float64(m.Frames)
@@ -503,3 +615,10 @@ func (c *Client) Err() error { return c.link.Err() }
 
 // Close ends the link.
 func (c *Client) Close() error { return c.link.Close() }
+
+// Rules returns the server's rules: the world the client draws.
+func (c *Client) Rules() Rules { return c.rules }
+
+// RenderTick is the server tick the remote entities are drawn at this
+// frame (fractional): where Rules.BotAt finds the bots' true places.
+func (c *Client) RenderTick() float64 { return c.pipe.Metrics().RenderTick }

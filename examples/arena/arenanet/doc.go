@@ -1,22 +1,30 @@
-// Package arenanet is the arena's game without a screen: the rules both
-// ends know (the bots' paths, the players' movement, the inputs' wire
-// form), the server (bots and players on a server.Server: desktop clients
-// over QUIC and browsers over WebTransport on one UDP port, browsers
-// without WebTransport over a WebSocket on the HTTP server that also
-// serves the browser build and the development backend's tickets; the
-// server assigns every client its player when it joins) and the client
-// (netsmooth's pipeline with a predicted player, over QUIC, WebTransport
-// or a WebSocket through a simulated network that can change while it
-// runs, with trails and the numbers the overlay shows). The arena command
-// draws it with Ebitengine; the tests here play it headless, and drive
-// the browser build in Chromium.
+// Package arenanet is the arena's game without a screen:
+//
+//   - the rules both ends know (Rules: the world's size, the bots'
+//     paths, the players' movement, the view radius and the budget; the
+//     server announces them in its tickets) and the inputs' wire form;
+//   - the server: bots and players on a server.Server, desktop clients
+//     over QUIC and browsers over WebTransport on one UDP port, browsers
+//     without WebTransport over a WebSocket on the HTTP server that also
+//     serves the browser build and the development backend's tickets.
+//     It assigns every client its player when it joins, and sends each
+//     client the entities around its player (interest management) within
+//     its budget, or every entity when the client asks (key N);
+//   - the client: netsmooth's pipeline with a predicted player, over QUIC,
+//     WebTransport or a WebSocket through a simulated network that can
+//     change while it runs, with trails and the numbers the overlay shows
+//     (what it holds, what it receives against its budget).
+//
+// The arena command draws it with Ebitengine; the tests here play it
+// headless, and drive the browser build in Chromium.
 //
 // Every client joins with a connect token. The server's development
 // backend (internal/devauth) makes a signing key at start and hands out
 // tickets, JSON on its HTTP server at TicketPath: the server's address,
 // its WebTransport and WebSocket endpoints, the hash of its self-signed
-// certificate (which clients trust by that hash), and a fresh token. A
-// real game's backend authenticates the player first, over HTTPS.
+// certificate (which clients trust by that hash), a fresh token, and the
+// arena's Rules (Ticket). A real game's backend authenticates the player
+// first, over HTTPS.
 //
 // A client's loop:
 //

@@ -7,6 +7,7 @@ import (
 	"log"
 	"net"
 
+	"github.com/netsmooth/netsmooth/internal/devauth"
 	"github.com/netsmooth/netsmooth/transport"
 	"github.com/netsmooth/netsmooth/wire"
 )
@@ -14,6 +15,16 @@ import (
 // TicketPath is where the arena's HTTP server hands out tickets: its
 // development backend (internal/devauth), JSON over plain HTTP.
 const TicketPath = "/ticket"
+
+// Ticket is what the arena's ticket endpoint hands out: the development
+// backend's ticket (the server's addresses, its certificate's hash, a
+// connect token) and the Rules the server plays by, which the client
+// needs to draw and predict the same world. Its JSON is the backend's
+// with a "rules" object more.
+type Ticket struct {
+	devauth.Ticket
+	Rules Rules `json:"rules"`
+}
 
 // DefaultHTTPPort is the port of the arena's HTTP server unless told
 // otherwise.

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/netsmooth/netsmooth/client"
-	"github.com/netsmooth/netsmooth/internal/devauth"
 )
 
 // dialQUIC: a browser has no QUIC of its own to offer a page; the
@@ -20,25 +19,26 @@ func dialQUIC(context.Context, string, client.Config) (*client.Client, error) {
 	return nil, errors.New("arena: no QUIC in the browser: join over WebTransport or a WebSocket")
 }
 
-// fetchTicket gets a ticket from the development backend at url with the
-// browser's fetch: net/http's client would add 6 MB to the module.
-func fetchTicket(ctx context.Context, url string) (devauth.Ticket, error) {
+// fetchTicket gets a ticket from the arena server's ticket endpoint at
+// url with the browser's fetch: net/http's client would add 6 MB to the
+// module.
+func fetchTicket(ctx context.Context, url string) (Ticket, error) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	rsp, err := await(ctx, js.Global().Call("fetch", url, map[string]any{"cache": "no-store"}))
 	if err != nil {
-		return devauth.Ticket{}, fmt.Errorf("arena: fetching a ticket: %w", err)
+		return Ticket{}, fmt.Errorf("fetching a ticket: %w", err)
 	}
 	if !rsp.Get("ok").Bool() {
-		return devauth.Ticket{}, fmt.Errorf("arena: fetching a ticket: HTTP %d", rsp.Get("status").Int())
+		return Ticket{}, fmt.Errorf("fetching a ticket: HTTP %d", rsp.Get("status").Int())
 	}
 	text, err := await(ctx, rsp.Call("text"))
 	if err != nil {
-		return devauth.Ticket{}, fmt.Errorf("arena: fetching a ticket: %w", err)
+		return Ticket{}, fmt.Errorf("fetching a ticket: %w", err)
 	}
-	var t devauth.Ticket
+	var t Ticket
 	if err := json.Unmarshal([]byte(text.String()), &t); err != nil {
-		return devauth.Ticket{}, fmt.Errorf("arena: fetching a ticket: %w", err)
+		return Ticket{}, fmt.Errorf("fetching a ticket: %w", err)
 	}
 	return t, nil
 }

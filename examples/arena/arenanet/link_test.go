@@ -14,7 +14,6 @@ import (
 
 	"github.com/coder/websocket"
 	"github.com/netsmooth/netsmooth/client"
-	"github.com/netsmooth/netsmooth/internal/devauth"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/transport"
 	"github.com/netsmooth/netsmooth/wire"
@@ -80,10 +79,10 @@ func TestWebSocketCloseSilentServer(t *testing.T) {
 
 // ticketProxy serves the tickets of the backend at ticketURL, changed by
 // edit.
-func ticketProxy(t *testing.T, ticketURL string, edit func(*devauth.Ticket)) string {
+func ticketProxy(t *testing.T, ticketURL string, edit func(*Ticket)) string {
 	t.Helper()
 	p := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		tk, err := devauth.Fetch(r.Context(), ticketURL)
+		tk, err := fetchTicket(r.Context(), ticketURL)
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusBadGateway)
 			return
@@ -101,8 +100,8 @@ func ticketProxy(t *testing.T, ticketURL string, edit func(*devauth.Ticket)) str
 // the server answered and refused (here: a token of another server's
 // backend).
 func TestJoinWeb(t *testing.T) {
-	srv := testServer(t, 10)
-	other := testServer(t, 0)
+	srv := testServer(t, small(10))
+	other := testServer(t, small(0))
 	ctx := context.Background()
 	wsURL := "ws://" + srv.WebAddr() + "/ws"
 	join := func(ticketURL string, tr Transport) (*Client, error) {
@@ -119,7 +118,7 @@ func TestJoinWeb(t *testing.T) {
 	}{
 		{"WebTransport", srv.TicketURL(), WebTransport, WebTransport},
 		{"forced WebSocket", srv.TicketURL(), WebSocket, WebSocket},
-		{"WebTransport fails", ticketProxy(t, srv.TicketURL(), func(tk *devauth.Ticket) {
+		{"WebTransport fails", ticketProxy(t, srv.TicketURL(), func(tk *Ticket) {
 			tk.CertHash = strings.Repeat("00", 32)
 		}), WebTransport, WebSocket},
 	} {
@@ -133,7 +132,7 @@ func TestJoinWeb(t *testing.T) {
 	}
 
 	// A token from another server's backend, for this server's address.
-	alien := ticketProxy(t, other.TicketURL(), func(tk *devauth.Ticket) {
+	alien := ticketProxy(t, other.TicketURL(), func(tk *Ticket) {
 		mine, err := srv.Ticket(false)
 		if err != nil {
 			t.Error(err)

@@ -12,18 +12,22 @@ import (
 // it reads.
 
 // botEntity is bot k's wire state at tick t.
-func botEntity(k int, t uint32) wire.Entity {
-	pos, rot, epoch := BotAt(k, float64(t))
+func (r Rules) botEntity(k int, t uint32) wire.Entity {
+	pos, rot, epoch := r.BotAt(k, float64(t))
 	return wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{pos[0], pos[1], 0}, Rot: rot, Epoch: epoch}
 }
 
-// decodeStick reads an input; anything but two bytes is no input, and
-// each axis is kept within -1..1, as a server must.
-func decodeStick(b []byte) scenario.Stick {
-	if len(b) != 2 {
-		return scenario.Stick{}
+// inputSize is the length of an input's wire form (encodeInput).
+const inputSize = 3
+
+// decodeInput reads an input: the stick, each axis kept within -1..1 as
+// a server must, and the switches. Anything but inputSize bytes is no
+// input (ok false).
+func decodeInput(b []byte) (stick scenario.Stick, switches byte, ok bool) {
+	if len(b) != inputSize {
+		return scenario.Stick{}, 0, false
 	}
-	return scenario.Stick{X: max(-1, min(1, int8(b[0]))), Y: max(-1, min(1, int8(b[1])))}
+	return scenario.Stick{X: max(-1, min(1, int8(b[0]))), Y: max(-1, min(1, int8(b[1])))}, b[2], true
 }
 
 // playerEntity is a player's wire state: position and velocity.

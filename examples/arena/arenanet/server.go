@@ -4,6 +4,7 @@ package arenanet
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log"
@@ -15,6 +16,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/internal/devauth"
 	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/server"
@@ -22,24 +24,34 @@ import (
 	"github.com/netsmooth/netsmooth/wire"
 )
 
-// Server simulates the arena at TickRate: the bots on their paths
-// and one player per client, stepped once per input the session hands
-// out (at most one a tick on average, however many a client sends). It
-// is a server.Server: desktop clients connect over QUIC and browsers over
-// WebTransport, both on one UDP port, and browsers without WebTransport
-// over a WebSocket on the HTTP server, which also serves the page and
-// the development backend's tickets (TicketPath). Every client needs a
-// ticket's connect token, whatever carries it. The server, not the
-// client, picks each client's player: it assigns a new NetID when the
-// client joins (server.Session.Assign) and despawns it when it leaves.
+// Server simulates the arena at TickRate under its Rules: the bots on
+// their paths and one player per client, stepped once per input the
+// session hands out (at most one a tick on average, however many a
+// client sends). With Rules.View, each client is sent only the entities
+// around its player (server.InterestConfig; a client can ask for every
+// entity, to compare, and a spectator, which has no player, gets every
+// entity), and with Rules.Budget at most that many bytes a second, by
+// priority (server.BudgetConfig).
+//
+// It is a server.Server: desktop clients connect over QUIC and browsers
+// over WebTransport, both on one UDP port, and browsers without
+// WebTransport over a WebSocket on the HTTP server, which also serves
+// the page and the development backend's tickets (TicketPath). Every
+// client needs a ticket's connect token, whatever carries it. The
+// server, not the client, picks each client's player: it assigns a new
+// NetID when the client joins (server.Session.Assign) and despawns it
+// when it leaves.
 type Server struct {
-	srv  *server.Server
-	auth *devauth.Backend
-	web  *http.Server
-	webL net.Listener
-	page *Page
-	q    wire.Quantizer
-	bots int
+	srv   *server.Server
+	auth  *devauth.Backend
+	web   *http.Server
+	webL  net.Listener
+	page  *Page
+	q     wire.Quantizer
+	rules Rules
+	// spawn is where a new player starts (Rules.spawnPoint; tests put
+	// players where they want).
+	spawn func(netID uint32) scenario.Mover
 
 	tick     uint32
 	nextID   uint32
@@ -56,10 +68,11 @@ type Server struct {
 
 // serverPlayer is a client's player on the server.
 type serverPlayer struct {
-	netID uint32
-	state scenario.Mover
-	last  scenario.Stick
-	moved float32 // distance travelled, for tests
+	netID    uint32
+	state    scenario.Mover
+	last     scenario.Stick
+	switches byte    // the newest input's (inInterestOff)
+	moved    float32 // distance travelled, for tests
 }
 
 // PlayerInfo is what Players reports of a player.
@@ -75,23 +88,31 @@ type PlayerInfo struct {
 	State scenario.Mover
 	// Moved is the distance it has travelled since it joined, in units.
 	Moved float32
+	// Interest says interest management is on for its client: its client
+	// has not asked for every entity (key N). On a server without it
+	// (Rules.View 0) it tells only what the client asks.
+	Interest bool
 }
 
 // StartServer listens for QUIC and WebTransport clients on udpAddr and,
 // unless httpAddr is empty, serves the tickets and the WebSocket on
 // httpAddr, where page (if not nil) serves the browser version; Run then
-// runs it. The server simulates bots bots.
-func StartServer(ctx context.Context, bots int, udpAddr, httpAddr string, page *Page) (*Server, error) {
+// runs it. The server simulates the world of rules, and tells its
+// clients the rules in their tickets.
+func StartServer(ctx context.Context, rules Rules, udpAddr, httpAddr string, page *Page) (*Server, error) {
+	if err := rules.Check(); err != nil {
+		return nil, err
+	}
 	auth, err := devauth.New()
 	if err != nil {
 		return nil, err
 	}
 	srv, err := server.Listen(ctx, server.Config{Addr: udpAddr, Tokens: auth.Tokens(), TickRate: TickRate,
-		Session: server.SessionConfig{MaxClients: 64}})
+		Session: sessionConfig(rules)})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{srv: srv, auth: auth, q: wire.DefaultQuantizer(), bots: bots, page: page,
+	s := &Server{srv: srv, auth: auth, q: wire.DefaultQuantizer(), rules: rules, spawn: rules.spawnPoint, page: page,
 		players: map[server.ClientID]*serverPlayer{}, wsConns: map[*wsConn]struct{}{}}
 	if httpAddr != "" {
 		if s.webL, err = net.Listen("tcp", httpAddr); err != nil {
@@ -100,7 +121,7 @@ func StartServer(ctx context.Context, bots int, udpAddr, httpAddr string, page *
 		}
 		mux := http.NewServeMux()
 		mux.HandleFunc("/ws", s.serveWS)
-		mux.Handle(TicketPath, auth.Handler(s.ticketBase))
+		mux.HandleFunc(TicketPath, s.serveTicket)
 		if page != nil {
 			page.register(mux)
 		}
@@ -136,10 +157,43 @@ func (s *Server) TicketURL() string {
 	return "http://" + s.WebAddr() + TicketPath
 }
 
+// sessionConfig is the session of a server under rules: with
+// rules.View, interest management in cells of a quarter of the view
+// radius (as server.InterestConfig advises); with rules.Budget, each
+// client's budget by priority (by distance from its player, the
+// default).
+func sessionConfig(rules Rules) server.SessionConfig {
+	cfg := server.SessionConfig{MaxClients: 64, Budget: server.BudgetConfig{BytesPerSecond: rules.Budget}}
+	if rules.View > 0 {
+		cfg.Interest = &server.InterestConfig{CellSize: max(4, rules.View/4)}
+	}
+	return cfg
+}
+
+// Rules returns the rules the server plays by.
+func (s *Server) Rules() Rules { return s.rules }
+
 // Ticket issues a ticket for this server, as the ticket endpoint does:
 // for a client in the same process.
-func (s *Server) Ticket(spectator bool) (devauth.Ticket, error) {
-	return s.auth.Ticket(s.ticketBase(), spectator)
+func (s *Server) Ticket(spectator bool) (Ticket, error) {
+	t, err := s.auth.Ticket(s.ticketBase(), spectator)
+	if err != nil {
+		return Ticket{}, err
+	}
+	return Ticket{Ticket: t, Rules: s.rules}, nil
+}
+
+// serveTicket hands out a ticket, JSON, as the development backend's
+// handler does (?spectator=1 asks for a spectator's), with the rules.
+func (s *Server) serveTicket(w http.ResponseWriter, r *http.Request) {
+	t, err := s.Ticket(r.URL.Query().Get("spectator") == "1")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	_ = json.NewEncoder(w).Encode(t) // a client gone meanwhile
 }
 
 // ticketBase describes the server for a ticket: its address (a loopback
@@ -203,7 +257,8 @@ func (s *Server) Players() []PlayerInfo {
 	out := make([]PlayerInfo, 0, len(s.players))
 	for id, p := range s.players {
 		info, _ := s.srv.Client(id)
-		out = append(out, PlayerInfo{NetID: p.netID, Client: id, Via: info.Kind, State: p.state, Moved: p.moved})
+		out = append(out, PlayerInfo{NetID: p.netID, Client: id, Via: info.Kind, State: p.state, Moved: p.moved,
+			Interest: p.switches&inInterestOff == 0})
 	}
 	return out
 }
@@ -244,8 +299,8 @@ func (s *Server) close() {
 	s.wsWG.Wait()
 }
 
-// step runs one tick: players joining and leaving, inputs, the world,
-// snapshots to every client.
+// step runs one tick: players joining and leaving, inputs, each
+// client's view from its player, the world, snapshots to every client.
 func (s *Server) step() error {
 	sess := s.srv.Session()
 	s.events = s.srv.Events(s.events[:0])
@@ -263,27 +318,43 @@ func (s *Server) step() error {
 			s.clientMu.Unlock()
 			return err
 		}
+		// The client looks from its player: it receives its area (and,
+		// under a budget, the nearest entities most often). A client
+		// gone meanwhile fails; its Leave comes next tick.
+		_ = sess.SetView(id, server.View{Pos: mgl32.Vec3{p.state.Pos[0], p.state.Pos[1], 0}, Radius: s.viewRadius()})
 	}
 	s.clientMu.Unlock()
-	for k := range s.bots {
-		if err := sess.SetEntity(botEntity(k, s.tick)); err != nil {
+	for k := range s.rules.Bots {
+		if err := sess.SetEntity(s.rules.botEntity(k, s.tick)); err != nil {
 			return err
 		}
 	}
 	return s.srv.SendSnapshots()
 }
 
-// handle gives a client that joined a player (spectators get none), and
-// despawns the player of one that left.
+// viewRadius is the radius of the players' views: Rules.View, or without
+// interest management the whole world (the view then only ranks the
+// entities for the budget, by distance).
+func (s *Server) viewRadius() float32 {
+	if s.rules.View > 0 {
+		return s.rules.View
+	}
+	return s.rules.W + s.rules.H
+}
+
+// handle gives a client that joined a player (spectators get none: they
+// have no view, and see every entity), and despawns the player of one
+// that left.
 func (s *Server) handle(ev server.Event) {
 	switch ev.Kind {
 	case server.Join:
 		if ev.Info.Spectator {
+			_ = s.srv.Session().SetInterest(ev.Client, false) // gone already: its Leave follows
 			return
 		}
 		s.nextID++
 		p := &serverPlayer{netID: PlayerBase + s.nextID}
-		p.state = quantized(s.q, p.netID, spawnPoint(p.netID))
+		p.state = quantized(s.q, p.netID, s.spawn(p.netID))
 		if err := s.srv.Session().Assign(ev.Client, p.netID); err != nil {
 			return // gone already: its Leave follows
 		}
@@ -300,7 +371,8 @@ func (s *Server) handle(ev server.Event) {
 // out, in sequence: a lost one repeats the previous input. The session
 // hands out one a tick, two when the client is catching up
 // (server.SessionConfig.MaxCatchUp): sending more does not move a player
-// faster.
+// faster. An input whose switches ask for interest management off (or
+// back on) turns it so for the client.
 func (s *Server) applyInputs(id server.ClientID, p *serverPlayer) {
 	var buf [8]byte
 	for {
@@ -309,9 +381,16 @@ func (s *Server) applyInputs(id server.ClientID, p *serverPlayer) {
 			return
 		}
 		if in.Status == server.InputReady {
-			p.last = decodeStick(in.Payload)
+			var switches byte
+			p.last, switches, _ = decodeInput(in.Payload) // a malformed input is no input: the player stops
+			if off := switches & inInterestOff; off != p.switches&inInterestOff {
+				if s.srv.Session().SetInterest(id, off == 0) != nil {
+					return // gone: its Leave follows
+				}
+			}
+			p.switches = switches
 		}
-		next := quantized(s.q, p.netID, stepPlayer(p.state, p.last, 1.0/TickRate))
+		next := quantized(s.q, p.netID, s.rules.stepPlayer(p.state, p.last, 1.0/TickRate))
 		p.moved += next.Pos.Sub(p.state.Pos).Len()
 		p.state = next
 	}
@@ -319,8 +398,8 @@ func (s *Server) applyInputs(id server.ClientID, p *serverPlayer) {
 
 // ServeConfig configures Serve.
 type ServeConfig struct {
-	// Bots is the number of bots the server simulates.
-	Bots int
+	// Rules are the world the server simulates (DefaultRules, say).
+	Rules Rules
 	// Addr is the UDP address desktop clients (QUIC) and browsers
 	// (WebTransport) connect to.
 	Addr string
@@ -345,7 +424,7 @@ func Serve(ctx context.Context, cfg ServeConfig, logf func(format string, args .
 			return nil, err
 		}
 	}
-	srv, err := StartServer(ctx, cfg.Bots, cfg.Addr, cfg.HTTPAddr, page)
+	srv, err := StartServer(ctx, cfg.Rules, cfg.Addr, cfg.HTTPAddr, page)
 	if err != nil {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			err = fmt.Errorf("%w (is another arena running? choose other addresses with -addr and -http)", err)
@@ -359,7 +438,7 @@ func Serve(ctx context.Context, cfg ServeConfig, logf func(format string, args .
 			join += " -ticket " + srv.TicketURL()
 		}
 	}
-	logf("arena: server on %s (QUIC, WebTransport) with %d bots%s", srv.Addr(), cfg.Bots, join)
+	logf("arena: server on %s (QUIC, WebTransport): %v%s", srv.Addr(), cfg.Rules, join)
 	var building sync.WaitGroup
 	if page != nil {
 		logf("arena: building the browser version for http://%s (a minute at most the first time)", srv.WebAddr())
