@@ -127,10 +127,13 @@ func (s *Session) choose(c *peer) {
 	c.order = order[:0]
 }
 
-// spend takes what a snapshot of n bytes cost from c's budget.
+// spend takes what a snapshot of n bytes cost from c's budget. What
+// MaxInterval forced beyond the budget is not owed for longer than a
+// tick: a burst (many entities entering at once) does not starve the
+// client of its budget for seconds afterwards.
 func (s *Session) spend(c *peer, n int) {
-	if s.bytesPerTick() > 0 {
-		c.bucket -= float64(n)
+	if perTick := s.bytesPerTick(); perTick > 0 {
+		c.bucket = max(c.bucket-float64(n), -perTick)
 	}
 }
 

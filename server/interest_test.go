@@ -415,4 +415,49 @@ func TestSetInterest(t *testing.T) {
 	if err := s.SetInterest(9, true); err == nil {
 		t.Fatal("SetInterest of an unknown client")
 	}
+	if st, _ := s.Stats(1); st.Relevant != 3 {
+		t.Fatalf("Relevant %d", st.Relevant)
+	}
+}
+
+// A burst that MaxInterval forces beyond the budget (every entity entering
+// at once) is not owed for long: once it is over, the client gets its
+// budget again at once.
+func TestBudgetBurstIsNotOwed(t *testing.T) {
+	const rate = 32000
+	s := newServer(t, SessionConfig{TickRate: 20, Interest: &InterestConfig{}, Budget: BudgetConfig{BytesPerSecond: rate}})
+	s.Connect(1)
+	s.SetView(1, View{Radius: 60})
+	c := newTestClient(t, wire.Config{})
+	var perTick []int
+	for tick := uint32(1); tick <= 120; tick++ {
+		s.SetInterest(1, tick <= 20 || tick > 60) // everything for two seconds
+		s.BeginTick(tick)
+		swarm(t, s, 3000, tick)
+		packets, err := s.Snapshot(1, tick*50, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, p := range packets {
+			n += len(p)
+			c.receive(p, tick*50)
+		}
+		perTick = append(perTick, n)
+		s.Receive(1, c.ack(t, tick*50+10), tick*50+10)
+	}
+	sum := func(ticks []int) (n int) {
+		for _, b := range ticks {
+			n += b
+		}
+		return n
+	}
+	burst, after := sum(perTick[20:60]), sum(perTick[62:82])
+	t.Logf("the two seconds of everything: %d B; the second after: %d B (budget %d B/s)", burst, after, rate)
+	if burst < 3*rate { // two seconds at 1.5 times the budget
+		t.Fatalf("no burst beyond the budget: %d B in two seconds", burst)
+	}
+	if after < rate*3/4 {
+		t.Fatalf("the second after the burst carried %d B of a %d B/s budget", after, rate)
+	}
 }

@@ -552,9 +552,10 @@ func (s *Server) count(f func(*Stats)) {
 	s.mu.Unlock()
 }
 
-// Close tells every client the server is shutting down, closes the
-// listener and the socket, and waits for the server's goroutines. Only
-// the first call does anything.
+// Close tells every client the server is shutting down, waits (up to a
+// second) for their connections to end, closes the listener and the
+// socket, and waits for the server's goroutines. Only the first call
+// does anything.
 func (s *Server) Close() error {
 	var err error
 	s.closeOnce.Do(func() {
@@ -567,6 +568,12 @@ func (s *Server) Close() error {
 		s.mu.Unlock()
 		for _, m := range members {
 			s.closeMember(m, wire.ReasonShutdown, "the server is shutting down")
+		}
+		// Let the connections end as they were told before the listener
+		// goes, which ends what is left at once, without a reason: a
+		// WebTransport session closes a moment after its Close datagram.
+		for deadline := time.Now().Add(time.Second); s.Stats().Clients > 0 && time.Now().Before(deadline); {
+			time.Sleep(10 * time.Millisecond)
 		}
 		err = s.ln.Close()
 		s.wg.Wait()

@@ -242,6 +242,7 @@ func (s *Session) Stats(id ClientID) (ClientStats, bool) {
 	st.AckedTick, st.HasAckedTick = c.acked, c.hasAcked
 	st.InputAck, st.HasInputAck = c.inputs.applied, c.inputs.hasApplied
 	st.Spectator = c.spectator
+	st.Relevant = len(c.rel)
 	st.SeqJumps = c.receipts.Jumps()
 	return st, true
 }

@@ -75,4 +75,7 @@ type ClientStats struct {
 	// packets, in ms (valid with HasRTT).
 	RTT    uint32
 	HasRTT bool
+	// Relevant is how many entities are relevant to the client now, with
+	// interest management (its own and the always relevant included).
+	Relevant int
 }
