@@ -373,3 +373,11 @@ func Lifecycle(b *testing.B, batch int) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(batch), "ns/lifecycle")
 }
+
+// MinimumOnArcheInterpolate measures the interpolation step alone of the
+// lower bound on arche's public API in the steady scenario: the reference
+// for netsmooth's Interpolate system.
+func MinimumOnArcheInterpolate(b *testing.B, n int) {
+	m := NewMinimumOnArche(n)
+	interpolationOnly(b, m, m.Ingest, m.Interpolate, n)
+}

@@ -1,12 +1,12 @@
 package bench
 
 import (
+	"github.com/netsmooth/netsmooth/internal/sampling"
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
@@ -60,7 +60,7 @@ func (f *Flat) ingest(before float64) {
 		}
 		if newest, ok := s.Ring.NewestTick(); ok {
 			// Report the entity's wait as the pipeline does.
-			if (f.seen+i)%scenario.WaitSampling == 0 {
+			if (f.seen+i)%sampling.Every == 0 {
 				f.clock.AddWait(before - float64(newest))
 			}
 		}

@@ -85,3 +85,9 @@ func BenchmarkPredicted(b *testing.B) {
 		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { Predicted(b, n) })
 	}
 }
+
+func BenchmarkMinimumOnArcheInterpolate(b *testing.B) {
+	for _, n := range counts {
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { MinimumOnArcheInterpolate(b, n) })
+	}
+}

@@ -1,12 +1,12 @@
 package bench
 
 import (
+	"github.com/netsmooth/netsmooth/internal/sampling"
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
@@ -149,7 +149,7 @@ func (m *Minimum) Ingest(dt float64) {
 			if msg.Tick <= h.Newest {
 				continue // the steady scenario has no out-of-order samples
 			}
-			if (m.seen+i)%scenario.WaitSampling == 0 {
+			if (m.seen+i)%sampling.Every == 0 {
 				m.clock.AddWait(before - float64(h.Newest)) // the wait, sampled as the pipeline does
 			}
 		}
@@ -166,7 +166,9 @@ func (m *Minimum) Ingest(dt float64) {
 	m.clock.Advance()
 }
 
-// Interpolate draws every entity at the clock's render time.
+// Interpolate draws every entity at the clock's render time. The blend
+// is written out in the loop, as in the lower bound on arche: as a call
+// per entity it cost the lower bound about 5% more.
 func (m *Minimum) Interpolate() {
 	rt := m.clock.RenderTick()
 	for i := range m.hot {

@@ -1,13 +1,13 @@
 package bench
 
 import (
+	"github.com/netsmooth/netsmooth/internal/sampling"
 	"math"
 	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/blend"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
@@ -93,7 +93,7 @@ func (m *MinimumChecked) Ingest(dt float64) {
 			if msg.Tick <= h.Newest {
 				continue
 			}
-			if (m.seen+i)%scenario.WaitSampling == 0 {
+			if (m.seen+i)%sampling.Every == 0 {
 				m.clock.AddWait(before - float64(h.Newest))
 			}
 		}

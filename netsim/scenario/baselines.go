@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"github.com/netsmooth/netsmooth/internal/sampling"
 	"sort"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -61,13 +62,6 @@ type DampedBuffer struct {
 	pending  []systems.Message
 	entities map[components.NetID]*bufferedEntity
 }
-
-// WaitSampling: netsmooth's pipeline reports the entity's wait to its
-// clock for one message in this many (counted over the stream, if the
-// message is stored as a newer sample); the baselines that share a
-// timeline.Clock report theirs the same way, so that they draw what it
-// draws.
-const WaitSampling = systems.WaitSampling
 
 // Settings of [DampedBuffer].
 const (
@@ -159,7 +153,7 @@ func (d *DampedBuffer) push(m *systems.Message) {
 	}
 	if d.clock != nil && len(e.buf) > 0 {
 		// Report the entity's wait as netsmooth's pipeline does.
-		if d.seen%WaitSampling == 0 {
+		if d.seen%sampling.Every == 0 {
 			d.clock.AddWait(d.before - e.buf[len(e.buf)-1].ms*d.rate/1000)
 		}
 	}
