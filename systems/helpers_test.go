@@ -30,6 +30,20 @@ var (
 	ringTicks = pipetest.RingTicks
 )
 
+// generalOnly makes r's Receive take every message through its general
+// path, without the shortcut.
+func generalOnly(r *rig) {
+	rcv := r.Receive()
+	r.Override(rcv, func(w *ecs.World) { systems.UpdateGeneral(rcv, w) })
+}
+
+// countShortcut makes r's Receive count the messages its shortcut stores
+// into *n.
+func countShortcut(r *rig, n *int) {
+	rcv := r.Receive()
+	r.Override(rcv, func(w *ecs.World) { *n += systems.UpdateCounting(rcv, w) })
+}
+
 func abs(x float32) float32 {
 	if x < 0 {
 		return -x

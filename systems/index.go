@@ -35,9 +35,7 @@ type indexEntry struct {
 	entity      ecs.Entity
 	despawnTick uint32 // tick the life ends (despawning, dead)
 	bornTick    uint32 // tick the current life began (live): older samples belong to an earlier life
-	row         uint32 // where Receive last found the entity: row in its remote view
 	state       entryState
-	view        uint8 // and the view
 }
 
 // Index maps server NetIDs to the arche entities that stand for them on this
@@ -121,19 +119,6 @@ func (x *Index) entry(id components.NetID, spare *indexEntry) *indexEntry {
 	}
 	*spare = x.get(id)
 	return spare
-}
-
-// setRow remembers where the live entity of id was found (see
-// remoteViews).
-func (x *Index) setRow(id components.NetID, view uint8, row uint32) {
-	if uint64(id) < uint64(len(x.dense)) {
-		x.dense[id].view, x.dense[id].row = view, row
-		return
-	}
-	if e, ok := x.sparse[id]; ok {
-		e.view, e.row = view, row
-		x.sparse[id] = e
-	}
 }
 
 func (x *Index) put(id components.NetID, e indexEntry) {

@@ -212,11 +212,7 @@ func TestCommonPathAcrossGrowth(t *testing.T) {
 			}
 		}
 		a, b := newRig(t, cfg), newRig(t, cfg)
-		for _, s := range b.Pipe.Systems() {
-			if rcv, ok := s.(*systems.Receive); ok {
-				systems.SetGeneralOnly(rcv, true)
-			}
-		}
+		generalOnly(b)
 		const n = 1100
 		for _, r := range []*rig{a, b} {
 			r.Push(snap(0, 1000, 0))
@@ -263,11 +259,7 @@ func commonPath(t *testing.T, data []byte) {
 		}
 	}
 	a, b := newRig(t, cfg), newRig(t, cfg)
-	for _, s := range b.Pipe.Systems() {
-		if rcv, ok := s.(*systems.Receive); ok {
-			systems.SetGeneralOnly(rcv, true)
-		}
-	}
+	generalOnly(b)
 	cfg.Receive.Workers, cfg.Receive.ParallelMin = 2+int(setup>>1&1), 1
 	c := newRig(t, cfg)
 	defer c.Pipe.Finalize()
@@ -382,15 +374,8 @@ func gameChange(r *rig, id components.NetID, what byte) {
 // path. No fuzzed stream changes the timeline, so this test does.
 func TestCommonPathAfterTrim(t *testing.T) {
 	a, b := newRig(t, nsecs.DefaultConfig()), newRig(t, nsecs.DefaultConfig())
-	receives := map[*rig]*systems.Receive{}
-	for _, r := range []*rig{a, b} {
-		for _, s := range r.Pipe.Systems() {
-			if rcv, ok := s.(*systems.Receive); ok {
-				receives[r] = rcv
-			}
-		}
-	}
-	systems.SetGeneralOnly(receives[b], true)
+	receives := map[*rig]*systems.Receive{a: a.Receive(), b: b.Receive()}
+	generalOnly(b)
 	for tick := uint32(1000); tick < 1060; tick++ {
 		for _, r := range []*rig{a, b} {
 			r.Push(snap(1, tick, float32(tick)))
