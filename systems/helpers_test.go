@@ -6,7 +6,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
-	"github.com/netsmooth/netsmooth/bench"
+	"github.com/netsmooth/netsmooth/internal/perf"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/internal/pipetest"
@@ -115,13 +115,13 @@ func (p *predRig) drawnX() float32 { return p.Render(1).Pos[0] }
 // The steady scenario the benchmarks run is the one of package bench: a
 // 20 Hz server sending every entity every tick, a 60 Hz client.
 const (
-	streamFPS     = bench.FPS
-	framesPerTick = bench.FramesPerTick
+	streamFPS     = perf.FPS
+	framesPerTick = perf.FramesPerTick
 )
 
-type stream = bench.Stream
+type stream = perf.Stream
 
-var newStream = bench.NewStream
+var newStream = perf.NewStream
 
 // streamConfig is the default config sized for n streamed entities.
 func streamConfig(n int) nsecs.Config {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/netsmooth/netsmooth/netsim"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 )
 
 func TestDescribe(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 )
 
 // testServer starts an arena server on free loopback ports, with the

@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/session"
 	"github.com/netsmooth/netsmooth/transport"
 	"github.com/netsmooth/netsmooth/wire"

@@ -1,4 +1,4 @@
-package bench
+package perf
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/mlange-42/arche/ecs"
 	c "github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
 

@@ -1,10 +1,10 @@
-package bench
+package perf
 
 import (
 	"fmt"
 
 	nsecs "github.com/netsmooth/netsmooth/ecs"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
