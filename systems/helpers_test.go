@@ -1,6 +1,7 @@
 package systems_test
 
 import (
+	"iter"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -42,6 +43,17 @@ func generalOnly(r *rig) {
 func countShortcut(r *rig, n *int) {
 	rcv := r.Receive()
 	r.Override(rcv, func(w *ecs.World) { *n += systems.UpdateCounting(rcv, w) })
+}
+
+// netIDs yields the NetIDs 1 to n (0 names no entity).
+func netIDs(n int) iter.Seq[components.NetID] {
+	return func(yield func(components.NetID) bool) {
+		for id := components.NetID(1); id <= components.NetID(n); id++ {
+			if !yield(id) {
+				return
+			}
+		}
+	}
 }
 
 func abs(x float32) float32 {

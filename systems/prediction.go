@@ -259,13 +259,16 @@ func (p *Predictor[S, I]) Ticks() uint64 { return p.ticks.tick }
 
 // Spawn creates the predicted entity id, starting at state, and registers
 // it in the world's NetID index. Call it on the world's goroutine, outside
-// queries. It returns an error if id is already in use.
+// queries. It returns an error if id is 0 (no entity) or already in use.
 //
 // To stop predicting it (the player left, or the server gave the client
 // another entity), remove the entity with w.RemoveEntity: the index
 // forgets id as soon as anything names it again, and id may be spawned
 // again, predicted or as a remote entity.
 func (p *Predictor[S, I]) Spawn(w *ecs.World, id c.NetID, state S) (ecs.Entity, error) {
+	if id == 0 {
+		return ecs.Entity{}, fmt.Errorf("systems: NetID 0 names no entity: spawn the player under the NetID the server gave it")
+	}
 	index := mustResource[Index](w)
 	if e, ok := index.Lookup(id); ok && w.Alive(e) {
 		return ecs.Entity{}, fmt.Errorf("systems: NetID %d is already in use by a live entity", id)

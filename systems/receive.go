@@ -453,6 +453,10 @@ func (r *Receive) handle(w *ecs.World, msg *Message) outcome {
 		m.reject(RejectInvalid)
 		return notEvidence
 	}
+	if msg.NetID == 0 && msg.Kind != Complete {
+		m.reject(RejectNetID) // names no entity
+		return notEvidence
+	}
 	rot := msg.Rot
 	if msg.Kind != Despawn && msg.Kind != Complete {
 		if reason := r.check(msg, &rot); reason != accept {

@@ -213,22 +213,22 @@ func TestCommonPathAcrossGrowth(t *testing.T) {
 		}
 		a, b := newRig(t, cfg), newRig(t, cfg)
 		generalOnly(b)
-		const n = 1100
+		const n, first = 1100, 1100
 		for _, r := range []*rig{a, b} {
-			r.Push(snap(0, 1000, 0))
+			r.Push(snap(first, 1000, 0))
 			r.Frame(1.0 / 60)
 			for id := components.NetID(1); id < n; id++ {
 				// A new entity, then newer samples of an older one and
 				// of the first.
-				r.Push(snap(id, 1000, float32(id)), snap(id/2, 1001+uint32(id%2), float32(id)), snap(0, 1001+uint32(id)*8/n, float32(-int(id))))
+				r.Push(snap(id, 1000, float32(id)), snap(max(id/2, 1), 1001+uint32(id%2), float32(id)), snap(first, 1001+uint32(id)*8/n, float32(-int(id))))
 			}
 			r.Frame(1.0 / 60)
 		}
-		sameStateN(t, a, b, n)
-		// Every sample of entity 0 but the first of each tick replaced
-		// the one before.
-		if ring := a.Ring(0); ring.Newest().Tick != 1008 || ring.Newest().Pos[0] != -(n-1) || a.Pipe.Metrics().Replaced == 0 {
-			t.Fatalf("own components %v: entity 0's newest sample is %+v, want tick 1008 at x %d", own, *ring.Newest(), -(n - 1))
+		sameStateN(t, a, b, n+1)
+		// Every sample of the first entity but the first of each tick
+		// replaced the one before.
+		if ring := a.Ring(first); ring.Newest().Tick != 1008 || ring.Newest().Pos[0] != -(n-1) || a.Pipe.Metrics().Replaced == 0 {
+			t.Fatalf("own components %v: the first entity's newest sample is %+v, want tick 1008 at x %d", own, *ring.Newest(), -(n - 1))
 		}
 	}
 }

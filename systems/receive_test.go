@@ -373,12 +373,12 @@ func TestShortcutTakesTheCommonCase(t *testing.T) {
 	frame := func() int {
 		t.Helper()
 		before := stored
-		for id := range components.NetID(n) {
+		for id := range netIDs(n) {
 			r.Push(snap(id, tick, float32(id)))
 		}
 		tick++
 		r.Frame(1.0 / 20)
-		for id := range components.NetID(n) {
+		for id := range netIDs(n) {
 			if got := r.Ring(id).Newest(); got.Tick != tick-1 || got.Pos[0] != float32(id) {
 				t.Fatalf("NetID %d: newest sample %+v, want tick %d at x %d", id, *got, tick-1, id)
 			}
