@@ -7,9 +7,9 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
-	"github.com/netsmooth/netsmooth/internal/perf"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/perf"
 	"github.com/netsmooth/netsmooth/internal/pipetest"
 	"github.com/netsmooth/netsmooth/systems"
 )

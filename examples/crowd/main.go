@@ -27,8 +27,8 @@ import (
 	"github.com/netsmooth/netsmooth/blend"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
-	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/internal/scenario"
+	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
