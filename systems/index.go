@@ -61,11 +61,14 @@ type Index struct {
 }
 
 // NewIndex returns an empty index with a direct table for ids below denseIDs
-// (negative: the default; zero: no direct table) and room for tombstones
-// despawned sparse ids (zero or less: the default).
+// (zero: DefaultDenseIDs; negative: no direct table) and room for
+// tombstones despawned sparse ids (zero or less: DefaultTombstones).
 func NewIndex(denseIDs, tombstones int) *Index {
-	if denseIDs < 0 {
+	switch {
+	case denseIDs == 0:
 		denseIDs = DefaultDenseIDs
+	case denseIDs < 0:
+		denseIDs = 0
 	}
 	if tombstones <= 0 {
 		tombstones = DefaultTombstones

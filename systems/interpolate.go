@@ -13,24 +13,29 @@ import (
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
-// InterpolateConfig sets up the [Interpolate] system.
+// InterpolateConfig sets up the [Interpolate] system. A zero field means
+// its default (see [DefaultInterpolateConfig]).
 type InterpolateConfig struct {
 	// Extrapolation is the policy past the newest sample; see
-	// [blend.Extrapolation] for which to choose.
+	// [blend.Extrapolation] for which to choose. The zero value is
+	// blend.Coast.
 	Extrapolation blend.Extrapolation
 	// ExtrapolationLimit is how far past the newest sample, in seconds, the
-	// policy may project before holding still.
+	// policy may project before holding still; 0.25 by default. (For no
+	// extrapolation at all, choose blend.Hold.)
 	ExtrapolationLimit float64
 	// TeleportDistance: two consecutive samples further apart than this are
 	// treated as a teleport even without a Teleport message or an epoch
-	// change: no long slide between them.
-	// Zero disables the check.
+	// change: no long slide between them. 400 world units by default;
+	// negative: no distance is a teleport.
 	TeleportDistance float32
 	// MinCorrection is the smallest target jump, in world units, that is
-	// handed to smoothing; smaller jumps are drawn as they are.
+	// handed to smoothing; smaller jumps are drawn as they are. 0.001 by
+	// default.
 	MinCorrection float32
 	// MaxLag bounds, in seconds, how much later than the others an entity
-	// sent less often is drawn (see components.Span.Lag).
+	// sent less often is drawn (see components.Span.Lag); 0.5 by default,
+	// negative: never later.
 	MaxLag float64
 	// Workers, when above 1, draws the remote entities on that many
 	// goroutines at once: the world's goroutine and worker goroutines
@@ -40,14 +45,15 @@ type InterpolateConfig struct {
 	// entities a frame stays on one goroutine. Zero or 1: the world's
 	// goroutine alone (the default).
 	Workers int
-	// ParallelMin is the entity count from which Workers apply (0 means
-	// DefaultParallelMin).
+	// ParallelMin is the entity count from which Workers apply
+	// (DefaultParallelMin by default).
 	ParallelMin int
 }
 
-// DefaultInterpolateConfig returns the defaults: the Coast policy with a
-// 250 ms limit, teleport detection at 400 units, jumps under
-// 0.001 units drawn as they are.
+// DefaultInterpolateConfig returns the defaults a zero InterpolateConfig
+// stands for: the Coast policy with a 250 ms limit, teleport detection at
+// 400 units, jumps under 0.001 units drawn as they are, lags of at most
+// 0.5 s, one goroutine.
 func DefaultInterpolateConfig() InterpolateConfig {
 	return InterpolateConfig{
 		Extrapolation:      blend.Coast,
@@ -55,26 +61,40 @@ func DefaultInterpolateConfig() InterpolateConfig {
 		TeleportDistance:   400,
 		MinCorrection:      1e-3,
 		MaxLag:             0.5,
+		ParallelMin:        DefaultParallelMin,
 	}
 }
 
-// Validate reports the first setting that is out of range.
+// WithDefaults returns cfg with every zero field set to its default.
+func (cfg InterpolateConfig) WithDefaults() InterpolateConfig {
+	d := DefaultInterpolateConfig()
+	cfg.ExtrapolationLimit = or(cfg.ExtrapolationLimit, d.ExtrapolationLimit)
+	cfg.TeleportDistance = or(cfg.TeleportDistance, d.TeleportDistance)
+	cfg.MinCorrection = or(cfg.MinCorrection, d.MinCorrection)
+	cfg.MaxLag = or(cfg.MaxLag, d.MaxLag)
+	cfg.ParallelMin = or(cfg.ParallelMin, d.ParallelMin)
+	return cfg
+}
+
+// Validate reports the first setting that is out of range, its defaults
+// filled in first.
 func (cfg *InterpolateConfig) Validate() error {
+	d := cfg.WithDefaults()
 	switch {
-	case cfg.Extrapolation > blend.DampedReturn:
-		return fmt.Errorf("systems: unknown extrapolation policy %d", cfg.Extrapolation)
-	case !(cfg.ExtrapolationLimit >= 0) || math.IsInf(cfg.ExtrapolationLimit, 0):
-		return fmt.Errorf("systems: ExtrapolationLimit must be non-negative seconds, got %v", cfg.ExtrapolationLimit)
-	case !(cfg.TeleportDistance >= 0) || math.IsInf(float64(cfg.TeleportDistance), 0):
-		return fmt.Errorf("systems: TeleportDistance must be non-negative, got %v", cfg.TeleportDistance)
-	case !(cfg.MinCorrection >= 0) || math.IsInf(float64(cfg.MinCorrection), 0):
-		return fmt.Errorf("systems: MinCorrection must be non-negative, got %v", cfg.MinCorrection)
-	case !(cfg.MaxLag >= 0 && cfg.MaxLag <= 10):
-		return fmt.Errorf("systems: MaxLag must be in [0, 10] seconds, got %v", cfg.MaxLag)
-	case cfg.Workers < 0 || cfg.Workers > MaxWorkers:
+	case d.Extrapolation > blend.DampedReturn:
+		return fmt.Errorf("systems: unknown extrapolation policy %d: use one of blend.Coast, Hold, Linear, DampedReturn", cfg.Extrapolation)
+	case !(d.ExtrapolationLimit > 0) || math.IsInf(d.ExtrapolationLimit, 0):
+		return fmt.Errorf("systems: ExtrapolationLimit must be positive seconds, got %v: leave it zero for 0.25 (or choose blend.Hold)", cfg.ExtrapolationLimit)
+	case math.IsNaN(float64(d.TeleportDistance)) || math.IsInf(float64(d.TeleportDistance), 0):
+		return fmt.Errorf("systems: TeleportDistance must be finite, got %v: leave it zero for 400, or make it negative for none", cfg.TeleportDistance)
+	case !(d.MinCorrection > 0) || math.IsInf(float64(d.MinCorrection), 0):
+		return fmt.Errorf("systems: MinCorrection must be positive, got %v: leave it zero for 0.001", cfg.MinCorrection)
+	case !(d.MaxLag <= 10) || math.IsInf(d.MaxLag, 0):
+		return fmt.Errorf("systems: MaxLag must be at most 10 seconds, got %v: leave it zero for 0.5, or make it negative for none", cfg.MaxLag)
+	case d.Workers < 0 || d.Workers > MaxWorkers:
 		return fmt.Errorf("systems: Workers must be in [0, %d], got %d", MaxWorkers, cfg.Workers)
-	case cfg.ParallelMin < 0:
-		return fmt.Errorf("systems: ParallelMin must not be negative, got %d", cfg.ParallelMin)
+	case d.ParallelMin < 0:
+		return fmt.Errorf("systems: ParallelMin must not be negative, got %d: leave it zero for %d", cfg.ParallelMin, DefaultParallelMin)
 	}
 	return nil
 }
@@ -159,9 +179,7 @@ func NewInterpolate(cfg InterpolateConfig) (*Interpolate, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.ParallelMin == 0 {
-		cfg.ParallelMin = DefaultParallelMin
-	}
+	cfg = cfg.WithDefaults()
 	k := 1
 	if cfg.Workers > 1 {
 		k = min(cfg.Workers*chunksPerWorker, maxChunks)
@@ -202,7 +220,7 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 	filter := mask.Without(ecs.ComponentID[c.Predicted](w))
 	s.cached = w.Cache().Register(&filter)
 	s.teleport2 = s.cfg.TeleportDistance * s.cfg.TeleportDistance
-	if s.teleport2 == 0 {
+	if s.cfg.TeleportDistance < 0 {
 		s.teleport2 = float32(math.Inf(1)) // no distance is a teleport
 	}
 	s.minCorr2 = s.cfg.MinCorrection * s.cfg.MinCorrection
@@ -449,7 +467,7 @@ func (s *Interpolate) setLagBounds(advance float64) {
 		adv = 0
 	}
 	s.lagGrow, s.lagShrink, s.lagStep = 0.9*adv, adv/lagSlew, adv
-	s.maxLag = float32(s.cfg.MaxLag * s.rate)
+	s.maxLag = float32(max(s.cfg.MaxLag, 0) * s.rate)
 }
 
 // lagSlew is the time constant, in ticks of render time, over which a lag

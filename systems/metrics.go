@@ -26,7 +26,7 @@ const (
 	// normalise, or a coordinate beyond ReceiveConfig.MaxAbs.
 	RejectInvalid
 	// RejectUnknown: a snapshot for a NetID with no entity, with
-	// SpawnOnFirstSnapshot off. (A despawn for an unknown NetID is accepted:
+	// ReceiveConfig.RequireSpawn. (A despawn for an unknown NetID is accepted:
 	// it leaves a tombstone, so that a spawn it overtook is refused.)
 	RejectUnknown
 	// RejectDespawned: a sample of a life that has ended: at or before the

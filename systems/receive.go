@@ -12,26 +12,32 @@ import (
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
-// ReceiveConfig sets up the [Receive] system.
+// ReceiveConfig sets up the [Receive] system. A zero field means its
+// default (see [DefaultReceiveConfig]).
 type ReceiveConfig struct {
-	// SpawnOnFirstSnapshot creates an entity for a snapshot of an unknown
-	// NetID. When false, only Spawn messages create entities and snapshots
-	// of unknown ids are rejected (RejectUnknown).
-	SpawnOnFirstSnapshot bool
+	// RequireSpawn makes only Spawn messages create entities: a snapshot of
+	// an unknown NetID is refused (RejectUnknown). By default the first
+	// snapshot of an unknown NetID creates its entity.
+	RequireSpawn bool
 	// MaxEntities bounds the number of remote entities alive in the world,
 	// old lives still waiting for their despawn tick included; spawns
 	// beyond it are rejected (RejectEntityLimit). Each remote entity takes
-	// about 1.4 KB of heap (components and index), so the default of
-	// 262144 bounds a flood of new NetIDs at about 370 MB.
+	// about 1.4 KB of heap (components and index), so the default,
+	// DefaultMaxEntities (262144), bounds a flood of new NetIDs at about
+	// 370 MB.
 	MaxEntities int
 	// MaxFuture is how far, in seconds, a tick may lie ahead of the
-	// estimated server time before it is rejected (RejectFuture).
+	// estimated server time before it is rejected (RejectFuture); 0.5 by
+	// default.
 	MaxFuture float64
 	// MaxAbs bounds every coordinate of positions and velocities; larger
 	// values are rejected (RejectInvalid) so that no later arithmetic can
-	// overflow.
+	// overflow. 1e9 by default.
 	MaxAbs float32
-	// DenseIDs and Tombstones size the NetID index (see [NewIndex]).
+	// DenseIDs and Tombstones size the NetID index (see [NewIndex]):
+	// NetIDs below DenseIDs are found in a direct table (DefaultDenseIDs
+	// by default, none if negative), and Tombstones despawned NetIDs
+	// beyond it are remembered (DefaultTombstones by default).
 	DenseIDs, Tombstones int
 	// OnSpawn, if set, is called right after a remote entity is created, on
 	// the world's goroutine and outside any query, so it may add the game's
@@ -55,42 +61,66 @@ type ReceiveConfig struct {
 	// 1: the world's goroutine alone (the default).
 	Workers int
 	// ParallelMin is the message count per frame from which Workers apply
-	// (0 means DefaultReceiveParallelMin).
+	// (DefaultReceiveParallelMin by default).
 	ParallelMin int
 }
 
 // DefaultMaxEntities is the default bound on remote entities.
 const DefaultMaxEntities = 1 << 18
 
-// DefaultReceiveConfig returns the defaults: spawn on first snapshot, up to
-// 262144 remote entities, ticks at most 0.5 s ahead of the estimated server
-// time, coordinates within ±1e9.
+// DefaultReceiveConfig returns the defaults a zero ReceiveConfig stands
+// for: spawn on first snapshot, up to 262144 remote entities, ticks at
+// most 0.5 s ahead of the estimated server time, coordinates within ±1e9,
+// the index's default sizes, one goroutine.
 func DefaultReceiveConfig() ReceiveConfig {
 	return ReceiveConfig{
-		SpawnOnFirstSnapshot: true,
-		MaxEntities:          DefaultMaxEntities,
-		MaxFuture:            0.5,
-		MaxAbs:               1e9,
-		DenseIDs:             DefaultDenseIDs,
-		Tombstones:           DefaultTombstones,
+		MaxEntities: DefaultMaxEntities,
+		MaxFuture:   0.5,
+		MaxAbs:      1e9,
+		DenseIDs:    DefaultDenseIDs,
+		Tombstones:  DefaultTombstones,
+		ParallelMin: DefaultReceiveParallelMin,
 	}
 }
 
-// Validate reports the first setting that is out of range.
+// WithDefaults returns cfg with every zero field set to its default.
+func (cfg ReceiveConfig) WithDefaults() ReceiveConfig {
+	d := DefaultReceiveConfig()
+	cfg.MaxEntities = or(cfg.MaxEntities, d.MaxEntities)
+	cfg.MaxFuture = or(cfg.MaxFuture, d.MaxFuture)
+	cfg.MaxAbs = or(cfg.MaxAbs, d.MaxAbs)
+	cfg.DenseIDs = or(cfg.DenseIDs, d.DenseIDs)
+	cfg.Tombstones = or(cfg.Tombstones, d.Tombstones)
+	cfg.ParallelMin = or(cfg.ParallelMin, d.ParallelMin)
+	return cfg
+}
+
+// or returns v, or def if v is zero.
+func or[T comparable](v, def T) T {
+	var zero T
+	if v == zero {
+		return def
+	}
+	return v
+}
+
+// Validate reports the first setting that is out of range, its defaults
+// filled in first.
 func (cfg *ReceiveConfig) Validate() error {
+	d := cfg.WithDefaults()
 	switch {
-	case cfg.MaxEntities <= 0:
-		return fmt.Errorf("systems: ReceiveConfig.MaxEntities must be positive, got %d", cfg.MaxEntities)
-	case !(cfg.MaxFuture > 0) || math.IsInf(cfg.MaxFuture, 0):
-		return fmt.Errorf("systems: ReceiveConfig.MaxFuture must be positive seconds, got %v", cfg.MaxFuture)
-	case !(cfg.MaxAbs > 0 && cfg.MaxAbs <= 1e15):
-		return fmt.Errorf("systems: ReceiveConfig.MaxAbs must be in (0, 1e15] so that no later arithmetic can overflow, got %v", cfg.MaxAbs)
-	case cfg.DenseIDs < 0 || cfg.Tombstones < 0:
-		return fmt.Errorf("systems: ReceiveConfig.DenseIDs and Tombstones must not be negative")
-	case cfg.Workers < 0 || cfg.Workers > MaxWorkers:
+	case d.MaxEntities < 0:
+		return fmt.Errorf("systems: ReceiveConfig.MaxEntities must be positive, got %d: leave it zero for %d", cfg.MaxEntities, DefaultMaxEntities)
+	case !(d.MaxFuture > 0) || math.IsInf(d.MaxFuture, 0):
+		return fmt.Errorf("systems: ReceiveConfig.MaxFuture must be positive seconds, got %v: leave it zero for 0.5", cfg.MaxFuture)
+	case !(d.MaxAbs > 0 && d.MaxAbs <= 1e15):
+		return fmt.Errorf("systems: ReceiveConfig.MaxAbs must be in (0, 1e15] so that no later arithmetic can overflow, got %v: leave it zero for 1e9", cfg.MaxAbs)
+	case d.Tombstones < 0:
+		return fmt.Errorf("systems: ReceiveConfig.Tombstones must not be negative, got %d: leave it zero for %d", cfg.Tombstones, DefaultTombstones)
+	case d.Workers < 0 || d.Workers > MaxWorkers:
 		return fmt.Errorf("systems: ReceiveConfig.Workers must be in [0, %d], got %d", MaxWorkers, cfg.Workers)
-	case cfg.ParallelMin < 0:
-		return fmt.Errorf("systems: ReceiveConfig.ParallelMin must not be negative, got %d", cfg.ParallelMin)
+	case d.ParallelMin < 0:
+		return fmt.Errorf("systems: ReceiveConfig.ParallelMin must not be negative, got %d: leave it zero for %d", cfg.ParallelMin, DefaultReceiveParallelMin)
 	}
 	return nil
 }
@@ -143,10 +173,7 @@ func NewReceive(cfg ReceiveConfig) (*Receive, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	if cfg.ParallelMin == 0 {
-		cfg.ParallelMin = DefaultReceiveParallelMin
-	}
-	return &Receive{cfg: cfg}, nil
+	return &Receive{cfg: cfg.WithDefaults()}, nil
 }
 
 // Initialize implements the arche-model System interface. It looks up the
@@ -521,7 +548,7 @@ func (r *Receive) entityFor(w *ecs.World, msg *Message, entry indexEntry) (e ecs
 		// A new life while the old one still plays out its last moments:
 		// the old entity leaves the index (its despawn stays scheduled)
 		// and a new one starts.
-		if msg.Kind != Spawn && !r.cfg.SpawnOnFirstSnapshot {
+		if msg.Kind != Spawn && r.cfg.RequireSpawn {
 			return ecs.Entity{}, false, RejectDespawned
 		}
 		entry = indexEntry{state: entryDead, despawnTick: entry.despawnTick}
@@ -530,7 +557,7 @@ func (r *Receive) entityFor(w *ecs.World, msg *Message, entry indexEntry) (e ecs
 	if entry.state.alive() {
 		return entry.entity, false, accept
 	}
-	if msg.Kind != Spawn && !r.cfg.SpawnOnFirstSnapshot {
+	if msg.Kind != Spawn && r.cfg.RequireSpawn {
 		return ecs.Entity{}, false, RejectUnknown
 	}
 	if r.index.Remote()+r.despawns.detached >= r.cfg.MaxEntities {

@@ -6,8 +6,8 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	c "github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/internal/limits"
 	"github.com/netsmooth/netsmooth/internal/sampling"
-	"github.com/netsmooth/netsmooth/timeline"
 )
 
 // Storing a sample newer than every sample its entity holds, the common
@@ -176,7 +176,7 @@ func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
 		// Interval is never above MaxIntervalTicks, so neither is d here.
 		return
 	}
-	gap := float32(min(d, timeline.MaxIntervalTicks))
+	gap := float32(min(d, limits.MaxIntervalTicks))
 	switch {
 	case gap == span.Interval:
 	case span.Interval == 0:

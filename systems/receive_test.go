@@ -93,7 +93,7 @@ func TestNonFiniteAndInvalidRejected(t *testing.T) {
 
 func TestUnknownEntities(t *testing.T) {
 	cfg := cfgAt(20, 2)
-	cfg.Receive.SpawnOnFirstSnapshot = false
+	cfg.Receive.RequireSpawn = true
 	r := newRig(t, cfg)
 	r.Push(
 		systems.Message{Kind: systems.Despawn, NetID: 9, Tick: 3}, // despawn of an unknown entity
@@ -189,7 +189,7 @@ func TestEntityLimitAndInboxCapacity(t *testing.T) {
 // removed at its despawn tick.
 func TestRespawnDuringDespawnWindow(t *testing.T) {
 	cfg := cfgAt(20, 4)
-	cfg.Receive.SpawnOnFirstSnapshot = false
+	cfg.Receive.RequireSpawn = true
 	r := newRig(t, cfg)
 	r.Push(systems.Message{Kind: systems.Spawn, NetID: 1, Tick: 100})
 	for tick := uint32(101); tick <= 110; tick++ {
@@ -314,14 +314,14 @@ func TestRotationNormalised(t *testing.T) {
 
 func TestNewReceiveRejectsBadConfig(t *testing.T) {
 	for _, mutate := range []func(*systems.ReceiveConfig){
-		func(c *systems.ReceiveConfig) { c.MaxEntities = 0 },
-		func(c *systems.ReceiveConfig) { c.MaxFuture = 0 },
+		func(c *systems.ReceiveConfig) { c.MaxEntities = -1 },
+		func(c *systems.ReceiveConfig) { c.MaxFuture = -1 },
 		func(c *systems.ReceiveConfig) { c.MaxFuture = math.Inf(1) },
-		func(c *systems.ReceiveConfig) { c.MaxAbs = 0 },
+		func(c *systems.ReceiveConfig) { c.MaxAbs = -1 },
 		func(c *systems.ReceiveConfig) { c.MaxAbs = 1e16 },
 		func(c *systems.ReceiveConfig) { c.MaxAbs = float32(math.NaN()) },
-		func(c *systems.ReceiveConfig) { c.DenseIDs = -1 },
 		func(c *systems.ReceiveConfig) { c.Tombstones = -1 },
+		func(c *systems.ReceiveConfig) { c.Workers = -1 },
 	} {
 		cfg := systems.DefaultReceiveConfig()
 		mutate(&cfg)

@@ -2,6 +2,7 @@ package systems
 
 import (
 	"github.com/mlange-42/arche/ecs"
+	"github.com/netsmooth/netsmooth/internal/clockfeed"
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
@@ -75,7 +76,7 @@ func (a *Arrivals) RefusedFuture(tick uint32) {
 func (a *Arrivals) Complete(tick uint32) { a.complete = max(a.complete, tick) }
 
 // Wait records how long, in ticks, one entity's newest sample had to last
-// before its next one arrived (see [timeline.Clock.AddWait]).
+// before its next one arrived; the clock's delay covers such waits.
 func (a *Arrivals) Wait(ticks float64) { a.waits = append(a.waits, ticks) }
 
 // Len returns the number of runs of arrivals recorded this frame.
@@ -96,6 +97,7 @@ func (a *Arrivals) reset() {
 // [Signals].
 type Timeline struct {
 	clock    *timeline.Clock
+	feed     clockfeed.Feeder
 	frame    *Frame
 	metrics  *Metrics
 	arrivals *Arrivals
@@ -112,6 +114,7 @@ func (t *Timeline) Initialize(w *ecs.World) {
 		return
 	}
 	t.clock = mustResource[timeline.Clock](w)
+	t.feed = clockfeed.Of(t.clock)
 	t.frame = mustResource[Frame](w)
 	t.metrics = mustResource[Metrics](w)
 	t.arrivals = mustResource[Arrivals](w)
@@ -121,23 +124,23 @@ func (t *Timeline) Initialize(w *ecs.World) {
 
 // Update implements the arche-model System interface.
 func (t *Timeline) Update(w *ecs.World) {
-	c, a := t.clock, t.arrivals
+	c, f, a := t.clock, t.feed, t.arrivals
 	t.signals.reset()
-	c.BeginFrame(t.frame.Dt)
+	f.BeginFrame(t.frame.Dt)
 	for _, r := range a.runs {
 		if r.accepted {
-			c.ObserveN(r.tick, int(r.n))
+			f.ObserveN(r.tick, int(r.n))
 		} else {
-			c.RefusedN(r.tick, int(r.n))
+			f.RefusedN(r.tick, int(r.n))
 		}
 	}
-	c.RefusedFutureN(a.futureMax, a.futureN)
-	c.NoteComplete(a.complete)
+	f.RefusedFutureN(a.futureMax, a.futureN)
+	f.NoteComplete(a.complete)
 	for _, w := range a.waits {
-		c.AddWait(w)
+		f.AddWait(w)
 	}
 	a.reset()
-	c.Advance()
+	f.Advance()
 
 	m := t.metrics
 	m.Frames++

@@ -40,7 +40,7 @@
 //		},
 //	}})
 //	for running {
-//		cli.Session().FeedLatency(pipe.Clock())
+//		cli.Session().FeedLatency(pipe)
 //		pipe.Update(dt)
 //		sent = pred.Outbox().Drain(sent)
 //		session.QueueInputs(cli.Session(), sent, encode)

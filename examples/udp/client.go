@@ -117,7 +117,7 @@ loop:
 func (c *gameClient) frame(dt float64) {
 	cmd, st := c.cmds.Get(c.me)
 	cmd.Input = script(st.Ticks)
-	c.cli.Session().FeedLatency(c.pipe.Clock())
+	c.cli.Session().FeedLatency(c.pipe)
 	c.pipe.Update(dt)
 	c.sent = c.pred.Outbox().Drain(c.sent)
 	if len(c.sent) > 0 {

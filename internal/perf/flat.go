@@ -8,7 +8,6 @@ import (
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
-	"github.com/netsmooth/netsmooth/timeline"
 )
 
 // Flat is the layout baseline: the steady scenario's work done by hand
@@ -19,7 +18,7 @@ import (
 // beyond a finite check, no generality (lifecycle, extrapolation, cuts,
 // smoothing), which the steady scenario never needs.
 type Flat struct {
-	clock   *timeline.Clock
+	clock   *fedClock
 	seen    int // messages received, for sampling waits
 	pending []systems.Message
 	slots   [c.RingCapacity][]c.Sample

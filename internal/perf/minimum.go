@@ -8,7 +8,6 @@ import (
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
-	"github.com/netsmooth/netsmooth/timeline"
 )
 
 // Minimum is the true lower bound of the steady scenario: the least work
@@ -38,7 +37,7 @@ import (
 // and fed the same arrivals and waits, so the render time, and with it
 // every drawn position, agrees with the pipeline's (TestMinimumAgrees).
 type Minimum struct {
-	clock   *timeline.Clock
+	clock   *fedClock
 	seen    int // messages received, for sampling waits
 	pending []systems.Message
 	hot     []minBracket

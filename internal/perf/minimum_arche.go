@@ -8,7 +8,6 @@ import (
 	"github.com/mlange-42/arche/ecs"
 	c "github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
-	"github.com/netsmooth/netsmooth/timeline"
 )
 
 // MinimumOnArche is the lower bound ([Minimum]) written on arche's public
@@ -28,7 +27,7 @@ import (
 // TestMinimumOnArcheAgrees), so that netsmooth's speed is judged without
 // reading arche's private state.
 type MinimumOnArche struct {
-	clock   *timeline.Clock
+	clock   *fedClock
 	seen    int // messages received, for sampling waits
 	pending []systems.Message
 	world   *ecs.World

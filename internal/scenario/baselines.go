@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"github.com/netsmooth/netsmooth/internal/clockfeed"
 	"github.com/netsmooth/netsmooth/internal/sampling"
 	"sort"
 
@@ -56,9 +57,10 @@ func (c *latest) Draw(id components.NetID) (mgl32.Vec3, float64, bool, bool) {
 // Snapshots handed over are applied at the next frame.
 type DampedBuffer struct {
 	rate     float64
-	clock    *timeline.Clock // nil: per-entity clocks
-	before   float64         // the shared clock's server tick before this frame
-	seen     int             // messages received, for sampling waits
+	clock    *timeline.Clock  // nil: per-entity clocks
+	feed     clockfeed.Feeder // clock's
+	before   float64          // the shared clock's server tick before this frame
+	seen     int              // messages received, for sampling waits
 	pending  []systems.Message
 	entities map[components.NetID]*bufferedEntity
 }
@@ -97,7 +99,7 @@ func NewDampedBuffer(rate float64) *DampedBuffer {
 // render time (the clock is fed every snapshot's tick).
 func NewDampedBufferOn(clock *timeline.Clock) *DampedBuffer {
 	d := NewDampedBuffer(clock.TickRate())
-	d.clock = clock
+	d.clock, d.feed = clock, clockfeed.Of(clock)
 	return d
 }
 
@@ -128,7 +130,7 @@ func (d *DampedBuffer) Frame(dt float64) {
 func (d *DampedBuffer) Ingest(dt float64) {
 	if d.clock != nil {
 		d.before = d.clock.ServerTick()
-		d.clock.BeginFrame(dt)
+		d.feed.BeginFrame(dt)
 	}
 	for i := range d.pending {
 		d.push(&d.pending[i])
@@ -136,7 +138,7 @@ func (d *DampedBuffer) Ingest(dt float64) {
 	}
 	d.pending = d.pending[:0]
 	if d.clock != nil {
-		d.clock.Advance()
+		d.feed.Advance()
 	}
 }
 
@@ -154,7 +156,7 @@ func (d *DampedBuffer) push(m *systems.Message) {
 	if d.clock != nil && len(e.buf) > 0 {
 		// Report the entity's wait as netsmooth's pipeline does.
 		if d.seen%sampling.Every == 0 {
-			d.clock.AddWait(d.before - e.buf[len(e.buf)-1].ms*d.rate/1000)
+			d.feed.AddWait(d.before - e.buf[len(e.buf)-1].ms*d.rate/1000)
 		}
 	}
 	e.buf = append(e.buf, bufferedSnapshot{ms: float64(m.Tick) / d.rate * 1000, pos: m.Pos, rot: m.Rot.Normalize()})
@@ -163,7 +165,7 @@ func (d *DampedBuffer) push(m *systems.Message) {
 		e.buf = e.buf[1:]
 	}
 	if d.clock != nil {
-		d.clock.Observe(m.Tick)
+		d.feed.ObserveN(m.Tick, 1)
 	} else {
 		// The newest snapshot re-anchors the entity's clock.
 		e.renderTime = e.buf[len(e.buf)-1].ms - dampedDelay

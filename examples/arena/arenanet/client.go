@@ -237,7 +237,7 @@ func (c *Client) Step(dt float64, stick scenario.Stick) {
 		cmd, _ := c.cmds.Get(c.me)
 		cmd.Input = stick
 	}
-	c.link.Session().FeedLatency(c.pipe.Clock())
+	c.link.Session().FeedLatency(c.pipe)
 	t0 := time.Now()
 	c.pipe.Update(dt)
 	c.noteCost(time.Since(t0))
