@@ -262,9 +262,9 @@ func (s *Interpolate) Update(w *ecs.World) {
 		}
 	}
 	fc.publish(s.metrics)
-	s.signals.Corrections += fc.corrected
-	s.signals.MaxCorrectionSq = max(s.signals.MaxCorrectionSq, fc.maxCorrSq)
-	s.signals.Teleports += fc.teleports
+	s.signals.corrections += fc.corrected
+	s.signals.maxCorrectionSq = max(s.signals.maxCorrectionSq, fc.maxCorrSq)
+	s.signals.teleports += fc.teleports
 }
 
 // pass draws the entities of query q: with count < 0, all of them (q not

@@ -399,8 +399,8 @@ func (s *Predict[S, I]) Update(w *ecs.World) {
 	for q.Next() {
 		st, _, _, _, render, _, corr := q.Get()
 		if !corr.IsZero() {
-			s.signals.Corrections++ // Smooth and Snap must look at it
-			s.signals.MaxCorrectionSq = max(s.signals.MaxCorrectionSq, blend.LenSq(&corr.Pos))
+			s.signals.corrections++ // Smooth and Snap must look at it
+			s.signals.maxCorrectionSq = max(s.signals.maxCorrectionSq, blend.LenSq(&corr.Pos))
 		}
 		render.Pos, render.Rot = s.p.drawn(st, t.alpha)
 		render.Flags = c.Visible

@@ -275,7 +275,7 @@ func (r *Receive) handleAt(w *ecs.World, msgs []Message, i int) {
 	if out := r.handle(w, msg); out != notEvidence {
 		// A well-formed message tells where the server's clock is,
 		// whether or not its sample could be used.
-		r.arrivals.Observed(msg.Tick, out == fresh)
+		r.arrivals.observed(msg.Tick, out == fresh)
 	}
 }
 
@@ -335,7 +335,7 @@ func recountOccupancy(w *ecs.World, m *Metrics) {
 // entity that changed.
 func (r *Receive) noteComplete(tick uint32) {
 	r.alone.complete.note(tick)
-	r.arrivals.Complete(tick)
+	r.arrivals.noteComplete(tick)
 }
 
 // completeTicks are the two newest ticks the server said were complete
@@ -493,7 +493,7 @@ func (r *Receive) handle(w *ecs.World, msg *Message) outcome {
 	}
 	if float64(msg.Tick) > r.futureLimit {
 		m.reject(RejectFuture)
-		r.arrivals.RefusedFuture(msg.Tick)
+		r.arrivals.refusedFuture(msg.Tick)
 		return notEvidence
 	}
 	if msg.Kind == Complete {

@@ -127,7 +127,7 @@ func (s *Smooth) Decay(dt float64) float32 {
 
 // Update implements the arche-model System interface.
 func (s *Smooth) Update(w *ecs.World) {
-	if s.signals.Corrections == 0 {
+	if s.signals.corrections == 0 {
 		s.metrics.ActiveCorrections = 0
 		return // nothing drawn this frame has a correction
 	}

@@ -85,7 +85,7 @@ func (s *Snap) Update(w *ecs.World) {
 	if s.cfg.Distance < 0 {
 		d2 = float32(math.Inf(1))
 	}
-	if s.signals.Teleports == 0 && s.signals.MaxCorrectionSq <= d2 {
+	if s.signals.teleports == 0 && s.signals.maxCorrectionSq <= d2 {
 		return // nothing drawn this frame crossed a teleport or corrects that far
 	}
 	snaps := 0

@@ -41,11 +41,11 @@ func (run *arrivalRun) extend(tick uint32) (ended arrivalRun) {
 	return ended
 }
 
-// Observed records a message for tick; accepted says its sample was
+// observed records a message for tick; accepted says its sample was
 // stored (it then also feeds the clock's arrival statistics). Consecutive
 // calls with the same tick and verdict (one server packet's worth) make
 // one run.
-func (a *Arrivals) Observed(tick uint32, accepted bool) {
+func (a *Arrivals) observed(tick uint32, accepted bool) {
 	a.observedRun(arrivalRun{tick: tick, n: 1, accepted: accepted})
 }
 
@@ -62,22 +62,18 @@ func (a *Arrivals) observedRun(run arrivalRun) {
 	a.runs = append(a.runs, run)
 }
 
-// RefusedFuture records a message refused because its tick lay too far
+// refusedFuture records a message refused because its tick lay too far
 // ahead of the estimated server time.
-func (a *Arrivals) RefusedFuture(tick uint32) {
+func (a *Arrivals) refusedFuture(tick uint32) {
 	if a.futureN == 0 || tick > a.futureMax {
 		a.futureMax = tick
 	}
 	a.futureN++
 }
 
-// Complete records that the server's snapshot for tick named every entity
-// that changed (a [Complete] message).
-func (a *Arrivals) Complete(tick uint32) { a.complete = max(a.complete, tick) }
-
-// Wait records how long, in ticks, one entity's newest sample had to last
-// before its next one arrived; the clock's delay covers such waits.
-func (a *Arrivals) Wait(ticks float64) { a.waits = append(a.waits, ticks) }
+// noteComplete records that the server's snapshot for tick named every
+// entity that changed (a [Complete] message).
+func (a *Arrivals) noteComplete(tick uint32) { a.complete = max(a.complete, tick) }
 
 // Len returns the number of runs of arrivals recorded this frame.
 func (a *Arrivals) Len() int { return len(a.runs) }
