@@ -11,12 +11,8 @@ import (
 // DefaultReceiveParallelMin is the default ReceiveConfig.ParallelMin: a
 // frame that brings fewer messages than this stores them on the world's
 // goroutine alone even with Workers > 1, since waking another core, and
-// every goroutine reading every message, cost about what the split saves.
-// Measured on a 2-core machine, whole frames with Receive on two
-// goroutines (Interpolate on two as well) against Interpolate alone on
-// two: about 0.91× at 20k entities, 0.97× at 30k, 0.86× at 50k and 1.0× at
-// 70k; 0.85× at 100k (medians of five to eight runs). Storing alone, on
-// frames that only receive, was slower on two goroutines below 50k.
+// every goroutine reading every message, cost about what the split saves
+// (DESIGN.md, "Receive on several cores", has the measurements).
 const DefaultReceiveParallelMin = 30_000
 
 // Receive on several goroutines (ReceiveConfig.Workers > 1).

@@ -28,8 +28,8 @@ import (
 //     slot-major (slot k of every entity in one array), as netsmooth's
 //     RingSlot columns are: entities sent together write, and cross, the
 //     same slot, so arrivals and crossings stream through memory instead
-//     of striding 512 bytes from entity to entity (which made the lower
-//     bound about 10% slower to draw and 30% slower to ingest).
+//     of striding 512 bytes from entity to entity (DESIGN.md has what
+//     the entity-major layout cost).
 //
 // Arrival never touches the bracket in steady state: a sample lands in
 // the cold ring, and the bracket moves to it when the render time gets
@@ -166,8 +166,8 @@ func (m *Minimum) Ingest(dt float64) {
 }
 
 // Interpolate draws every entity at the clock's render time. The blend
-// is written out in the loop, as in the lower bound on arche: as a call
-// per entity it cost the lower bound about 5% more.
+// is written out in the loop, as in the lower bound on arche, rather than
+// called per entity, which would make the lower bound slower.
 func (m *Minimum) Interpolate() {
 	rt := m.clock.RenderTick()
 	for i := range m.hot {
