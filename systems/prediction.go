@@ -43,7 +43,7 @@ func (sim *Simulation[S, I]) rotation(s *S) mgl32.Quat {
 		return mgl32.Quat{W: 1}
 	}
 	q := sim.Rotation(s)
-	if n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]; n > 0.99999 && n < 1.00001 {
+	if plainRotation(&q) && !zeroQuat(&q) {
 		return q
 	}
 	if u, ok := blend.Normalize(q); ok {

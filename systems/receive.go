@@ -280,9 +280,8 @@ func (r *Receive) handleAt(w *ecs.World, msgs []Message, i int) {
 }
 
 // shortcut stores msgs[i:] as handle would, one after another, as long
-// as each is a Snapshot that plainSnapshot passes, for a live entity, that
-// appendable says goes in as the entity's newest sample: the common case.
-// It stores them as handle does, through appendNewest. It returns the
+// as each is one that plainNumbers and appendable pass for a live entity:
+// the common case. It stores them as handle does, through appendNewest. It returns the
 // index of the first message it declines, having changed nothing for it,
 // or len(msgs), and sets *run to the run of equal ticks it was storing
 // when it stopped (n 0 if none), having told Arrivals those before it;
@@ -299,7 +298,7 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 	runTick, runStart := uint32(0), i
 	for ; i < len(msgs); i++ {
 		msg := &msgs[i]
-		if !plainSnapshot(msg, bound, futureLimit) {
+		if !withinBoth(msg, bound) || !plainRotation(&msg.Rot) { // plainNumbers
 			break
 		}
 		entry := r.index.entry(msg.NetID, &r.spare)
@@ -307,7 +306,7 @@ func (r *Receive) shortcut(w *ecs.World, msgs []Message, i int, run *arrivalRun)
 			break
 		}
 		span := (*c.Span)(w.GetUnchecked(entry.entity, spanID))
-		if !appendable(span, msg.Tick) {
+		if !appendable(span, msg, futureLimit) {
 			break
 		}
 		r.appendNewest(st, w, entry.entity, span, msg, &msg.Rot, 0, i)

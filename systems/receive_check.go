@@ -17,7 +17,7 @@ import (
 // plainNumbers reports whether every number of msg is within the limit
 // that bound holds (see pairBound), and its rotation a unit quaternion
 // (as servers send them) or none (see plainRotation): the numbers check
-// passes as they are.
+// passes as they are, and the paths that store without check take.
 func plainNumbers(msg *Message, bound uint64) bool {
 	return withinBoth(msg, bound) && plainRotation(&msg.Rot)
 }
@@ -52,19 +52,14 @@ func within(v *mgl32.Vec3, lim float32) bool {
 	return max(math.Float32bits(v[0])&abs, math.Float32bits(v[1])&abs, math.Float32bits(v[2])&abs) <= math.Float32bits(lim)
 }
 
-// plainRotation is plainNumbers' test of the rotation: a unit quaternion
-// within float32 rounding, or none (zero, which fill stores as the
-// identity), both stored as they are; no square root is needed.
-func plainRotation(q *mgl32.Quat) bool { return isUnit(normSq(q)) || zeroQuat(q) }
-
-// normSq returns the squared norm of q.
-func normSq(q *mgl32.Quat) float32 {
-	return q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]
+// plainRotation reports whether q is a unit quaternion within float32
+// rounding of its squared norm (as servers send them), or none (every
+// component zero, of either sign, which fill stores as the identity): a
+// rotation stored as it is. No square root is needed.
+func plainRotation(q *mgl32.Quat) bool {
+	n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]
+	return n > 0.99999 && n < 1.00001 || zeroQuat(q)
 }
-
-// isUnit reports whether n, a squared norm, is a unit quaternion's (as
-// servers send them, within float32 rounding).
-func isUnit(n float32) bool { return n > 0.99999 && n < 1.00001 }
 
 // zeroQuat reports whether every component of q is zero, of either sign
 // (as q == mgl32.Quat{} does), testing their bits at once rather than

@@ -21,7 +21,7 @@ const DefaultReceiveParallelMin = 30_000
 // (see shareSplit), so that entities sent together are stored by one
 // goroutine (their spans and ring slots lie side by side). Each goroutine
 // reads every message, in order, and stores the ones of its share that the
-// shortcut would store, exactly as it would (plainSnapshot, appendable,
+// shortcut would store, exactly as it would (plainNumbers, appendable,
 // appendNewest). A message it cannot store so (any other kind, a number
 // out of range, an unknown or new entity, an entity the game took a
 // component from, an older tick) it holds for the world's goroutine, and
@@ -229,7 +229,7 @@ func (r *Receive) runShares() {
 }
 
 // storeShare stores the messages of share j that the shortcut would
-// store, as it would (plainSnapshot, appendable, appendNewest), and holds
+// store, as it would (plainNumbers, appendable, appendNewest), and holds
 // the others (see "Receive on several goroutines"). It follows every
 // Complete marker as it reads past it, so that appendNewest sees the
 // markers one goroutine would.
@@ -273,7 +273,7 @@ func (r *Receive) storeShare(j int) {
 			continue
 		}
 		span := (*c.Span)(w.GetUnchecked(entry.entity, spanID))
-		if span.Flags&c.SpanHeld != 0 || !plainSnapshot(msg, bound, futureLimit) || !appendable(span, msg.Tick) {
+		if span.Flags&c.SpanHeld != 0 || !withinBoth(msg, bound) || !plainRotation(&msg.Rot) || !appendable(span, msg, futureLimit) {
 			span.Flags |= c.SpanHeld
 			sh.held = append(sh.held, int32(i))
 			continue

@@ -15,8 +15,9 @@ import (
 // calls it: the general path (handle), the loop that takes the common
 // messages in a row (shortcut), and the goroutines that store shares of a
 // frame's messages (storeShare). Which messages may take that way without
-// the general path's checks is written once too, in plainSnapshot and
-// appendable.
+// the general path's checks is written once too: plainNumbers (whose two
+// parts, withinBoth and plainRotation, the loops call themselves, so that
+// both inline) and appendable.
 
 // storing is what one goroutine needs to store samples as the newest of
 // their entities, and what it counts meanwhile: Receive keeps one for the
@@ -59,22 +60,15 @@ func (st *storing) publish(m *Metrics, a *Arrivals) {
 	a.waits = append(a.waits, st.waits...)
 }
 
-// plainSnapshot reports whether msg is a Snapshot whose numbers every
-// path stores as they are (see plainNumbers) and whose tick is not beyond
-// futureLimit: what the general path's checks would accept unchanged.
-// bound is plainNumbers' limit as pairBound gives it.
-func plainSnapshot(msg *Message, bound uint64, futureLimit float64) bool {
-	return msg.Kind == Snapshot && withinBoth(msg, bound) && plainRotation(&msg.Rot) && float64(msg.Tick) <= futureLimit
-}
-
-// appendable reports whether a sample at tick for a live entity of this
-// life, whose Span is span, is stored by appendNewest with nothing else
-// to decide: the entity has samples (so tick, newer than its newest, is
-// of this life), tick is newer than all of them, and the render time has
-// not passed it.
-func appendable(span *c.Span, tick uint32) bool {
+// appendable reports whether msg, whose numbers plainNumbers passed, is
+// stored by appendNewest with nothing else to decide for the live entity
+// of this life whose Span is span: it is a Snapshot, its tick is not
+// beyond futureLimit, the entity has samples (so the tick, newer than its
+// newest, is of this life), the tick is newer than all of them, and the
+// render time has not passed it.
+func appendable(span *c.Span, msg *Message, futureLimit float64) bool {
 	newest, ok := span.Ring.NewestTick()
-	return ok && tick > newest && !span.Stale(tick)
+	return msg.Kind == Snapshot && float64(msg.Tick) <= futureLimit && ok && msg.Tick > newest && !span.Stale(msg.Tick)
 }
 
 // appendNewest stores msg, a checked sample newer than every sample in
