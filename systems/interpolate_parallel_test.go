@@ -85,17 +85,6 @@ func TestInterpolateWorkersDrawTheSame(t *testing.T) {
 	}
 }
 
-// interpolateOf returns r's Interpolate system.
-func interpolateOf(t *testing.T, r *pipetest.Rig) *systems.Interpolate {
-	for _, s := range r.Pipe.Systems() {
-		if ip, ok := s.(*systems.Interpolate); ok {
-			return ip
-		}
-	}
-	t.Fatal("the pipeline has no Interpolate")
-	return nil
-}
-
 // drawTheSame runs the same varied stream of 3000 entities through the
 // pipelines of rigs a and b, moving entities to other archetypes on the
 // way, and fails t unless both draw every entity the same every frame and

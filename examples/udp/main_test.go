@@ -169,7 +169,7 @@ func TestServerRestart(t *testing.T) {
 func TestBandwidth(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	measure := func(full bool, moving float64) (down, up float64) {
-		o := &options{role: "both", addr: "127.0.0.1:0", entities: 1000, moving: moving, fps: 60, full: full}
+		o := &options{role: "both", addr: "127.0.0.1:0", entities: 1000, moving: moving, fps: 60, full: full, player: playerID}
 		s := serve(t, o, o.addr)
 		c := connect(t, o, s.srv.Addr().String())
 		c.run(context.Background(), 2*time.Second)

@@ -159,11 +159,6 @@ func ratioTarget(name string, a, b measurement, okA, okB bool, limit float64, at
 	return t
 }
 
-// valueTarget is a target on a measured value.
-func valueTarget(name string, m measurement, ok bool, limit float64) target {
-	return target{Name: name, Measured: m.Value, Limit: limit, Unit: unitNs, Taken: ok}
-}
-
 // Targets checks the performance targets on the run. The per-frame ratios
 // are judged against the lower bound written on arche's public API, which
 // does the lower bound's work with arche components and queries and
