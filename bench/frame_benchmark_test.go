@@ -43,7 +43,7 @@ func BenchmarkFrameSplit(b *testing.B) {
 
 func BenchmarkIngest(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{perf.NetSmooth, perf.Parallel, perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.FlatName, perf.NaiveName} {
+		for _, impl := range []string{perf.NetSmooth, perf.Parallel, perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.MinimumOnArcheCheckedName, perf.FlatName, perf.NaiveName} {
 			if impl == perf.NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}

@@ -24,8 +24,11 @@ const (
 	// MinimumCheckedName is the lower bound that checks every snapshot
 	// as a client of an untrusted server must ([MinimumChecked]).
 	MinimumCheckedName = "minimum-checked"
-	FlatName           = "flat"
-	NaiveName          = "naive"
+	// MinimumOnArcheCheckedName is the checked lower bound on arche's
+	// public API ([MinimumOnArcheChecked]).
+	MinimumOnArcheCheckedName = "minimum-arche-checked"
+	FlatName                  = "flat"
+	NaiveName                 = "naive"
 )
 
 // NewPipeline returns netsmooth's pipeline with the default config, sized
@@ -85,6 +88,8 @@ func New(name string, n int) scenario.Client {
 		return NewMinimumOnArche(n)
 	case MinimumCheckedName:
 		return NewMinimumChecked(n)
+	case MinimumOnArcheCheckedName:
+		return NewMinimumOnArcheChecked(n)
 	case FlatName:
 		return NewFlat(n)
 	case NaiveName:

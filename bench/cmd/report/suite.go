@@ -59,8 +59,8 @@ const (
 
 // key names one measurement: a case, the implementation (perf.NetSmooth,
 // perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName,
-// perf.FlatName or perf.NaiveName) and the entity count (batch size
-// for lifecycle).
+// perf.MinimumOnArcheCheckedName, perf.FlatName or perf.NaiveName) and
+// the entity count (batch size for lifecycle).
 type key struct {
 	Case string
 	Impl string
@@ -129,7 +129,7 @@ func plan(ns []int) []job {
 			job{key{caseInterpolate, perf.MinimumName, n}, "ns/entity", func(b *testing.B) { perf.MinimumInterpolate(b, n) }},
 			job{key{caseInterpolate, perf.MinimumOnArcheName, n}, "ns/entity", func(b *testing.B) { perf.MinimumOnArcheInterpolate(b, n) }},
 			job{key{caseInterpolate, perf.FlatName, n}, "ns/entity", func(b *testing.B) { perf.FlatInterpolate(b, n) }})
-		for _, impl := range append(implsAt(n), perf.MinimumCheckedName, perf.MinimumOnArcheName) {
+		for _, impl := range append(implsAt(n), perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.MinimumOnArcheCheckedName) {
 			jobs = append(jobs, job{key{caseIngest, impl, n}, "ns/snapshot", func(b *testing.B) { perf.Ingest(b, impl, n) }})
 		}
 	}
