@@ -3,6 +3,8 @@ package bench
 import (
 	"fmt"
 	"testing"
+
+	"github.com/netsmooth/netsmooth/internal/perf"
 )
 
 // Entity counts of the suite. The naive baseline stops at 100k: at 1M its
@@ -14,74 +16,80 @@ var (
 
 func BenchmarkFrame(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, Parallel, MinimumName, MinimumCheckedName, MinimumOnArcheName, FlatName, NaiveName} {
-			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
+		for _, impl := range []string{perf.NetSmooth, perf.Parallel, perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.FlatName, perf.NaiveName} {
+			if impl == perf.NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}
-			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { Frame(b, impl, n) })
+			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { perf.Frame(b, impl, n) })
 		}
 	}
 }
 
 func BenchmarkFramePositionOnly(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, MinimumName, MinimumOnArcheName} {
-			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { FramePositionOnly(b, impl, n) })
+		for _, impl := range []string{perf.NetSmooth, perf.MinimumName, perf.MinimumOnArcheName} {
+			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { perf.FramePositionOnly(b, impl, n) })
 		}
 	}
 }
 
 func BenchmarkFrameSplit(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, MinimumName, MinimumOnArcheName} {
-			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { FrameSplit(b, impl, n) })
+		for _, impl := range []string{perf.NetSmooth, perf.MinimumName, perf.MinimumOnArcheName} {
+			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { perf.FrameSplit(b, impl, n) })
 		}
 	}
 }
 
 func BenchmarkIngest(b *testing.B) {
 	for _, n := range counts {
-		for _, impl := range []string{NetSmooth, Parallel, MinimumName, MinimumCheckedName, MinimumOnArcheName, FlatName, NaiveName} {
-			if impl == NaiveName && n > naiveCounts[len(naiveCounts)-1] {
+		for _, impl := range []string{perf.NetSmooth, perf.Parallel, perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.MinimumOnArcheCheckedName, perf.FlatName, perf.NaiveName} {
+			if impl == perf.NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}
-			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { Ingest(b, impl, n) })
+			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { perf.Ingest(b, impl, n) })
 		}
 	}
 }
 
 func BenchmarkSystem(b *testing.B) {
 	for _, n := range counts {
-		for _, stage := range Stages {
-			b.Run(fmt.Sprintf("system=%s/entities=%d", stage, n), func(b *testing.B) { System(b, stage, n) })
+		for _, stage := range perf.Stages {
+			b.Run(fmt.Sprintf("system=%s/entities=%d", stage, n), func(b *testing.B) { perf.System(b, stage, n) })
 		}
 	}
 }
 
 func BenchmarkMinimumInterpolate(b *testing.B) {
 	for _, n := range counts {
-		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { MinimumInterpolate(b, n) })
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { perf.MinimumInterpolate(b, n) })
 	}
 }
 
 func BenchmarkFlatInterpolate(b *testing.B) {
 	for _, n := range counts {
-		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { FlatInterpolate(b, n) })
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { perf.FlatInterpolate(b, n) })
 	}
 }
 
 func BenchmarkChurn(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmt.Sprintf("entities=%d/per-tick=1%%", n), func(b *testing.B) { Churn(b, n, 0.01) })
+		b.Run(fmt.Sprintf("entities=%d/per-tick=1%%", n), func(b *testing.B) { perf.Churn(b, n, 0.01) })
 	}
 }
 
 func BenchmarkLifecycle(b *testing.B) {
-	b.Run("batch=1000", func(b *testing.B) { Lifecycle(b, 1000) })
+	b.Run("batch=1000", func(b *testing.B) { perf.Lifecycle(b, 1000) })
 }
 
 func BenchmarkPredicted(b *testing.B) {
 	for _, n := range []int{1, 4, 16, 64} {
-		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { Predicted(b, n) })
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { perf.Predicted(b, n) })
+	}
+}
+
+func BenchmarkMinimumOnArcheInterpolate(b *testing.B) {
+	for _, n := range counts {
+		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { perf.MinimumOnArcheInterpolate(b, n) })
 	}
 }

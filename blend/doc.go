@@ -6,7 +6,8 @@
 // Everything works on mathgl's mgl32 types, which netsmooth uses for
 // storage and in its API, but the arithmetic is written out by hand: mgl32
 // method chains such as a.Add(b.Sub(a).Mul(t)) copy their operands at
-// every step and cost several times more in a loop over 100k entities.
+// every step, which in a loop over many entities costs several times the
+// arithmetic itself.
 //
 // Functions take pointers where the operands are large so that the hot loops
 // can pass component fields without copying them.

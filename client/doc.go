@@ -32,7 +32,7 @@
 //		if id := cli.Session().NetID(); me.IsZero() && id != 0 {
 //			me, _ = pred.Spawn(&world, id, state{}) // the server assigned the player
 //		}
-//		cli.Session().FeedLatency(pipe.Clock())
+//		cli.Session().FeedLatency(pipe)
 //		pipe.Update(dt)
 //		sent = pred.Outbox().Drain(sent)
 //		client.QueueInputs(cli.Session(), sent, encodeInput)

@@ -68,7 +68,10 @@ func Reconnect(ctx context.Context, b Backoff, dial func(ctx context.Context, at
 			return c, n + 1, nil
 		}
 		last = err
-		if !Retryable(err) || ctx.Err() != nil {
+		if ctx.Err() != nil {
+			return nil, n + 1, errors.Join(ctx.Err(), err)
+		}
+		if !Retryable(err) {
 			return nil, n + 1, err
 		}
 	}

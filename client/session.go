@@ -7,7 +7,6 @@ import (
 
 	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
-	"github.com/netsmooth/netsmooth/timeline"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
@@ -474,20 +473,29 @@ func (c *Session) ServerTick(now uint32) (float64, bool) {
 	return float64(c.tick) + float64(int32(ms-c.tickSent))*c.cfg.TickRate/1000, true
 }
 
-// FeedLatency tells clock the one-way latency from the server
-// ([Sync.Latency]), if there is an estimate yet (see
-// timeline.Clock.SetLatency). Call it on the world's goroutine, once per
-// frame for instance: the clock is not safe for concurrent use. A client
-// configured without a TickRate takes the clock's from then on.
-func (c *Session) FeedLatency(clock *timeline.Clock) bool {
+// Pipeline is what [Session.FeedLatency] hands the measured latency to: a
+// netsmooth pipeline (*ecs.Pipeline of github.com/netsmooth/netsmooth/ecs).
+type Pipeline interface {
+	// SetLatency takes the one-way latency from the server, in seconds.
+	SetLatency(seconds float64)
+	// TickRate is the pipeline's tick rate, in ticks per second.
+	TickRate() float64
+}
+
+// FeedLatency tells the pipeline the one-way latency from the server
+// ([Sync.Latency]), if there is an estimate yet, and reports whether
+// there was. Call it on the world's goroutine, once per frame for
+// instance. A client configured without a TickRate takes the pipeline's
+// from then on.
+func (c *Session) FeedLatency(pipe Pipeline) bool {
 	if c.followRate {
 		c.mu.Lock()
-		c.cfg.TickRate = clock.TickRate()
+		c.cfg.TickRate = pipe.TickRate()
 		c.mu.Unlock()
 	}
 	s, ok := c.Sync()
 	if ok {
-		clock.SetLatency(s.Latency / 1000)
+		pipe.SetLatency(s.Latency / 1000)
 	}
 	return ok
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/systems"
-	"github.com/netsmooth/netsmooth/timeline"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
@@ -267,20 +266,17 @@ func TestNewClientConfig(t *testing.T) {
 		t.Fatalf("defaults %+v", cfg)
 	}
 
-	// Left zero, the tick rate is the pipeline's: its clock's, once
-	// FeedLatency has seen it. Set, it stays.
-	clock, err := timeline.NewClock(timeline.DefaultConfig(60))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.FeedLatency(clock)
+	// Left zero, the tick rate is the pipeline's, once FeedLatency has
+	// seen it. Set, it stays.
+	pipe := &latencySink{rate: 60}
+	c.FeedLatency(pipe)
 	if got := c.Config().TickRate; got != 60 {
-		t.Fatalf("a client without a TickRate fed a 60 Hz clock uses %v", got)
+		t.Fatalf("a client without a TickRate fed a 60 Hz pipeline uses %v", got)
 	}
 	set := newTestSide(t, SessionConfig{Inbox: in, TickRate: 30})
-	set.FeedLatency(clock)
+	set.FeedLatency(pipe)
 	if got := set.Config().TickRate; got != 30 {
-		t.Fatalf("a client set to 30 Hz fed a 60 Hz clock uses %v", got)
+		t.Fatalf("a client set to 30 Hz fed a 60 Hz pipeline uses %v", got)
 	}
 }
 
@@ -458,3 +454,13 @@ func TestClientSteadyStateAllocs(t *testing.T) {
 		t.Fatalf("%+v after %d ticks, NetID %d", st, k, c.NetID())
 	}
 }
+
+// latencySink is a Pipeline at a tick rate that records the latency it is
+// told.
+type latencySink struct {
+	rate    float64
+	latency float64
+}
+
+func (p *latencySink) SetLatency(seconds float64) { p.latency = seconds }
+func (p *latencySink) TickRate() float64          { return p.rate }

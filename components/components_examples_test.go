@@ -7,8 +7,16 @@ import (
 	"github.com/netsmooth/netsmooth/components"
 )
 
-func ExampleSnapshotRing() {
-	var ring components.SnapshotRing
+func ExampleRing() {
+	// A ring's head and its samples' slots: in the pipeline, the Span
+	// holds the head and the RingSlot columns the samples (see
+	// systems.RingOf); here an array does.
+	var head components.RingHead
+	var slots [components.RingCapacity]components.Sample
+	ring := components.Ring{Head: &head}
+	for k := range slots {
+		ring.Slots[k] = &slots[k]
+	}
 
 	names := map[components.InsertResult]string{
 		components.Inserted:         "inserted",

@@ -11,9 +11,9 @@
 //     snapshots ([Sample]), ordered by server tick. The ring's head lives in
 //     [Span]; its samples live in RingCapacity components, [RingSlot][P0] to
 //     [RingSlot][P15], one per slot position, so that slot k of all entities
-//     is one contiguous column. [SnapshotRing] is the same ring with its
-//     samples inline, for use outside the pipeline; [Ring] is a view over
-//     either.
+//     is one contiguous column. [Ring] is a view of a head and its slots,
+//     for the operations off the common path (out-of-order insert,
+//     search, drop).
 //   - Hot data: [Span] also holds the two samples that bracket the render
 //     time, so the per-frame interpolation touches one small component.
 //   - Output: [Render] is what to draw this frame; [Correction] is a visual
@@ -28,10 +28,9 @@
 // Servers send most entities a snapshot for the same tick, so with one
 // column per ring slot, receiving a tick writes one column front to back,
 // and the render time crossing a sample reads the next column front to back:
-// streaming access instead of a jump of a kilobyte per entity. Measured on a
-// 2-core machine at 100k entities, this cut the whole frame from about 180
-// to about 60 ns per entity (see BENCHMARKS.md). The per-frame systems
-// otherwise stream through [Span], [Render] and [Correction] only.
+// streaming access instead of a jump of a kilobyte per entity (DESIGN.md
+// has the measurements). The per-frame systems otherwise stream through
+// [Span], [Render] and [Correction] only.
 //
 // Nothing here has behaviour beyond small helpers on the ring; the
 // interpolation maths lives in [github.com/netsmooth/netsmooth/blend] and the

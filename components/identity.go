@@ -6,6 +6,12 @@ package components
 // codec carries it ([github.com/netsmooth/netsmooth/wire]) and as servers
 // hand ids out from a counter, so one type serves the pipeline, the
 // predictor and the session without a narrowing conversion.
+//
+// NetID 0 is reserved: it means "no entity" (a session client that has not
+// been assigned its player yet, an unset field), and no entity has it. The
+// pipeline refuses a message for NetID 0 and counts it
+// (systems.RejectNetID), a predictor refuses to spawn one, and servers
+// never assign it.
 type NetID uint32
 
 // Remote tags an entity whose state comes only from server snapshots. Remote

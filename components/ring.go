@@ -25,9 +25,8 @@ const (
 
 // RingHead is the bookkeeping of a ring of samples ordered by tick: which of
 // its [RingCapacity] physical slots hold samples, and the newest tick. The
-// samples themselves live elsewhere: inline in a [SnapshotRing], or, in the
-// pipeline, in the [RingSlot] columns of the entity. The zero value is an
-// empty ring.
+// samples themselves live elsewhere: in the pipeline, in the [RingSlot]
+// columns of the entity. The zero value is an empty ring.
 //
 // Samples never move between physical slots except when a sample is
 // inserted out of order; appending the newest sample (the common case) and
@@ -213,90 +212,3 @@ func (r *Ring) DropAfter(tick uint32) int {
 
 // Clear empties the ring.
 func (r *Ring) Clear() { r.Head.start, r.Head.count = 0, 0 }
-
-// SnapshotRing is a ring with its samples stored inline: RingCapacity
-// samples ordered by tick (not by arrival), at most one per tick;
-// out-of-order samples are inserted at their place and, when full, the oldest
-// sample makes room for a newer one. It is the self-contained form of the
-// ring, for use outside the pipeline; the pipeline keeps the same head in
-// [Span] and the samples in [RingSlot] columns.
-//
-// The zero value is an empty ring. Index 0 is always the oldest sample.
-type SnapshotRing struct {
-	head  RingHead
-	slots [RingCapacity]Sample
-}
-
-// View returns the general view of the ring. It points into r.
-func (r *SnapshotRing) View() Ring {
-	v := Ring{Head: &r.head}
-	for i := range r.slots {
-		v.Slots[i] = &r.slots[i]
-	}
-	return v
-}
-
-// Len returns the number of stored samples.
-func (r *SnapshotRing) Len() int { return int(r.head.count) }
-
-// At returns the i-th sample counted from the oldest (0 <= i < Len). The
-// pointer stays valid until the ring is modified.
-func (r *SnapshotRing) At(i int) *Sample { return &r.slots[r.head.Phys(i)] }
-
-// Newest returns the newest sample, or nil when the ring is empty.
-func (r *SnapshotRing) Newest() *Sample {
-	v := r.View()
-	return v.Newest()
-}
-
-// Oldest returns the oldest sample, or nil when the ring is empty.
-func (r *SnapshotRing) Oldest() *Sample {
-	v := r.View()
-	return v.Oldest()
-}
-
-// Insert stores s at its tick position and reports what happened. The
-// common case, a sample newer than all others, costs one copy.
-func (r *SnapshotRing) Insert(s Sample) InsertResult {
-	if r.head.count == 0 || s.Tick > r.head.newest {
-		p, evicted := r.head.Append(s.Tick)
-		r.slots[p] = s
-		if evicted {
-			return InsertedEvicting
-		}
-		return Inserted
-	}
-	v := r.View()
-	return v.Insert(s)
-}
-
-// Search returns the index of the newest sample whose tick is at or before
-// tick, or -1 when tick is before the oldest sample (or the ring is empty,
-// or tick is NaN).
-func (r *SnapshotRing) Search(tick float64) int {
-	v := r.View()
-	return v.Search(tick)
-}
-
-// Contains reports whether a sample with exactly this tick is stored.
-func (r *SnapshotRing) Contains(tick uint32) bool {
-	v := r.View()
-	return v.Contains(tick)
-}
-
-// DropBefore removes every sample older than tick and returns how many it
-// removed.
-func (r *SnapshotRing) DropBefore(tick uint32) int {
-	v := r.View()
-	return v.DropBefore(tick)
-}
-
-// DropAfter removes every sample newer than tick and returns how many it
-// removed.
-func (r *SnapshotRing) DropAfter(tick uint32) int {
-	v := r.View()
-	return v.DropAfter(tick)
-}
-
-// Clear empties the ring.
-func (r *SnapshotRing) Clear() { r.head.start, r.head.count = 0, 0 }

@@ -10,7 +10,7 @@ const benchN = 1024
 // BenchmarkRingInsertInOrder is the steady state: a full ring receiving the
 // next tick, which evicts the oldest.
 func BenchmarkRingInsertInOrder(b *testing.B) {
-	var r SnapshotRing
+	var r testRing
 	for tick := uint32(0); tick < RingCapacity; tick++ {
 		r.Insert(sample(tick))
 	}
@@ -35,7 +35,7 @@ func BenchmarkRingInsertOutOfOrder(b *testing.B) {
 			perm[w+k] = uint32(w + p)
 		}
 	}
-	var r SnapshotRing
+	var r testRing
 	for tick := uint32(0); tick < RingCapacity; tick++ {
 		r.Insert(sample(tick))
 	}
@@ -53,7 +53,7 @@ func BenchmarkRingInsertOutOfOrder(b *testing.B) {
 // BenchmarkRingSearch searches a full ring for render times spread over it
 // and a little beyond both ends.
 func BenchmarkRingSearch(b *testing.B) {
-	var r SnapshotRing
+	var r testRing
 	for tick := uint32(100); tick < 100+RingCapacity; tick++ {
 		r.Insert(sample(tick))
 	}
@@ -74,7 +74,7 @@ func BenchmarkRingSearch(b *testing.B) {
 // BenchmarkRingSearchNewest is the common case of the Interpolate system: the
 // render time lies between the two newest samples.
 func BenchmarkRingSearchNewest(b *testing.B) {
-	var r SnapshotRing
+	var r testRing
 	for tick := uint32(100); tick < 100+RingCapacity; tick++ {
 		r.Insert(sample(tick))
 	}

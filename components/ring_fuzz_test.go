@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The reference model of a SnapshotRing: a sorted slice of at most
+// The reference model of a testRing: a sorted slice of at most
 // RingCapacity distinct ticks; when full, a newer tick evicts the oldest and
 // one older than everything is refused.
 
@@ -54,7 +54,7 @@ func FuzzRing(f *testing.F) {
 		0, 11, 0, 12, 0, 13, 0, 14, 0, 15, 0, 16, 0, 17, 1, 3, 2, 9, 4, 40, 5, 12})
 	f.Add([]byte{3, 7, 0, 40, 0, 20, 0, 30, 2, 25, 4, 100, 0xff, 0, 0, 1})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var r SnapshotRing
+		var r testRing
 		var m []uint32
 		base := uint32(1 << 20)
 		for i := 0; i+1 < len(data); i += 2 {

@@ -24,7 +24,7 @@ func sample(tick uint32) Sample {
 
 // ringTicks returns the ticks from the oldest to the newest, checking on the
 // way that each payload belongs to its tick.
-func ringTicks(t testing.TB, r *SnapshotRing) []uint32 {
+func ringTicks(t testing.TB, r *testRing) []uint32 {
 	t.Helper()
 	out := make([]uint32, 0, r.Len())
 	for i := 0; i < r.Len(); i++ {
@@ -45,7 +45,7 @@ func seq(from, to uint32) []uint32 {
 	return out
 }
 
-func checkTicks(t testing.TB, r *SnapshotRing, want []uint32) {
+func checkTicks(t testing.TB, r *testRing, want []uint32) {
 	t.Helper()
 	got := ringTicks(t, r)
 	if !slices.Equal(got, want) {
@@ -68,7 +68,7 @@ func checkTicks(t testing.TB, r *SnapshotRing, want []uint32) {
 	}
 }
 
-func insertAll(t testing.TB, r *SnapshotRing, want InsertResult, ticks ...uint32) {
+func insertAll(t testing.TB, r *testRing, want InsertResult, ticks ...uint32) {
 	t.Helper()
 	for _, tick := range ticks {
 		if got := r.Insert(sample(tick)); got != want {
@@ -78,7 +78,7 @@ func insertAll(t testing.TB, r *SnapshotRing, want InsertResult, ticks ...uint32
 }
 
 func TestRingEmpty(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	checkTicks(t, &r, nil)
 	for _, tick := range []float64{-1, 0, 0.5, 100} {
 		if got := r.Search(tick); got != -1 {
@@ -94,13 +94,13 @@ func TestRingEmpty(t *testing.T) {
 }
 
 func TestRingInsertInOrder(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	insertAll(t, &r, Inserted, 10, 11, 12, 15)
 	checkTicks(t, &r, []uint32{10, 11, 12, 15})
 }
 
 func TestRingInsertOutOfOrder(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	insertAll(t, &r, Inserted, 20, 10, 30, 15, 25, 5, 35, 12)
 	checkTicks(t, &r, []uint32{5, 10, 12, 15, 20, 25, 30, 35})
 
@@ -109,7 +109,7 @@ func TestRingInsertOutOfOrder(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		ticks := seq(100, 100+uint32(rnd.IntN(RingCapacity)))
 		rnd.Shuffle(len(ticks), func(a, b int) { ticks[a], ticks[b] = ticks[b], ticks[a] })
-		var r SnapshotRing
+		var r testRing
 		insertAll(t, &r, Inserted, ticks...)
 		slices.Sort(ticks)
 		checkTicks(t, &r, ticks)
@@ -117,7 +117,7 @@ func TestRingInsertOutOfOrder(t *testing.T) {
 }
 
 func TestRingDuplicate(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	insertAll(t, &r, Inserted, 10, 12, 14)
 	for _, tick := range []uint32{10, 12, 14} {
 		s := sample(tick)
@@ -140,7 +140,7 @@ func TestRingDuplicate(t *testing.T) {
 }
 
 func TestRingEviction(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	insertAll(t, &r, Inserted, seq(0, RingCapacity-1)...)
 	checkTicks(t, &r, seq(0, RingCapacity-1))
 	insertAll(t, &r, InsertedEvicting, seq(RingCapacity, RingCapacity+3)...)
@@ -151,7 +151,7 @@ func TestRingEviction(t *testing.T) {
 }
 
 func TestRingTooOld(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	insertAll(t, &r, Inserted, seq(100, 115)...)
 	for _, tick := range []uint32{99, 50, 0} {
 		if got := r.Insert(sample(tick)); got != TooOld {
@@ -168,7 +168,7 @@ func TestRingTooOld(t *testing.T) {
 }
 
 func TestRingOutOfOrderIntoFull(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	var even []uint32
 	for tick := uint32(100); tick <= 130; tick += 2 {
 		even = append(even, tick)
@@ -201,7 +201,7 @@ func TestRingOutOfOrderIntoFull(t *testing.T) {
 // times, with in-order and slightly reordered arrivals and drops, and checks
 // the ring against the newest RingCapacity ticks each time.
 func TestRingWrapAround(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	var model []uint32
 	rnd := rand.New(rand.NewPCG(3, 4))
 	next := uint32(1000)
@@ -233,7 +233,7 @@ func TestRingWrapAround(t *testing.T) {
 }
 
 func TestRingSearch(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	insertAll(t, &r, Inserted, 10, 12, 14, 20)
 	tests := []struct {
 		tick float64
@@ -278,7 +278,7 @@ func TestRingSearch(t *testing.T) {
 }
 
 func TestRingContains(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	insertAll(t, &r, Inserted, 10, 12, 14)
 	for tick := uint32(0); tick < 20; tick++ {
 		want := tick == 10 || tick == 12 || tick == 14
@@ -289,7 +289,7 @@ func TestRingContains(t *testing.T) {
 }
 
 func TestRingDropBefore(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	insertAll(t, &r, Inserted, seq(10, 25)...)
 	if n := r.DropBefore(10); n != 0 {
 		t.Errorf("DropBefore(10) = %d, want 0", n)
@@ -323,7 +323,7 @@ func TestRingDropBefore(t *testing.T) {
 }
 
 func TestRingClear(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	insertAll(t, &r, Inserted, seq(1, 16)...)
 	insertAll(t, &r, InsertedEvicting, 17, 18)
 	r.Clear()
@@ -336,7 +336,7 @@ func TestRingClear(t *testing.T) {
 }
 
 func TestRingExtremeTicks(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	const top = ^uint32(0)
 	insertAll(t, &r, Inserted, top, 0, top-1, 1)
 	checkTicks(t, &r, []uint32{0, 1, top - 1, top})
@@ -352,7 +352,7 @@ func TestRingExtremeTicks(t *testing.T) {
 }
 
 func TestRingNoAlloc(t *testing.T) {
-	var r SnapshotRing
+	var r testRing
 	tick := uint32(0)
 	n := testing.AllocsPerRun(1000, func() {
 		r.Insert(sample(tick + 1))

@@ -3,53 +3,47 @@ package ecs
 import (
 	"errors"
 	"fmt"
-	"math"
 
-	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
-// FollowExtrapolation, as Config.Clock.MaxAhead, lets the render time run
-// past the newest sample exactly as far as extrapolation covers
-// (Interpolate.ExtrapolationLimit): beyond that entities would only hold,
-// so the timeline holds instead and catches up when data returns. It is
-// the default.
-const FollowExtrapolation = -1
+// DefaultTickRate is the tick rate a zero Config.TickRate stands for.
+const DefaultTickRate = 20
 
-// Config gathers every setting of a [Pipeline]. Start from [DefaultConfig]
-// and change what your game needs; distances are in your world units.
-//
-// TickRate is the one tick rate: the clock, the prediction systems and
-// every per-tick default (smoothing) follow it. Leave Clock.TickRate and
-// Predict.TickRate zero.
+// Config gathers every setting of a [Pipeline]. A zero field, in it and in
+// every config it holds, means its default: Config{TickRate: 60} is a
+// complete configuration for a 60 Hz server. [DefaultConfig] shows the
+// defaults; distances are in your world units.
 type Config struct {
-	// TickRate is the server's simulation rate in ticks per second; message
-	// ticks are counted in it, predicted entities step at it, and
-	// Smooth.PerTick is applied per tick of it.
+	// TickRate is the server's simulation rate in ticks per second
+	// (DefaultTickRate, 20, if zero), and the pipeline's only one: message
+	// ticks are counted in it, the clock converts with it, predicted
+	// entities step at it, and Smooth.PerTick is applied per tick of it.
+	// It must be your server's; Metrics.TickRateMismatch says when it is
+	// not.
 	TickRate float64
-	// InboxCapacity bounds the messages waiting between two frames (zero
-	// means systems.DefaultInboxCapacity).
+	// InboxCapacity bounds the messages waiting between two frames
+	// (systems.DefaultInboxCapacity if zero).
 	InboxCapacity int
-	// Clock slews and resets the render time; its TickRate comes from
-	// TickRate above. Clock.Delay picks the interpolation delay.
+	// Clock slews and resets the render time; Clock.Delay picks the
+	// interpolation delay.
 	Clock timeline.Config
 	// Receive, Interpolate, Smooth and Snap configure the systems.
 	Receive     systems.ReceiveConfig
 	Interpolate systems.InterpolateConfig
 	Smooth      systems.SmoothConfig
 	Snap        systems.SnapConfig
-	// Predict configures the prediction systems added by AddPredictor; its
-	// TickRate comes from TickRate above.
+	// Predict configures the prediction systems added by AddPredictor.
 	Predict systems.PredictConfig
 }
 
-// DefaultConfig returns settings for a 20 Hz server sending a snapshot
-// every tick: an adaptive interpolation delay (the 99th percentile of the
-// measured wait for newer data plus 5 ms, 20 to 400 ms: about 70 ms on a
-// clean 20 Hz link, 35 ms at 60 Hz; timeline.FixedDelay is the
-// alternative), entities sent less often drawn later by the difference,
-// a render time that never runs past the newest
+// DefaultConfig returns the settings a zero Config stands for, filled in:
+// a 20 Hz server sending a snapshot every tick, an adaptive interpolation
+// delay (the 99th percentile of the measured wait for newer data plus
+// 5 ms, 20 to 400 ms: about 70 ms on a clean 20 Hz link, 35 ms at 60 Hz;
+// timeline.FixedDelay is the alternative), entities sent less often drawn
+// later by the difference, a render time that never runs past the newest
 // sample by more than extrapolation covers, the Coast extrapolation policy
 // for up to 250 ms, corrections that close half the remaining gap every
 // tick, snapping beyond 20 units, teleports assumed beyond 400 units
@@ -59,22 +53,15 @@ type Config struct {
 // the world's goroutine; [Config.WithWorkers] splits Receive and
 // Interpolate on large worlds over several cores.
 func DefaultConfig() Config {
-	const rate = 20
-	clock := timeline.DefaultConfig(rate)
-	clock.TickRate = 0 // follows Config.TickRate
-	clock.Delay = timeline.DefaultAdaptiveDelay()
-	clock.MaxAhead = FollowExtrapolation
-	predict := systems.DefaultPredictConfig(rate)
-	predict.TickRate = 0 // follows Config.TickRate
 	return Config{
-		TickRate:      rate,
+		TickRate:      DefaultTickRate,
 		InboxCapacity: systems.DefaultInboxCapacity,
-		Clock:         clock,
+		Clock:         timeline.DefaultConfig(),
 		Receive:       systems.DefaultReceiveConfig(),
 		Interpolate:   systems.DefaultInterpolateConfig(),
 		Smooth:        systems.DefaultSmoothConfig(),
 		Snap:          systems.DefaultSnapConfig(),
-		Predict:       predict,
+		Predict:       systems.DefaultPredictConfig(),
 	}
 }
 
@@ -98,48 +85,53 @@ func (c Config) WithWorkers(n int) Config {
 	return c
 }
 
-// ClockConfig is the clock's configuration as the pipeline uses it: the
-// pipeline's tick rate, the ring's capacity as the buffer bound, and
-// MaxAhead resolved. A baseline or tool that keeps its own
-// [timeline.Clock] next to a pipeline builds it from this to agree with it.
-func (c *Config) ClockConfig() timeline.Config {
-	clock := c.Clock
-	clock.TickRate = c.TickRate
-	clock.BufferSamples = components.RingCapacity
-	if clock.MaxAhead == FollowExtrapolation {
-		clock.MaxAhead = c.Interpolate.ExtrapolationLimit
+// WithDefaults returns c with every zero field, its configs' included, set
+// to its default.
+func (c Config) WithDefaults() Config {
+	if c.TickRate == 0 {
+		c.TickRate = DefaultTickRate
 	}
-	return clock
+	if c.InboxCapacity == 0 {
+		c.InboxCapacity = systems.DefaultInboxCapacity
+	}
+	c.Clock = c.Clock.WithDefaults()
+	c.Receive = c.Receive.WithDefaults()
+	c.Interpolate = c.Interpolate.WithDefaults()
+	c.Smooth = c.Smooth.WithDefaults()
+	c.Snap = c.Snap.WithDefaults()
+	c.Predict = c.Predict.WithDefaults()
+	return c
 }
 
-// predictConfig is the prediction configuration at the pipeline's tick rate.
-func (c *Config) predictConfig() systems.PredictConfig {
-	predict := c.Predict
-	predict.TickRate = c.TickRate
-	return predict
+// maxAhead is how far, in seconds, the pipeline's render time may run
+// past the newest tick: Clock.MaxAhead, or by default as far as
+// extrapolation covers; 0 for timeline.NeverAhead.
+func (c *Config) maxAhead() float64 {
+	d := c.WithDefaults()
+	switch {
+	case d.Clock.MaxAhead == 0:
+		return d.Interpolate.ExtrapolationLimit
+	case d.Clock.MaxAhead < 0:
+		return 0
+	}
+	return d.Clock.MaxAhead
 }
 
-// Validate reports every setting that is out of range.
+// Validate reports every setting that is out of range, each in a sentence
+// that names the field and what to do.
 func (c *Config) Validate() error {
 	var errs []error
-	if !(c.TickRate > 0) || math.IsInf(c.TickRate, 0) {
-		errs = append(errs, fmt.Errorf("ecs: TickRate must be a positive number of ticks per second, got %v", c.TickRate))
-	}
-	if c.Clock.TickRate != 0 && c.Clock.TickRate != c.TickRate {
-		errs = append(errs, fmt.Errorf("ecs: Clock.TickRate (%v) differs from TickRate (%v): set only Config.TickRate (or use WithTickRate) and leave Clock.TickRate zero", c.Clock.TickRate, c.TickRate))
-	}
-	if c.Predict.TickRate != 0 && c.Predict.TickRate != c.TickRate {
-		errs = append(errs, fmt.Errorf("ecs: Predict.TickRate (%v) differs from TickRate (%v): set only Config.TickRate (or use WithTickRate) and leave Predict.TickRate zero", c.Predict.TickRate, c.TickRate))
+	d := c.WithDefaults()
+	if !(d.TickRate > 0 && d.TickRate <= 1e6) {
+		errs = append(errs, fmt.Errorf("ecs: TickRate must be your server's ticks per second, in (0, 1e6], got %v", c.TickRate))
 	}
 	if c.InboxCapacity < 0 {
-		errs = append(errs, fmt.Errorf("ecs: InboxCapacity must not be negative, got %d", c.InboxCapacity))
+		errs = append(errs, fmt.Errorf("ecs: InboxCapacity must not be negative, got %d: leave it zero for %d", c.InboxCapacity, systems.DefaultInboxCapacity))
 	}
-	clock := c.ClockConfig()
-	if !(c.Receive.MaxFuture < clock.ResetThreshold) {
-		errs = append(errs, fmt.Errorf("ecs: Receive.MaxFuture (%v s) must be below Clock.ResetThreshold (%v s), or one future-dated tick could re-anchor the clock", c.Receive.MaxFuture, clock.ResetThreshold))
+	if !(d.Receive.MaxFuture < d.Clock.ResetThreshold) {
+		errs = append(errs, fmt.Errorf("ecs: Receive.MaxFuture (%v s) must be below Clock.ResetThreshold (%v s), or one future-dated tick could re-anchor the clock: lower the one or raise the other", d.Receive.MaxFuture, d.Clock.ResetThreshold))
 	}
-	predict := c.predictConfig()
-	errs = append(errs, clock.Validate(), c.Receive.Validate(), c.Interpolate.Validate(),
-		c.Smooth.Validate(), c.Snap.Validate(), predict.Validate())
+	errs = append(errs, c.Clock.Validate(), c.Receive.Validate(), c.Interpolate.Validate(),
+		c.Smooth.Validate(), c.Snap.Validate(), c.Predict.Validate())
 	return errors.Join(errs...)
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/mlange-42/arche/ecs"
 	"github.com/netsmooth/netsmooth/blend"
 	"github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/internal/clockfeed"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
@@ -52,6 +53,17 @@ type Pipeline struct {
 	initialized bool
 }
 
+// newClock makes the clock of a pipeline configured by cfg (its defaults
+// filled in): at its tick rate, for rings of components.RingCapacity
+// samples.
+func newClock(cfg *Config) (*timeline.Clock, error) {
+	clock, err := clockfeed.New(cfg.TickRate, components.RingCapacity, cfg.maxAhead(), cfg.Clock)
+	if err != nil {
+		return nil, err
+	}
+	return clock.(*timeline.Clock), nil
+}
+
 // New validates cfg, adds netsmooth's resources to w and builds the
 // systems. It returns an error naming every invalid setting, or if w already
 // has a netsmooth pipeline.
@@ -62,7 +74,8 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 	if w.Resources().Has(ecs.ResourceID[systems.Metrics](w)) {
 		return nil, ErrAlreadyInstalled
 	}
-	clock, err := timeline.NewClock(cfg.ClockConfig())
+	cfg = cfg.WithDefaults()
+	clock, err := newClock(&cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -162,8 +175,23 @@ func (p *Pipeline) Inbox() *systems.Inbox { return p.inbox }
 // world's goroutine, between frames.
 func (p *Pipeline) Metrics() *systems.Metrics { return p.metrics }
 
-// Clock is the render clock resource.
+// Clock is the render clock resource, to read (the render time, the
+// delay, the server's measured tick rate) and to choose the delay policy
+// with.
 func (p *Pipeline) Clock() *timeline.Clock { return p.clock }
+
+// SetLatency tells the pipeline the one-way network latency from the
+// server, in seconds, which the snapshots alone cannot tell: a transport
+// that measures it (session.Client.Sync does, from the packets' time
+// echoes) hands it over here, on the world's goroutine, as often as it
+// likes. It only feeds the presentation delay (Metrics.PresentationDelay,
+// timeline.Clock.PresentationDelay). A negative or non-finite value is
+// ignored.
+func (p *Pipeline) SetLatency(seconds float64) { clockfeed.Of(p.clock).SetLatency(seconds) }
+
+// TickRate is the pipeline's tick rate, Config.TickRate: the server's
+// ticks per second.
+func (p *Pipeline) TickRate() float64 { return p.cfg.TickRate }
 
 // Lookup returns the live entity standing for the server's NetID id.
 func (p *Pipeline) Lookup(id components.NetID) (ecs.Entity, bool) {
@@ -174,7 +202,8 @@ func (p *Pipeline) Lookup(id components.NetID) (ecs.Entity, bool) {
 	return e, true
 }
 
-// Config returns the configuration the pipeline was built with.
+// Config returns the configuration the pipeline was built with, its
+// defaults filled in.
 func (p *Pipeline) Config() Config { return p.cfg }
 
 // World returns the world the pipeline runs in.

@@ -3,6 +3,8 @@ package ecs_test
 import (
 	"errors"
 	"fmt"
+	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -19,8 +21,8 @@ func TestNewRejectsBadConfigNamingEveryField(t *testing.T) {
 	w := ecs.NewWorld()
 	cfg := nsecs.DefaultConfig()
 	cfg.TickRate = -1
-	cfg.Receive.MaxEntities = 0
-	cfg.Snap.Distance = -3
+	cfg.Receive.MaxEntities = -1
+	cfg.Snap.Distance = float32(math.NaN())
 	cfg.Interpolate.ExtrapolationLimit = -1
 	_, err := nsecs.New(&w, cfg)
 	if err == nil {
@@ -149,5 +151,26 @@ func TestSetExtrapolationSwitchesPolicyLive(t *testing.T) {
 	}
 	if got := r.Pipe.Config().Interpolate.Extrapolation; got != blend.Hold {
 		t.Fatalf("policy after a refused change = %v, want Hold", got)
+	}
+}
+
+// TestZeroConfigWithATickRate: a Config with only its TickRate set is a
+// complete configuration, the defaults everywhere else; a zero Config is
+// DefaultConfig.
+func TestZeroConfigWithATickRate(t *testing.T) {
+	w := ecs.NewWorld()
+	pipe, err := nsecs.New(&w, nsecs.Config{TickRate: 60})
+	if err != nil {
+		t.Fatalf("Config{TickRate: 60}: %v", err)
+	}
+	want := nsecs.DefaultConfig().WithTickRate(60)
+	if got := pipe.Config(); !reflect.DeepEqual(got, want) {
+		t.Errorf("Config{TickRate: 60} runs as %+v, want %+v", got, want)
+	}
+	if got := (nsecs.Config{}).WithDefaults(); !reflect.DeepEqual(got, nsecs.DefaultConfig()) {
+		t.Errorf("a zero Config runs as %+v, want DefaultConfig %+v", got, nsecs.DefaultConfig())
+	}
+	if pipe.TickRate() != 60 || pipe.Clock().TickRate() != 60 {
+		t.Errorf("tick rates %v (pipeline) and %v (clock), want 60", pipe.TickRate(), pipe.Clock().TickRate())
 	}
 }

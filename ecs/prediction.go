@@ -13,7 +13,7 @@ import "github.com/netsmooth/netsmooth/systems"
 // arche-model Model). A pipeline may have several predictors (one per
 // state type); each refuses authoritative states for another's entities.
 func AddPredictor[S, I any](p *Pipeline, sim systems.Simulation[S, I]) (*systems.Predictor[S, I], error) {
-	pr, err := systems.NewPredictor(sim, p.cfg.predictConfig())
+	pr, err := systems.NewPredictor(sim, p.cfg.Predict)
 	if err != nil {
 		return nil, err
 	}

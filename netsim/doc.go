@@ -124,7 +124,7 @@
 // 300 ms blackout at 5 s and a half-second client stall at 12 s are two
 // windows in the Config; a server whose clock runs 0.1 % fast can be a
 // DriftClock that the test loop uses to decide when the server ticks (the
-// scorecard's own harness, netsim/scenario, scales time by a plain rate
+// scorecard's own harness, internal/scenario, scales time by a plain rate
 // factor instead):
 //
 //	link, err := netsim.NewLink[Snapshot](netsim.Config{

@@ -19,7 +19,7 @@ const ppbScale = 1_000_000_000
 // it, not just measure it once. A test harness exercises that by ticking
 // its simulated server on a DriftClock instead of the true clock; use one
 // when the test needs the exact, platform-independent integer mapping below.
-// (The scorecard harness in netsim/scenario does not: it models drift with a
+// (The scorecard harness in internal/scenario does not: it models drift with a
 // floating-point rate factor, Scenario.Drift.) Exaggerated drift (0.1 % to
 // 1 %) makes the effect visible in a short test.
 //

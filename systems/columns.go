@@ -36,6 +36,21 @@ func (cols *columns) view(w *ecs.World, e ecs.Entity, head *c.RingHead) c.Ring {
 	return v
 }
 
+// slotOf returns the sample in physical slot phys of q's current entity.
+func (cols *columns) slotOf(q *ecs.Query, phys int) *c.Sample {
+	return (*c.Sample)(q.Get(cols.slots[phys&(c.RingCapacity-1)]))
+}
+
+// viewOf returns the general ring view of q's current entity, whose ring
+// head is head.
+func (cols *columns) viewOf(q *ecs.Query, head *c.RingHead) c.Ring {
+	v := c.Ring{Head: head}
+	for k, id := range cols.slots {
+		v.Slots[k] = (*c.Sample)(q.Get(id))
+	}
+	return v
+}
+
 // remoteIDs returns every component ID a remote entity is created with.
 func (cols *columns) remoteIDs(w *ecs.World) []ecs.ID {
 	ids := []ecs.ID{

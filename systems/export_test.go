@@ -2,25 +2,25 @@ package systems
 
 import "github.com/mlange-42/arche/ecs"
 
-// SetGeneralOnly makes r handle every message on its general path, without
-// the shortcut for the common one, so that tests can check the two agree.
-func SetGeneralOnly(r *Receive, on bool) { r.generalOnly = on }
-
-// Shortcuts returns how many messages r's shortcut stored.
-func Shortcuts(r *Receive) uint64 { return r.shortcuts }
-
-// SetPerEntity makes s fetch every entity's components through its query,
-// as it does when arche's archetype bounds cannot be read, so that tests
-// can check that drawing runs of entities agrees.
-func SetPerEntity(s *Interpolate) {
-	s.perEntity = true
-	s.bounds = queryBounds{}
+// UpdateGeneral runs r's frame as Update does, but with every message
+// through the general path, without the shortcut, so that tests can check
+// that the two store the same.
+func UpdateGeneral(r *Receive, w *ecs.World) {
+	msgs := r.begin(w)
+	for i := range msgs {
+		r.handleAt(w, msgs, i)
+	}
+	r.end(w, msgs)
 }
 
-// SetAside makes s's fast loop leave every entity to its general path, so
-// that tests can check that the fast loop draws what the general path
-// would.
-func SetAside(s *Interpolate) { s.setAside = true }
+// UpdateCounting runs r's frame on the world's goroutine as Update does,
+// and returns how many messages the shortcut stored.
+func UpdateCounting(r *Receive, w *ecs.World) int {
+	msgs := r.begin(w)
+	n := r.storeAlone(w, msgs)
+	r.end(w, msgs)
+	return n
+}
 
 // ForgetBeyond drops every tick r's pipeline holds beyond horizon, as r
 // does when the clock takes up a new timeline.

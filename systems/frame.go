@@ -6,14 +6,14 @@ import (
 
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
-	"github.com/netsmooth/netsmooth/timeline"
+	"github.com/netsmooth/netsmooth/internal/limits"
 )
 
 // MaxFrameDt is the longest frame the systems accept, in seconds: a longer
 // dt (a debugger pause, a machine asleep for days) counts as this long. The
 // clock re-anchors after such a gap anyway; the bound keeps every sum of
 // frame times finite. It is the clock's own bound.
-const MaxFrameDt = timeline.MaxFrameDt
+const MaxFrameDt = limits.MaxFrameDt
 
 // Frame is the world resource that carries the current render frame's
 // duration to the systems, which have no dt argument (so they fit arche-model
@@ -28,7 +28,7 @@ type Frame struct {
 
 // Set stores dt as this frame's duration: NaN, infinite or negative
 // durations count as zero, and durations beyond [MaxFrameDt] as MaxFrameDt.
-func (f *Frame) Set(dt float64) { f.Dt = timeline.SanitizeDt(dt) }
+func (f *Frame) Set(dt float64) { f.Dt = limits.SanitizeDt(dt) }
 
 // FrameTimer is a system that sets [Frame].Dt each update: to Step when Step
 // is positive (deterministic runs, tests), otherwise to the wall-clock time

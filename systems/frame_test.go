@@ -2,6 +2,7 @@ package systems_test
 
 import (
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -64,7 +65,7 @@ func TestSystemsNeedThePipelineResources(t *testing.T) {
 	interpolate, _ := systems.NewInterpolate(systems.DefaultInterpolateConfig())
 	smooth, _ := systems.NewSmooth(systems.DefaultSmoothConfig())
 	snap, _ := systems.NewSnap(systems.DefaultSnapConfig())
-	pred, err := systems.NewPredictor(playerSim, systems.DefaultPredictConfig(60))
+	pred, err := systems.NewPredictor(playerSim, systems.PredictConfig{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,4 +104,32 @@ func panicMessage(f func()) (msg string) {
 	}()
 	f()
 	return ""
+}
+
+// TestZeroConfigsAreTheDefaults: every config of package systems, left
+// zero, runs as its defaults, and is accepted.
+func TestZeroConfigsAreTheDefaults(t *testing.T) {
+	for name, c := range map[string]struct{ got, want any }{
+		"ReceiveConfig":     {systems.ReceiveConfig{}.WithDefaults(), systems.DefaultReceiveConfig()},
+		"InterpolateConfig": {systems.InterpolateConfig{}.WithDefaults(), systems.DefaultInterpolateConfig()},
+		"SmoothConfig":      {systems.SmoothConfig{}.WithDefaults(), systems.DefaultSmoothConfig()},
+		"SnapConfig":        {systems.SnapConfig{}.WithDefaults(), systems.DefaultSnapConfig()},
+		"PredictConfig":     {systems.PredictConfig{}.WithDefaults(), systems.DefaultPredictConfig()},
+	} {
+		if !reflect.DeepEqual(c.got, c.want) {
+			t.Errorf("a zero %s runs as %+v, want the defaults %+v", name, c.got, c.want)
+		}
+	}
+	if _, err := systems.NewReceive(systems.ReceiveConfig{}); err != nil {
+		t.Error(err)
+	}
+	if _, err := systems.NewInterpolate(systems.InterpolateConfig{}); err != nil {
+		t.Error(err)
+	}
+	if _, err := systems.NewSmooth(systems.SmoothConfig{}); err != nil {
+		t.Error(err)
+	}
+	if _, err := systems.NewSnap(systems.SnapConfig{}); err != nil {
+		t.Error(err)
+	}
 }

@@ -1,14 +1,15 @@
 package systems_test
 
 import (
+	"iter"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
-	"github.com/netsmooth/netsmooth/bench"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/perf"
 	"github.com/netsmooth/netsmooth/internal/pipetest"
 	"github.com/netsmooth/netsmooth/systems"
 )
@@ -29,6 +30,31 @@ var (
 	snapVel   = pipetest.SnapVel
 	ringTicks = pipetest.RingTicks
 )
+
+// generalOnly makes r's Receive take every message through its general
+// path, without the shortcut.
+func generalOnly(r *rig) {
+	rcv := r.Receive()
+	r.Override(rcv, func(w *ecs.World) { systems.UpdateGeneral(rcv, w) })
+}
+
+// countShortcut makes r's Receive count the messages its shortcut stores
+// into *n.
+func countShortcut(r *rig, n *int) {
+	rcv := r.Receive()
+	r.Override(rcv, func(w *ecs.World) { *n += systems.UpdateCounting(rcv, w) })
+}
+
+// netIDs yields the NetIDs 1 to n (0 names no entity).
+func netIDs(n int) iter.Seq[components.NetID] {
+	return func(yield func(components.NetID) bool) {
+		for id := components.NetID(1); id <= components.NetID(n); id++ {
+			if !yield(id) {
+				return
+			}
+		}
+	}
+}
 
 func abs(x float32) float32 {
 	if x < 0 {
@@ -101,13 +127,13 @@ func (p *predRig) drawnX() float32 { return p.Render(1).Pos[0] }
 // The steady scenario the benchmarks run is the one of package bench: a
 // 20 Hz server sending every entity every tick, a 60 Hz client.
 const (
-	streamFPS     = bench.FPS
-	framesPerTick = bench.FramesPerTick
+	streamFPS     = perf.FPS
+	framesPerTick = perf.FramesPerTick
 )
 
-type stream = bench.Stream
+type stream = perf.Stream
 
-var newStream = bench.NewStream
+var newStream = perf.NewStream
 
 // streamConfig is the default config sized for n streamed entities.
 func streamConfig(n int) nsecs.Config {

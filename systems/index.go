@@ -35,9 +35,7 @@ type indexEntry struct {
 	entity      ecs.Entity
 	despawnTick uint32 // tick the life ends (despawning, dead)
 	bornTick    uint32 // tick the current life began (live): older samples belong to an earlier life
-	row         uint32 // where Receive last found the entity: row in its remote view
 	state       entryState
-	view        uint8 // and the view
 }
 
 // Index maps server NetIDs to the arche entities that stand for them on this
@@ -63,11 +61,14 @@ type Index struct {
 }
 
 // NewIndex returns an empty index with a direct table for ids below denseIDs
-// (negative: the default; zero: no direct table) and room for tombstones
-// despawned sparse ids (zero or less: the default).
+// (zero: DefaultDenseIDs; negative: no direct table) and room for
+// tombstones despawned sparse ids (zero or less: DefaultTombstones).
 func NewIndex(denseIDs, tombstones int) *Index {
-	if denseIDs < 0 {
+	switch {
+	case denseIDs == 0:
 		denseIDs = DefaultDenseIDs
+	case denseIDs < 0:
+		denseIDs = 0
 	}
 	if tombstones <= 0 {
 		tombstones = DefaultTombstones
@@ -121,19 +122,6 @@ func (x *Index) entry(id components.NetID, spare *indexEntry) *indexEntry {
 	}
 	*spare = x.get(id)
 	return spare
-}
-
-// setRow remembers where the live entity of id was found (see
-// remoteViews).
-func (x *Index) setRow(id components.NetID, view uint8, row uint32) {
-	if uint64(id) < uint64(len(x.dense)) {
-		x.dense[id].view, x.dense[id].row = view, row
-		return
-	}
-	if e, ok := x.sparse[id]; ok {
-		e.view, e.row = view, row
-		x.sparse[id] = e
-	}
 }
 
 func (x *Index) put(id components.NetID, e indexEntry) {

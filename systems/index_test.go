@@ -35,7 +35,7 @@ func TestIndexDenseAndSparse(t *testing.T) {
 }
 
 func TestIndexSparseTombstonesBounded(t *testing.T) {
-	x := NewIndex(0, 4) // everything sparse, 4 tombstones
+	x := NewIndex(-1, 4) // everything sparse, 4 tombstones
 	for id := components.NetID(1); id <= 100; id++ {
 		x.put(id, indexEntry{state: entryLive})
 		x.put(id, indexEntry{state: entryDead, despawnTick: uint32(id)})

@@ -19,17 +19,3 @@ func BenchmarkInterpolate(b *testing.B) {
 		})
 	}
 }
-
-// BenchmarkInterpolatePerEntity is BenchmarkInterpolate as it runs with an
-// arche whose query does not say where an archetype ends: every entity's
-// components fetched through Query.Get, a run of one at a time.
-func BenchmarkInterpolatePerEntity(b *testing.B) {
-	for _, n := range benchCounts {
-		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) {
-			st := newSteady(b, streamConfig(n), newStream(n))
-			k := systemIndex[*systems.Interpolate](b, st.sys)
-			systems.SetPerEntity(st.sys[k].(*systems.Interpolate))
-			timeOps(b, n, func() { st.step(b, k) })
-		})
-	}
-}

@@ -6,10 +6,7 @@ import "github.com/mlange-42/arche/ecs"
 // this many remote entities a frame's Interpolate stays on one goroutine
 // even with Workers > 1, because handing work to another core (waking it,
 // and its cache missing what this core just wrote) costs about what it
-// saves. Measured on a 2-core machine, the whole frame with Interpolate
-// on two workers against one: about 1.0× at 20k entities, 0.92× at 30k,
-// 0.88× at 40k, 0.84× at 50k and 0.78 to 0.79× at 100k (medians of five to
-// seven runs, with Receive on one goroutine).
+// saves (DESIGN.md, "Interpolate on several cores", has the measurements).
 const DefaultParallelMin = 30_000
 
 // MaxWorkers bounds InterpolateConfig.Workers and ReceiveConfig.Workers.
@@ -18,9 +15,9 @@ const MaxWorkers = 64
 // chunksPerWorker and maxChunks: with workers, a frame's entities are cut
 // into chunksPerWorker chunks per goroutine (at most maxChunks, each an
 // arche query of its own), which the goroutines take one after another
-// until none is left. A goroutine that starts late (waking a parked
-// worker takes tens of microseconds, a tenth of a millisecond on a busy
-// VM) or runs slower takes fewer, instead of the frame waiting for it.
+// until none is left. A goroutine that starts late (a parked worker takes
+// a while to wake) or runs slower takes fewer, instead of the frame
+// waiting for it.
 const (
 	chunksPerWorker = 8
 	maxChunks       = 32

@@ -85,43 +85,6 @@ func TestInterpolateWorkersDrawTheSame(t *testing.T) {
 	}
 }
 
-// Interpolate drawing a run of entities at a time, striding through their
-// archetype's columns, draws exactly what it draws fetching every entity's
-// components through the query, with entities spread over several
-// archetypes, on one goroutine and on three.
-func TestInterpolateRunsDrawTheSame(t *testing.T) {
-	for _, workers := range []int{1, 3} {
-		cfg := nsecs.DefaultConfig()
-		cfg.Interpolate.Workers, cfg.Interpolate.ParallelMin = workers, 100
-		each := pipetest.NewRig(t, cfg)
-		systems.SetPerEntity(interpolateOf(t, each))
-		runs := pipetest.NewRig(t, cfg)
-		drawTheSame(t, fmt.Sprintf("runs, Workers=%d", workers), each, runs)
-	}
-}
-
-// Interpolate's fast loop, which draws the common case written out,
-// draws exactly what its general path draws for the same entities: with
-// lags, teleports, outages, late samples and crossings, every frame.
-func TestInterpolateFastLoop(t *testing.T) {
-	cfg := nsecs.DefaultConfig()
-	general := pipetest.NewRig(t, cfg)
-	systems.SetAside(interpolateOf(t, general))
-	fast := pipetest.NewRig(t, cfg)
-	drawTheSame(t, "fast loop", general, fast)
-}
-
-// interpolateOf returns r's Interpolate system.
-func interpolateOf(t *testing.T, r *pipetest.Rig) *systems.Interpolate {
-	for _, s := range r.Pipe.Systems() {
-		if ip, ok := s.(*systems.Interpolate); ok {
-			return ip
-		}
-	}
-	t.Fatal("the pipeline has no Interpolate")
-	return nil
-}
-
 // drawTheSame runs the same varied stream of 3000 entities through the
 // pipelines of rigs a and b, moving entities to other archetypes on the
 // way, and fails t unless both draw every entity the same every frame and

@@ -245,7 +245,6 @@ func TestNewInterpolateRejectsBadConfig(t *testing.T) {
 		func(c *systems.InterpolateConfig) { c.Extrapolation = blend.DampedReturn + 1 },
 		func(c *systems.InterpolateConfig) { c.ExtrapolationLimit = -0.1 },
 		func(c *systems.InterpolateConfig) { c.ExtrapolationLimit = math.Inf(1) },
-		func(c *systems.InterpolateConfig) { c.TeleportDistance = -1 },
 		func(c *systems.InterpolateConfig) { c.TeleportDistance = nan },
 		func(c *systems.InterpolateConfig) { c.MinCorrection = -1 },
 		func(c *systems.InterpolateConfig) { c.MinCorrection = float32(math.Inf(1)) },

@@ -12,7 +12,7 @@ type Kind uint8
 
 const (
 	// Snapshot is an authoritative state of an entity at Tick. By default an
-	// unknown NetID spawns an entity (see ReceiveConfig.SpawnOnFirstSnapshot).
+	// unknown NetID spawns an entity (unless ReceiveConfig.RequireSpawn).
 	Snapshot Kind = iota
 	// Spawn creates the entity with its first state at Tick. A spawn for a
 	// live entity is treated as a snapshot.

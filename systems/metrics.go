@@ -26,7 +26,7 @@ const (
 	// normalise, or a coordinate beyond ReceiveConfig.MaxAbs.
 	RejectInvalid
 	// RejectUnknown: a snapshot for a NetID with no entity, with
-	// SpawnOnFirstSnapshot off. (A despawn for an unknown NetID is accepted:
+	// ReceiveConfig.RequireSpawn. (A despawn for an unknown NetID is accepted:
 	// it leaves a tombstone, so that a spawn it overtook is refused.)
 	RejectUnknown
 	// RejectDespawned: a sample of a life that has ended: at or before the
@@ -46,6 +46,9 @@ const (
 	// RejectOtherPredictor: an authoritative state for a predicted entity
 	// of another Predictor (one with another state type).
 	RejectOtherPredictor
+	// RejectNetID: a snapshot or lifecycle message for NetID 0, which
+	// names no entity (see components.NetID).
+	RejectNetID
 	// NumRejectReasons is the number of reasons, for sizing arrays.
 	NumRejectReasons
 )
@@ -75,6 +78,8 @@ func (r RejectReason) String() string {
 		return "predicted"
 	case RejectOtherPredictor:
 		return "other-predictor"
+	case RejectNetID:
+		return "netid-zero"
 	}
 	return fmt.Sprintf("RejectReason(%d)", uint8(r))
 }

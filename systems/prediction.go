@@ -11,6 +11,7 @@ import (
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/timeline"
 )
 
 // Simulation is the game's deterministic movement code for a predicted
@@ -42,7 +43,7 @@ func (sim *Simulation[S, I]) rotation(s *S) mgl32.Quat {
 		return mgl32.Quat{W: 1}
 	}
 	q := sim.Rotation(s)
-	if n := q.W*q.W + q.V[0]*q.V[0] + q.V[1]*q.V[1] + q.V[2]*q.V[2]; n > 0.99999 && n < 1.00001 {
+	if plainRotation(&q) && !zeroQuat(&q) {
 		return q
 	}
 	if u, ok := blend.Normalize(q); ok {
@@ -51,42 +52,44 @@ func (sim *Simulation[S, I]) rotation(s *S) mgl32.Quat {
 	return mgl32.Quat{W: 1}
 }
 
-// PredictConfig sets up prediction and reconciliation.
+// PredictConfig sets up prediction and reconciliation. A zero field means
+// its default (see [DefaultPredictConfig]). The simulation steps at the
+// pipeline's tick rate (ecs.Config.TickRate, which the clock resource
+// holds): render frames run as many fixed ticks as their time covers, at
+// any frame rate.
 type PredictConfig struct {
-	// TickRate is the local simulation rate in ticks per second, normally
-	// the server's. Render frames run as many fixed ticks as their time
-	// covers, at any frame rate.
-	TickRate float64
 	// MaxTicksPerFrame caps the ticks a single frame may run (the
 	// spiral-of-death guard): time beyond it is dropped and counted in
-	// Metrics.SkippedTicks.
+	// Metrics.SkippedTicks. 8 by default.
 	MaxTicksPerFrame int
 	// InputCapacity is how many unacknowledged inputs may be pending (at
-	// most components.MaxPendingInputs). When it is reached, prediction
-	// pauses, counted in Metrics.InputOverflows, until the server
-	// acknowledges: an input that could not be replayed must not be applied.
+	// most components.MaxPendingInputs; 128 by default). When it is
+	// reached, prediction pauses, counted in Metrics.InputOverflows, until
+	// the server acknowledges: an input that could not be replayed must
+	// not be applied.
 	InputCapacity int
 	// DeadZone: a reconciliation error up to this distance changes nothing
-	// (0.5 units by default).
+	// (0.5 units by default; negative: none, every error is corrected).
 	DeadZone float32
 	// HardCutDistance: an error beyond this distance is not smoothed; the
 	// entity is drawn at the replayed state at once (20 units by default).
 	HardCutDistance float32
-	// InboxCapacity bounds the authoritative states waiting between frames.
+	// InboxCapacity bounds the authoritative states waiting between frames
+	// (1024 by default).
 	InboxCapacity int
 	// MaxAbs bounds every coordinate of a predicted position, authoritative
 	// or stepped: states beyond it are refused (RejectInvalid for
 	// authoritative states; a Step result is discarded and counted in
 	// Metrics.BadSteps), so no distance computed from them can overflow.
+	// 1e9 by default.
 	MaxAbs float32
 }
 
-// DefaultPredictConfig returns the defaults for a simulation at tickRate:
-// at most 8 ticks per frame, 128 pending inputs, a dead zone of 0.5
+// DefaultPredictConfig returns the defaults a zero PredictConfig stands
+// for: at most 8 ticks per frame, 128 pending inputs, a dead zone of 0.5
 // and hard cut beyond 20 units.
-func DefaultPredictConfig(tickRate float64) PredictConfig {
+func DefaultPredictConfig() PredictConfig {
 	return PredictConfig{
-		TickRate:         tickRate,
 		MaxTicksPerFrame: 8,
 		InputCapacity:    128,
 		DeadZone:         0.5,
@@ -96,21 +99,33 @@ func DefaultPredictConfig(tickRate float64) PredictConfig {
 	}
 }
 
-// Validate reports the first setting that is out of range.
+// WithDefaults returns cfg with every zero field set to its default.
+func (cfg PredictConfig) WithDefaults() PredictConfig {
+	d := DefaultPredictConfig()
+	cfg.MaxTicksPerFrame = or(cfg.MaxTicksPerFrame, d.MaxTicksPerFrame)
+	cfg.InputCapacity = or(cfg.InputCapacity, d.InputCapacity)
+	cfg.DeadZone = or(cfg.DeadZone, d.DeadZone)
+	cfg.HardCutDistance = or(cfg.HardCutDistance, d.HardCutDistance)
+	cfg.InboxCapacity = or(cfg.InboxCapacity, d.InboxCapacity)
+	cfg.MaxAbs = or(cfg.MaxAbs, d.MaxAbs)
+	return cfg
+}
+
+// Validate reports the first setting that is out of range, its defaults
+// filled in first.
 func (cfg *PredictConfig) Validate() error {
+	d := cfg.WithDefaults()
 	switch {
-	case !(cfg.TickRate > 0) || math.IsInf(cfg.TickRate, 0):
-		return fmt.Errorf("systems: PredictConfig.TickRate must be positive ticks per second, got %v", cfg.TickRate)
-	case cfg.MaxTicksPerFrame <= 0:
-		return fmt.Errorf("systems: PredictConfig.MaxTicksPerFrame must be positive, got %d", cfg.MaxTicksPerFrame)
-	case cfg.InputCapacity <= 0 || cfg.InputCapacity > c.MaxPendingInputs:
-		return fmt.Errorf("systems: PredictConfig.InputCapacity must be in [1, %d], got %d", c.MaxPendingInputs, cfg.InputCapacity)
-	case !(cfg.DeadZone >= 0) || !(cfg.HardCutDistance > cfg.DeadZone) || math.IsInf(float64(cfg.HardCutDistance), 0):
-		return fmt.Errorf("systems: PredictConfig needs 0 <= DeadZone < HardCutDistance (finite), got %v and %v", cfg.DeadZone, cfg.HardCutDistance)
-	case cfg.InboxCapacity <= 0:
-		return fmt.Errorf("systems: PredictConfig.InboxCapacity must be positive, got %d", cfg.InboxCapacity)
-	case !(cfg.MaxAbs > 0 && cfg.MaxAbs <= 1e15):
-		return fmt.Errorf("systems: PredictConfig.MaxAbs must be in (0, 1e15] so that no distance can overflow, got %v", cfg.MaxAbs)
+	case d.MaxTicksPerFrame < 0:
+		return fmt.Errorf("systems: PredictConfig.MaxTicksPerFrame must be positive, got %d: leave it zero for 8", cfg.MaxTicksPerFrame)
+	case d.InputCapacity < 0 || d.InputCapacity > c.MaxPendingInputs:
+		return fmt.Errorf("systems: PredictConfig.InputCapacity must be in [1, %d], got %d: leave it zero for 128", c.MaxPendingInputs, cfg.InputCapacity)
+	case !(d.HardCutDistance > max(d.DeadZone, 0)) || math.IsInf(float64(d.HardCutDistance), 0) || math.IsNaN(float64(d.DeadZone)):
+		return fmt.Errorf("systems: PredictConfig.HardCutDistance (%v) must be finite and beyond DeadZone (%v): leave both zero for 20 and 0.5", cfg.HardCutDistance, cfg.DeadZone)
+	case d.InboxCapacity < 0:
+		return fmt.Errorf("systems: PredictConfig.InboxCapacity must be positive, got %d: leave it zero for 1024", cfg.InboxCapacity)
+	case !(d.MaxAbs > 0 && d.MaxAbs <= 1e15):
+		return fmt.Errorf("systems: PredictConfig.MaxAbs must be in (0, 1e15] so that no distance can overflow, got %v: leave it zero for 1e9", cfg.MaxAbs)
 	}
 	return nil
 }
@@ -192,7 +207,7 @@ func (out *InputOutbox[I]) Drain(spare []SentInput[I]) []SentInput[I] {
 
 // fixedTick is the accumulator shared by Reconcile and Predict.
 type fixedTick struct {
-	dt    float64 // seconds per tick
+	dt    float64 // seconds per tick, from the clock's tick rate at Initialize
 	acc   float64 // time not yet simulated, [0, dt)
 	alpha float32 // acc/dt: where between Previous and Current a frame is drawn
 	tick  uint64
@@ -225,10 +240,10 @@ func NewPredictor[S, I any](sim Simulation[S, I], cfg PredictConfig) (*Predictor
 	if err := errors.Join(sim.validate(), cfg.Validate()); err != nil {
 		return nil, err
 	}
+	cfg = cfg.WithDefaults()
 	p := &Predictor[S, I]{
 		sim:    sim,
 		cfg:    cfg,
-		ticks:  fixedTick{dt: 1 / cfg.TickRate},
 		inbox:  &AuthInbox[S]{q: queue[Authoritative[S]]{capacity: cfg.InboxCapacity}},
 		outbox: &InputOutbox[I]{q: queue[SentInput[I]]{capacity: cfg.InboxCapacity * 4}},
 	}
@@ -259,13 +274,16 @@ func (p *Predictor[S, I]) Ticks() uint64 { return p.ticks.tick }
 
 // Spawn creates the predicted entity id, starting at state, and registers
 // it in the world's NetID index. Call it on the world's goroutine, outside
-// queries. It returns an error if id is already in use.
+// queries. It returns an error if id is 0 (no entity) or already in use.
 //
 // To stop predicting it (the player left, or the server gave the client
 // another entity), remove the entity with w.RemoveEntity: the index
 // forgets id as soon as anything names it again, and id may be spawned
 // again, predicted or as a remote entity.
 func (p *Predictor[S, I]) Spawn(w *ecs.World, id c.NetID, state S) (ecs.Entity, error) {
+	if id == 0 {
+		return ecs.Entity{}, fmt.Errorf("systems: NetID 0 names no entity: spawn the player under the NetID the server gave it")
+	}
 	index := mustResource[Index](w)
 	if e, ok := index.Lookup(id); ok && w.Alive(e) {
 		return ecs.Entity{}, fmt.Errorf("systems: NetID %d is already in use by a live entity", id)
@@ -347,6 +365,7 @@ func (s *Predict[S, I]) Initialize(w *ecs.World) {
 	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
 	s.signals = mustResource[Signals](w)
+	s.p.ticks.dt = 1 / mustResource[timeline.Clock](w).TickRate()
 	s.filter = generic.NewFilter7[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID, c.Correction]().
 		With(generic.T[c.Predicted]())
 	s.filter.Register(w)
@@ -380,8 +399,8 @@ func (s *Predict[S, I]) Update(w *ecs.World) {
 	for q.Next() {
 		st, _, _, _, render, _, corr := q.Get()
 		if !corr.IsZero() {
-			s.signals.Corrections++ // Smooth and Snap must look at it
-			s.signals.MaxCorrectionSq = max(s.signals.MaxCorrectionSq, blend.LenSq(&corr.Pos))
+			s.signals.corrections++ // Smooth and Snap must look at it
+			s.signals.maxCorrectionSq = max(s.signals.maxCorrectionSq, blend.LenSq(&corr.Pos))
 		}
 		render.Pos, render.Rot = s.p.drawn(st, t.alpha)
 		render.Flags = c.Visible

@@ -205,7 +205,7 @@ func TestPredictionSteadyStateDoesNotAllocate(t *testing.T) {
 }
 
 func TestNewPredictorRejectsBadSetup(t *testing.T) {
-	good := systems.DefaultPredictConfig(60)
+	good := systems.DefaultPredictConfig()
 	for name, sim := range map[string]systems.Simulation[player, move]{
 		"no Step":     {Position: playerSim.Position},
 		"no Position": {Step: stepPlayer},
@@ -215,15 +215,13 @@ func TestNewPredictorRejectsBadSetup(t *testing.T) {
 		}
 	}
 	for _, mutate := range []func(*systems.PredictConfig){
-		func(c *systems.PredictConfig) { c.TickRate = 0 },
-		func(c *systems.PredictConfig) { c.TickRate = math.Inf(1) },
-		func(c *systems.PredictConfig) { c.MaxTicksPerFrame = 0 },
-		func(c *systems.PredictConfig) { c.InputCapacity = 0 },
+		func(c *systems.PredictConfig) { c.MaxTicksPerFrame = -1 },
+		func(c *systems.PredictConfig) { c.InputCapacity = -1 },
 		func(c *systems.PredictConfig) { c.InputCapacity = components.MaxPendingInputs + 1 },
-		func(c *systems.PredictConfig) { c.DeadZone = -1 },
 		func(c *systems.PredictConfig) { c.HardCutDistance = c.DeadZone },
 		func(c *systems.PredictConfig) { c.HardCutDistance = float32(math.Inf(1)) },
-		func(c *systems.PredictConfig) { c.InboxCapacity = 0 },
+		func(c *systems.PredictConfig) { c.InboxCapacity = -1 },
+		func(c *systems.PredictConfig) { c.MaxAbs = -1 },
 	} {
 		cfg := good
 		mutate(&cfg)
@@ -233,5 +231,8 @@ func TestNewPredictorRejectsBadSetup(t *testing.T) {
 	}
 	if _, err := systems.NewPredictor(playerSim, good); err != nil {
 		t.Fatalf("the defaults: %v", err)
+	}
+	if _, err := systems.NewPredictor(playerSim, systems.PredictConfig{}); err != nil {
+		t.Fatalf("a zero config: %v", err)
 	}
 }

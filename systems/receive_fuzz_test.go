@@ -212,27 +212,23 @@ func TestCommonPathAcrossGrowth(t *testing.T) {
 			}
 		}
 		a, b := newRig(t, cfg), newRig(t, cfg)
-		for _, s := range b.Pipe.Systems() {
-			if rcv, ok := s.(*systems.Receive); ok {
-				systems.SetGeneralOnly(rcv, true)
-			}
-		}
-		const n = 1100
+		generalOnly(b)
+		const n, first = 1100, 1100
 		for _, r := range []*rig{a, b} {
-			r.Push(snap(0, 1000, 0))
+			r.Push(snap(first, 1000, 0))
 			r.Frame(1.0 / 60)
 			for id := components.NetID(1); id < n; id++ {
 				// A new entity, then newer samples of an older one and
 				// of the first.
-				r.Push(snap(id, 1000, float32(id)), snap(id/2, 1001+uint32(id%2), float32(id)), snap(0, 1001+uint32(id)*8/n, float32(-int(id))))
+				r.Push(snap(id, 1000, float32(id)), snap(max(id/2, 1), 1001+uint32(id%2), float32(id)), snap(first, 1001+uint32(id)*8/n, float32(-int(id))))
 			}
 			r.Frame(1.0 / 60)
 		}
-		sameStateN(t, a, b, n)
-		// Every sample of entity 0 but the first of each tick replaced
-		// the one before.
-		if ring := a.Ring(0); ring.Newest().Tick != 1008 || ring.Newest().Pos[0] != -(n-1) || a.Pipe.Metrics().Replaced == 0 {
-			t.Fatalf("own components %v: entity 0's newest sample is %+v, want tick 1008 at x %d", own, *ring.Newest(), -(n - 1))
+		sameStateN(t, a, b, n+1)
+		// Every sample of the first entity but the first of each tick
+		// replaced the one before.
+		if ring := a.Ring(first); ring.Newest().Tick != 1008 || ring.Newest().Pos[0] != -(n-1) || a.Pipe.Metrics().Replaced == 0 {
+			t.Fatalf("own components %v: the first entity's newest sample is %+v, want tick 1008 at x %d", own, *ring.Newest(), -(n - 1))
 		}
 	}
 }
@@ -263,11 +259,7 @@ func commonPath(t *testing.T, data []byte) {
 		}
 	}
 	a, b := newRig(t, cfg), newRig(t, cfg)
-	for _, s := range b.Pipe.Systems() {
-		if rcv, ok := s.(*systems.Receive); ok {
-			systems.SetGeneralOnly(rcv, true)
-		}
-	}
+	generalOnly(b)
 	cfg.Receive.Workers, cfg.Receive.ParallelMin = 2+int(setup>>1&1), 1
 	c := newRig(t, cfg)
 	defer c.Pipe.Finalize()
@@ -382,15 +374,8 @@ func gameChange(r *rig, id components.NetID, what byte) {
 // path. No fuzzed stream changes the timeline, so this test does.
 func TestCommonPathAfterTrim(t *testing.T) {
 	a, b := newRig(t, nsecs.DefaultConfig()), newRig(t, nsecs.DefaultConfig())
-	receives := map[*rig]*systems.Receive{}
-	for _, r := range []*rig{a, b} {
-		for _, s := range r.Pipe.Systems() {
-			if rcv, ok := s.(*systems.Receive); ok {
-				receives[r] = rcv
-			}
-		}
-	}
-	systems.SetGeneralOnly(receives[b], true)
+	receives := map[*rig]*systems.Receive{a: a.Receive(), b: b.Receive()}
+	generalOnly(b)
 	for tick := uint32(1000); tick < 1060; tick++ {
 		for _, r := range []*rig{a, b} {
 			r.Push(snap(1, tick, float32(tick)))

@@ -28,7 +28,7 @@ func TestPlainNumbersAgreesWithValues(t *testing.T) {
 				msg.Vel[coord-3] = x
 			}
 			want := float32(math.Abs(float64(x))) <= lim
-			if got := plainNumbers(&msg, lim); got != want {
+			if got := plainNumbers(&msg, pairBound(lim)); got != want {
 				t.Errorf("coordinate %d = %v: plainNumbers %v, want %v", coord, x, got, want)
 			}
 		}
@@ -50,7 +50,7 @@ func TestPlainNumbersAgreesWithValues(t *testing.T) {
 		{mgl32.Quat{W: 1, V: mgl32.Vec3{nan, 0, 0}}, false},
 	} {
 		msg := Message{Rot: c.rot}
-		if got := plainNumbers(&msg, lim); got != c.want {
+		if got := plainNumbers(&msg, pairBound(lim)); got != c.want {
 			t.Errorf("rotation %v: plainNumbers %v, want %v", c.rot, got, c.want)
 		}
 	}

@@ -11,12 +11,8 @@ import (
 // DefaultReceiveParallelMin is the default ReceiveConfig.ParallelMin: a
 // frame that brings fewer messages than this stores them on the world's
 // goroutine alone even with Workers > 1, since waking another core, and
-// every goroutine reading every message, cost about what the split saves.
-// Measured on a 2-core machine, whole frames with Receive on two
-// goroutines (Interpolate on two as well) against Interpolate alone on
-// two: about 0.91× at 20k entities, 0.97× at 30k, 0.86× at 50k and 1.0× at
-// 70k; 0.85× at 100k (medians of five to eight runs). Storing alone, on
-// frames that only receive, was slower on two goroutines below 50k.
+// every goroutine reading every message, cost about what the split saves
+// (DESIGN.md, "Receive on several cores", has the measurements).
 const DefaultReceiveParallelMin = 30_000
 
 // Receive on several goroutines (ReceiveConfig.Workers > 1).
@@ -25,9 +21,11 @@ const DefaultReceiveParallelMin = 30_000
 // (see shareSplit), so that entities sent together are stored by one
 // goroutine (their spans and ring slots lie side by side). Each goroutine
 // reads every message, in order, and stores the ones of its share that the
-// shortcut would store, exactly as it would. A message it cannot store so
-// (any other kind, a number out of range, an unknown or new entity, an
-// older tick) it holds for the world's goroutine, and so every later
+// shortcut would store, exactly as it would (plainNumbers, appendable,
+// appendNewest). A message it cannot store so (any other kind, a number
+// out of range, an unknown or new entity, an entity the game took a
+// component from, an older tick) it holds for the world's goroutine, and
+// so every later
 // message of that entity (the entity's span is marked SpanHeld), so that
 // each entity's messages are still applied in order. Messages of different
 // entities touch nothing in common but sums, which each share keeps for
@@ -36,8 +34,8 @@ const DefaultReceiveParallelMin = 30_000
 // change what later snapshots mean, are followed by every goroutine as they
 // read past them. Meanwhile no entity is created, removed or moved, and
 // each goroutine writes only the spans and ring slots of its own share's
-// entities (the NetID index and Receive's views of the world's storage,
-// built before they start, are only read).
+// entities; the NetID index and the world's entity tables (World.Alive,
+// World.GetUnchecked) are only read.
 // Afterwards the world's goroutine applies the held messages in order
 // through the general path (creating and removing entities, calling
 // OnSpawn) and tells Arrivals every message's tick in order. The result is
@@ -101,22 +99,17 @@ func (s *shareSplit) of(id c.NetID) int {
 }
 
 // receiveShare is what one share of a frame's messages leaves behind: the
-// messages held for the world's goroutine (ascending indices), its sums,
-// and for share 0 the frame's runs of equal ticks as if every message was
-// stored (which they are when nothing is held).
+// messages held for the world's goroutine (ascending indices), what it
+// stored and counted, and for share 0 the frame's runs of equal ticks as
+// if every message was stored (which they are when nothing is held).
 type receiveShare struct {
-	held      []int32
-	runs      []arrivalRun
-	waits     []float64
-	occupancy [c.RingCapacity + 1]int32
-	accepted  uint64
-	evicted   uint64
-	_         [64]byte // no false sharing between the goroutines' shares
+	held []int32
+	runs []arrivalRun
+	st   storing
 }
 
 // parallelReceive is Receive's state for frames stored on several
-// goroutines; the messages are set only while a frame runs (the shares
-// reach the world's storage through Receive's views).
+// goroutines; the messages are set only while a frame runs.
 type parallelReceive struct {
 	workers *workerPool
 	shares  []receiveShare
@@ -124,6 +117,7 @@ type parallelReceive struct {
 	held    []int32      // every share's held messages, merged
 	split   shareSplit
 	msgs    []Message
+	world   *ecs.World
 }
 
 func (r *Receive) stopWorkers() {
@@ -140,25 +134,16 @@ func (r *Receive) storeShared(w *ecs.World, msgs []Message) {
 		p.workers = newWorkerPool(r, k-1)
 		p.shares = make([]receiveShare, k)
 	}
-	p.msgs = msgs
-	r.views.refresh(w, &r.cols) // the shares read them
+	p.msgs, p.world = msgs, w
 	p.split.cut(msgs, k)
 	p.next.Store(0)
 	p.workers.run(r)
-	p.msgs = nil
+	p.msgs, p.world = nil, nil
 
-	m := r.metrics
 	p.held = p.held[:0]
 	for j := range p.shares {
 		sh := &p.shares[j]
-		m.Accepted += sh.accepted
-		m.Evicted += sh.evicted
-		for b, d := range sh.occupancy {
-			m.Occupancy[b] += int(d)
-		}
-		for _, wait := range sh.waits {
-			r.arrivals.Wait(wait)
-		}
+		sh.st.publish(r.metrics, r.arrivals)
 		p.held = append(p.held, sh.held...)
 	}
 	if len(p.held) == 0 {
@@ -188,10 +173,7 @@ func (r *Receive) applyHeld(w *ecs.World, msgs []Message, held []int32) {
 		r.arrivals.observedRun(run)
 		run = arrivalRun{}
 		r.release(w, msg.NetID)
-		r.at = i
-		if out := r.handle(w, msg); out != notEvidence {
-			r.arrivals.Observed(msg.Tick, out == fresh)
-		}
+		r.handleAt(w, msgs, i)
 	}
 	r.arrivals.observedRun(run)
 }
@@ -204,6 +186,13 @@ func (r *Receive) release(w *ecs.World, id c.NetID) {
 		span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
 		span.Flags &^= c.SpanHeld
 	}
+}
+
+// hasRemoteComponents reports whether live entity e has every component Receive
+// creates remote entities with.
+func (r *Receive) hasRemoteComponents(w *ecs.World, e ecs.Entity) bool {
+	mask := w.Mask(e)
+	return mask.Contains(&r.remoteMask)
 }
 
 // trim drops the goroutines' buffers that a flood made far larger than
@@ -220,8 +209,8 @@ func (p *parallelReceive) trim(bound int) {
 		if cap(sh.runs) > bound {
 			sh.runs = nil
 		}
-		if cap(sh.waits) > bound {
-			sh.waits = nil
+		if cap(sh.st.waits) > bound {
+			sh.st.waits = nil
 		}
 	}
 }
@@ -239,24 +228,21 @@ func (r *Receive) runShares() {
 	}
 }
 
-// storeShare stores the messages of share j that the shortcut would store,
-// as it would, and holds the others (see "Receive on several goroutines").
-// Its loop repeats the shortcut's rather than sharing one with it: one
-// loop for both, handing the shortcut's declined messages back from it,
-// measured about 0.7 ns per snapshot slower at 100k (1.8 ns with handle
-// called inside it).
+// storeShare stores the messages of share j that the shortcut would
+// store, as it would (plainNumbers, appendable, appendNewest), and holds
+// the others (see "Receive on several goroutines"). It follows every
+// Complete marker as it reads past it, so that appendNewest sees the
+// markers one goroutine would.
 func (r *Receive) storeShare(j int) {
 	p := &r.par
-	msgs, sh := p.msgs, &p.shares[j]
+	msgs, sh, w := p.msgs, &p.shares[j], p.world
 	split := &p.split
-	lim, futureLimit := pairBound(r.cfg.MaxAbs), r.futureLimit
-	complete := r.complete
-	views := r.views.views
-	var accepted, evicted uint64
+	st := &sh.st
+	st.reset(r.alone.complete, r.alone.sampled)
+	bound, futureLimit, spanID := r.bound, r.futureLimit, r.cols.span
 	var run arrivalRun
 	var spare indexEntry
-	sh.held, sh.runs, sh.waits = sh.held[:0], sh.runs[:0], sh.waits[:0]
-	sh.occupancy = [c.RingCapacity + 1]int32{}
+	sh.held, sh.runs = sh.held[:0], sh.runs[:0]
 	for i := range msgs {
 		msg := &msgs[i]
 		if j == 0 {
@@ -265,10 +251,10 @@ func (r *Receive) storeShare(j int) {
 			}
 		}
 		if msg.Kind == Complete {
-			// Every share follows the markers; share 0 holds them, for
-			// the world's goroutine to note and count.
+			// Share 0 holds the markers, for the world's goroutine to
+			// note and count.
 			if float64(msg.Tick) <= futureLimit {
-				complete.note(msg.Tick)
+				st.complete.note(msg.Tick)
 			}
 			if j == 0 {
 				sh.held = append(sh.held, int32(i))
@@ -279,48 +265,22 @@ func (r *Receive) storeShare(j int) {
 			continue
 		}
 		entry := r.index.entry(msg.NetID, &spare)
-		if entry.state != entryLive || int(entry.view) >= len(views) {
-			sh.held = append(sh.held, int32(i)) // a new entity, or none to store into
-			continue
-		}
-		view := &views[entry.view]
-		if entry.row >= view.n || view.entityAt(entry.row) != entry.entity {
-			// Not where it was last found (or gone, or its Span taken
-			// away by the game): the world's goroutine finds it, or
-			// fails to as on one goroutine.
+		if entry.state != entryLive || !w.Alive(entry.entity) || !r.hasRemoteComponents(w, entry.entity) {
+			// A new entity, one the game removed, or one the game took a
+			// component from, which the world's goroutine finds or fails
+			// to store into (a recoverable panic there, never here).
 			sh.held = append(sh.held, int32(i))
 			continue
 		}
-		span := view.spanAt(entry.row)
-		head := &span.Ring
-		newest, ok := head.NewestTick()
-		if span.Flags&c.SpanHeld != 0 || msg.Kind != Snapshot || !withinBoth(msg, lim) ||
-			!unitOrNone(&msg.Rot) || float64(msg.Tick) > futureLimit || msg.Tick < entry.bornTick ||
-			!ok || msg.Tick <= newest || span.Stale(msg.Tick) || complete.unchangedUntil(newest, msg.Tick) != newest {
+		span := (*c.Span)(w.GetUnchecked(entry.entity, spanID))
+		if span.Flags&c.SpanHeld != 0 || !withinBoth(msg, bound) || !plainRotation(&msg.Rot) || !appendable(span, msg, futureLimit) {
 			span.Flags |= c.SpanHeld
 			sh.held = append(sh.held, int32(i))
 			continue
 		}
-		// The shortcut's store, written out.
-		slot := view.slotAt(entry.row, head.Phys(head.Len()))
-		before := head.Len()
-		noteNewest(span)
-		if _, ev := head.Append(msg.Tick); ev {
-			evicted++
-		}
-		fillNewest(slot, msg, zeroQuat(&msg.Rot))
-		if r.sampledAt(i) {
-			sh.waits = append(sh.waits, r.wait(span, newest))
-		}
-		r.measureInterval(span, newest, msg.Tick)
-		accepted++
-		if after := head.Len(); after != before {
-			sh.occupancy[before]--
-			sh.occupancy[after]++
-		}
+		r.appendNewest(st, w, entry.entity, span, msg, &msg.Rot, 0, i)
 	}
 	if run.n > 0 && j == 0 {
 		sh.runs = append(sh.runs, run)
 	}
-	sh.accepted, sh.evicted = accepted, evicted
 }

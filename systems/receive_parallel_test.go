@@ -278,7 +278,7 @@ func driveWorkers(t *testing.T, src byteSource, k int, steps int, o driveOpts) {
 	cfg.Receive.Tombstones = 3
 	cfg.Receive.MaxEntities = 12 + int(setup>>1&7)
 	if setup&0x10 != 0 {
-		cfg.Receive.SpawnOnFirstSnapshot = false
+		cfg.Receive.RequireSpawn = true
 	}
 	if setup&0x20 != 0 {
 		cfg.InboxCapacity = 40

@@ -93,7 +93,7 @@ func TestNonFiniteAndInvalidRejected(t *testing.T) {
 
 func TestUnknownEntities(t *testing.T) {
 	cfg := cfgAt(20, 2)
-	cfg.Receive.SpawnOnFirstSnapshot = false
+	cfg.Receive.RequireSpawn = true
 	r := newRig(t, cfg)
 	r.Push(
 		systems.Message{Kind: systems.Despawn, NetID: 9, Tick: 3}, // despawn of an unknown entity
@@ -189,7 +189,7 @@ func TestEntityLimitAndInboxCapacity(t *testing.T) {
 // removed at its despawn tick.
 func TestRespawnDuringDespawnWindow(t *testing.T) {
 	cfg := cfgAt(20, 4)
-	cfg.Receive.SpawnOnFirstSnapshot = false
+	cfg.Receive.RequireSpawn = true
 	r := newRig(t, cfg)
 	r.Push(systems.Message{Kind: systems.Spawn, NetID: 1, Tick: 100})
 	for tick := uint32(101); tick <= 110; tick++ {
@@ -314,14 +314,14 @@ func TestRotationNormalised(t *testing.T) {
 
 func TestNewReceiveRejectsBadConfig(t *testing.T) {
 	for _, mutate := range []func(*systems.ReceiveConfig){
-		func(c *systems.ReceiveConfig) { c.MaxEntities = 0 },
-		func(c *systems.ReceiveConfig) { c.MaxFuture = 0 },
+		func(c *systems.ReceiveConfig) { c.MaxEntities = -1 },
+		func(c *systems.ReceiveConfig) { c.MaxFuture = -1 },
 		func(c *systems.ReceiveConfig) { c.MaxFuture = math.Inf(1) },
-		func(c *systems.ReceiveConfig) { c.MaxAbs = 0 },
+		func(c *systems.ReceiveConfig) { c.MaxAbs = -1 },
 		func(c *systems.ReceiveConfig) { c.MaxAbs = 1e16 },
 		func(c *systems.ReceiveConfig) { c.MaxAbs = float32(math.NaN()) },
-		func(c *systems.ReceiveConfig) { c.DenseIDs = -1 },
 		func(c *systems.ReceiveConfig) { c.Tombstones = -1 },
+		func(c *systems.ReceiveConfig) { c.Workers = -1 },
 	} {
 		cfg := systems.DefaultReceiveConfig()
 		mutate(&cfg)
@@ -358,62 +358,48 @@ func TestZeroRotationIsIdentity(t *testing.T) {
 	}
 }
 
-// TestShortcutFollowsMovedRows: the shortcut finds each entity at the row
-// where Receive last found it, and a row that changed (or was never
-// learned) sends the entity's next snapshot the general way, once. The game removes one remote entity
-// itself (the last of the archetype moves into its row) and gives another
-// a component of its own (it moves to another archetype).
-func TestShortcutFollowsMovedRows(t *testing.T) {
+// TestShortcutTakesTheCommonCase: the shortcut stores every snapshot of
+// a live entity newer than its samples, wherever the entity is in the
+// world: after the game removed one remote entity itself (the last of
+// its archetype moves into its row) and gave another a component of its
+// own (it moves to another archetype). A first snapshot, which spawns,
+// and one of an entity the game removed go the general way.
+func TestShortcutTakesTheCommonCase(t *testing.T) {
 	r := newRig(t, nsecs.DefaultConfig())
-	var receive *systems.Receive
-	for _, s := range r.Pipe.Systems() {
-		if rcv, ok := s.(*systems.Receive); ok {
-			receive = rcv
-		}
-	}
+	var stored int
+	countShortcut(r, &stored)
 	const n = 100
 	tick := uint32(1000)
-	frame := func() uint64 {
+	frame := func() int {
 		t.Helper()
-		before := systems.Shortcuts(receive)
-		for id := range components.NetID(n) {
+		before := stored
+		for id := range netIDs(n) {
 			r.Push(snap(id, tick, float32(id)))
 		}
 		tick++
 		r.Frame(1.0 / 20)
-		for id := range components.NetID(n) {
+		for id := range netIDs(n) {
 			if got := r.Ring(id).Newest(); got.Tick != tick-1 || got.Pos[0] != float32(id) {
 				t.Fatalf("NetID %d: newest sample %+v, want tick %d at x %d", id, *got, tick-1, id)
 			}
 		}
-		return systems.Shortcuts(receive) - before
+		return stored - before
 	}
 	if got := frame(); got != 0 {
 		t.Fatalf("first frame: the shortcut stored %d first samples, want none (each spawns)", got)
 	}
-	// A spawn drops the views (the archetype may have moved), so a new
-	// entity's row is learned from its second snapshot, the general way:
-	// all but NetID 0, whose zero index entry names the row it is in.
-	if got := frame(); got != 1 {
-		t.Fatalf("second frame: the shortcut stored %d, want 1", got)
-	}
 	if got := frame(); got != n {
-		t.Fatalf("third frame: the shortcut stored %d, want all %d", got, n)
+		t.Fatalf("second frame: the shortcut stored %d, want all %d", got, n)
 	}
 	removed, _ := r.Pipe.Lookup(10)
 	r.World.RemoveEntity(removed)
 	moved, _ := r.Pipe.Lookup(20)
 	r.World.Add(moved, ecs.ComponentID[ownTag](&r.World))
-	// NetID 10 spawns again; 99 took 10's row, 20 is in another
-	// archetype and 98 took its row: four the general way.
-	if got := frame(); got != n-4 {
-		t.Fatalf("after the game's changes: the shortcut stored %d, want %d", got, n-4)
-	}
-	// The new NetID 10's row is learned from its second snapshot.
+	// NetID 10 spawns again, the general way.
 	if got := frame(); got != n-1 {
-		t.Fatalf("the frame after: the shortcut stored %d, want %d", got, n-1)
+		t.Fatalf("after the game's changes: the shortcut stored %d, want %d", got, n-1)
 	}
 	if got := frame(); got != n {
-		t.Fatalf("the frame after that: the shortcut stored %d, want all %d", got, n)
+		t.Fatalf("the frame after: the shortcut stored %d, want all %d", got, n)
 	}
 }

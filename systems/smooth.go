@@ -11,19 +11,21 @@ import (
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
-// SmoothConfig sets up the [Smooth] system.
+// SmoothConfig sets up the [Smooth] system. A zero field means its
+// default (see [DefaultSmoothConfig]).
 type SmoothConfig struct {
 	// PerTick is the fraction of the remaining correction closed every
-	// server tick (0.5 closes half the gap per tick; 1 draws the target at
-	// once). Smooth converts it with the pipeline's tick rate into a decay
-	// per second, so the result does not depend on the frame rate: after t
-	// seconds a fraction (1-PerTick)^(t*TickRate) remains.
+	// server tick (0.5, the default, closes half the gap per tick; 1 draws
+	// the target at once). Smooth converts it with the pipeline's tick
+	// rate into a decay per second, so the result does not depend on the
+	// frame rate: after t seconds a fraction (1-PerTick)^(t*TickRate)
+	// remains.
 	PerTick float64
 	// Epsilon is the position offset, in world units, below which a
-	// correction is considered finished and cleared.
+	// correction is considered finished and cleared; 0.001 by default.
 	Epsilon float32
 	// RotEpsilon is the rotation offset, in radians, below which a rotation
-	// correction is cleared.
+	// correction is cleared; 0.0001 by default.
 	RotEpsilon float32
 }
 
@@ -41,21 +43,32 @@ func RateFromAlpha(alpha, tickRate float64) float64 {
 	return -math.Log(1-alpha) * tickRate
 }
 
-// DefaultSmoothConfig returns the defaults: half of the remaining
-// correction closed per tick (a half-life of one tick, 50 ms at 20 Hz, as
-// a typical reconciliation smoothing factor), cleared below 0.001 units and
-// 0.0001 rad.
+// DefaultSmoothConfig returns the defaults a zero SmoothConfig stands
+// for: half of the remaining correction closed per tick (a half-life of
+// one tick, 50 ms at 20 Hz, as a typical reconciliation smoothing factor),
+// cleared below 0.001 units and 0.0001 rad.
 func DefaultSmoothConfig() SmoothConfig {
 	return SmoothConfig{PerTick: 0.5, Epsilon: 1e-3, RotEpsilon: 1e-4}
 }
 
-// Validate reports the first setting that is out of range.
+// WithDefaults returns cfg with every zero field set to its default.
+func (cfg SmoothConfig) WithDefaults() SmoothConfig {
+	d := DefaultSmoothConfig()
+	cfg.PerTick = or(cfg.PerTick, d.PerTick)
+	cfg.Epsilon = or(cfg.Epsilon, d.Epsilon)
+	cfg.RotEpsilon = or(cfg.RotEpsilon, d.RotEpsilon)
+	return cfg
+}
+
+// Validate reports the first setting that is out of range, its defaults
+// filled in first.
 func (cfg *SmoothConfig) Validate() error {
+	d := cfg.WithDefaults()
 	switch {
-	case !(cfg.PerTick > 0 && cfg.PerTick <= 1):
-		return fmt.Errorf("systems: SmoothConfig.PerTick must be a fraction in (0, 1], got %v", cfg.PerTick)
-	case !(cfg.Epsilon >= 0) || !(cfg.RotEpsilon >= 0):
-		return fmt.Errorf("systems: SmoothConfig epsilons must be non-negative")
+	case !(d.PerTick > 0 && d.PerTick <= 1):
+		return fmt.Errorf("systems: SmoothConfig.PerTick must be a fraction in (0, 1], got %v: leave it zero for 0.5", cfg.PerTick)
+	case !(d.Epsilon > 0) || !(d.RotEpsilon > 0):
+		return fmt.Errorf("systems: SmoothConfig.Epsilon and RotEpsilon must be positive, got %v and %v: leave them zero for the defaults", cfg.Epsilon, cfg.RotEpsilon)
 	}
 	return nil
 }
@@ -85,7 +98,7 @@ func NewSmooth(cfg SmoothConfig) (*Smooth, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Smooth{cfg: cfg}, nil
+	return &Smooth{cfg: cfg.WithDefaults()}, nil
 }
 
 // Initialize implements the arche-model System interface.
@@ -114,7 +127,7 @@ func (s *Smooth) Decay(dt float64) float32 {
 
 // Update implements the arche-model System interface.
 func (s *Smooth) Update(w *ecs.World) {
-	if s.signals.Corrections == 0 {
+	if s.signals.corrections == 0 {
 		s.metrics.ActiveCorrections = 0
 		return // nothing drawn this frame has a correction
 	}

@@ -166,7 +166,7 @@ func TestRateFromAlpha(t *testing.T) {
 
 func TestNewSmoothRejectsBadConfig(t *testing.T) {
 	for _, cfg := range []systems.SmoothConfig{
-		{PerTick: 0, Epsilon: 1e-3, RotEpsilon: 1e-4},
+		{PerTick: -0.5, Epsilon: 1e-3, RotEpsilon: 1e-4},
 		{PerTick: 1.5, Epsilon: 1e-3, RotEpsilon: 1e-4},
 		{PerTick: math.NaN(), Epsilon: 1e-3, RotEpsilon: 1e-4},
 		{PerTick: 0.5, Epsilon: -1, RotEpsilon: 1e-4},

@@ -13,23 +13,31 @@ import (
 
 var zero3 mgl32.Vec3
 
-// SnapConfig sets up the [Snap] system.
+// SnapConfig sets up the [Snap] system. A zero field means its default.
 type SnapConfig struct {
 	// Distance: when what would be drawn is further than this from the
 	// target (the correction is longer than Distance), draw the target and
 	// drop the correction: gliding that far would look like a slide, not a
-	// correction. Zero disables distance snapping.
+	// correction. 20 world units by default; negative: never snap for
+	// distance (teleports still snap).
 	Distance float32
 }
 
-// DefaultSnapConfig returns a snap distance of 20 world units: a
-// correction that large would read as a slide, not a correction.
+// DefaultSnapConfig returns the default a zero SnapConfig stands for: a
+// snap distance of 20 world units, since a correction that large would
+// read as a slide, not a correction.
 func DefaultSnapConfig() SnapConfig { return SnapConfig{Distance: 20} }
+
+// WithDefaults returns cfg with every zero field set to its default.
+func (cfg SnapConfig) WithDefaults() SnapConfig {
+	cfg.Distance = or(cfg.Distance, DefaultSnapConfig().Distance)
+	return cfg
+}
 
 // Validate reports the first setting that is out of range.
 func (cfg *SnapConfig) Validate() error {
-	if !(cfg.Distance >= 0) || math.IsInf(float64(cfg.Distance), 0) {
-		return fmt.Errorf("systems: SnapConfig.Distance must be non-negative, got %v", cfg.Distance)
+	if math.IsNaN(float64(cfg.Distance)) || math.IsInf(float64(cfg.Distance), 0) {
+		return fmt.Errorf("systems: SnapConfig.Distance must be finite, got %v: leave it zero for 20, or make it negative for none", cfg.Distance)
 	}
 	return nil
 }
@@ -56,7 +64,7 @@ func NewSnap(cfg SnapConfig) (*Snap, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Snap{cfg: cfg}, nil
+	return &Snap{cfg: cfg.WithDefaults()}, nil
 }
 
 // Initialize implements the arche-model System interface.
@@ -74,10 +82,10 @@ func (s *Snap) Initialize(w *ecs.World) {
 // Update implements the arche-model System interface.
 func (s *Snap) Update(w *ecs.World) {
 	d2 := s.cfg.Distance * s.cfg.Distance
-	if s.cfg.Distance == 0 {
+	if s.cfg.Distance < 0 {
 		d2 = float32(math.Inf(1))
 	}
-	if s.signals.Teleports == 0 && s.signals.MaxCorrectionSq <= d2 {
+	if s.signals.teleports == 0 && s.signals.maxCorrectionSq <= d2 {
 		return // nothing drawn this frame crossed a teleport or corrects that far
 	}
 	snaps := 0

@@ -63,11 +63,11 @@ func TestCorrectionBeyondSnapDistanceDrawsTarget(t *testing.T) {
 	}
 }
 
-// TestSnapDistanceZeroNeverSnaps: Distance 0 turns distance snapping off:
-// even a jump of hundreds of units is smoothed.
-func TestSnapDistanceZeroNeverSnaps(t *testing.T) {
+// TestSnapNegativeDistanceNeverSnaps: a negative Distance turns distance
+// snapping off: even a jump of hundreds of units is smoothed.
+func TestSnapNegativeDistanceNeverSnaps(t *testing.T) {
 	cfg := cfgAt(20, 13.5)
-	cfg.Snap.Distance = 0
+	cfg.Snap.Distance = -1
 	r := newRig(t, cfg)
 	target := lateBump(r, 300) // below the teleport distance of 400
 	got := r.Render(1)
@@ -155,7 +155,7 @@ func TestTeleportDrawnAtTargetDroppingOldSamples(t *testing.T) {
 }
 
 func TestNewSnapRejectsBadConfig(t *testing.T) {
-	for _, d := range []float32{-1, float32(math.NaN()), float32(math.Inf(1))} {
+	for _, d := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
 		if _, err := systems.NewSnap(systems.SnapConfig{Distance: d}); err == nil {
 			t.Errorf("NewSnap accepted distance %v", d)
 		}

@@ -2,6 +2,7 @@ package systems
 
 import (
 	"github.com/mlange-42/arche/ecs"
+	"github.com/netsmooth/netsmooth/internal/clockfeed"
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
@@ -40,11 +41,11 @@ func (run *arrivalRun) extend(tick uint32) (ended arrivalRun) {
 	return ended
 }
 
-// Observed records a message for tick; accepted says its sample was
+// observed records a message for tick; accepted says its sample was
 // stored (it then also feeds the clock's arrival statistics). Consecutive
 // calls with the same tick and verdict (one server packet's worth) make
 // one run.
-func (a *Arrivals) Observed(tick uint32, accepted bool) {
+func (a *Arrivals) observed(tick uint32, accepted bool) {
 	a.observedRun(arrivalRun{tick: tick, n: 1, accepted: accepted})
 }
 
@@ -61,22 +62,18 @@ func (a *Arrivals) observedRun(run arrivalRun) {
 	a.runs = append(a.runs, run)
 }
 
-// RefusedFuture records a message refused because its tick lay too far
+// refusedFuture records a message refused because its tick lay too far
 // ahead of the estimated server time.
-func (a *Arrivals) RefusedFuture(tick uint32) {
+func (a *Arrivals) refusedFuture(tick uint32) {
 	if a.futureN == 0 || tick > a.futureMax {
 		a.futureMax = tick
 	}
 	a.futureN++
 }
 
-// Complete records that the server's snapshot for tick named every entity
-// that changed (a [Complete] message).
-func (a *Arrivals) Complete(tick uint32) { a.complete = max(a.complete, tick) }
-
-// Wait records how long, in ticks, one entity's newest sample had to last
-// before its next one arrived (see [timeline.Clock.AddWait]).
-func (a *Arrivals) Wait(ticks float64) { a.waits = append(a.waits, ticks) }
+// noteComplete records that the server's snapshot for tick named every
+// entity that changed (a [Complete] message).
+func (a *Arrivals) noteComplete(tick uint32) { a.complete = max(a.complete, tick) }
 
 // Len returns the number of runs of arrivals recorded this frame.
 func (a *Arrivals) Len() int { return len(a.runs) }
@@ -96,6 +93,7 @@ func (a *Arrivals) reset() {
 // [Signals].
 type Timeline struct {
 	clock    *timeline.Clock
+	feed     clockfeed.Feeder
 	frame    *Frame
 	metrics  *Metrics
 	arrivals *Arrivals
@@ -112,6 +110,7 @@ func (t *Timeline) Initialize(w *ecs.World) {
 		return
 	}
 	t.clock = mustResource[timeline.Clock](w)
+	t.feed = clockfeed.Of(t.clock)
 	t.frame = mustResource[Frame](w)
 	t.metrics = mustResource[Metrics](w)
 	t.arrivals = mustResource[Arrivals](w)
@@ -121,23 +120,23 @@ func (t *Timeline) Initialize(w *ecs.World) {
 
 // Update implements the arche-model System interface.
 func (t *Timeline) Update(w *ecs.World) {
-	c, a := t.clock, t.arrivals
+	c, f, a := t.clock, t.feed, t.arrivals
 	t.signals.reset()
-	c.BeginFrame(t.frame.Dt)
+	f.BeginFrame(t.frame.Dt)
 	for _, r := range a.runs {
 		if r.accepted {
-			c.ObserveN(r.tick, int(r.n))
+			f.ObserveN(r.tick, int(r.n))
 		} else {
-			c.RefusedN(r.tick, int(r.n))
+			f.RefusedN(r.tick, int(r.n))
 		}
 	}
-	c.RefusedFutureN(a.futureMax, a.futureN)
-	c.NoteComplete(a.complete)
+	f.RefusedFutureN(a.futureMax, a.futureN)
+	f.NoteComplete(a.complete)
 	for _, w := range a.waits {
-		c.AddWait(w)
+		f.AddWait(w)
 	}
 	a.reset()
-	c.Advance()
+	f.Advance()
 
 	m := t.metrics
 	m.Frames++

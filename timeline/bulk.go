@@ -13,7 +13,7 @@ import "math"
 // second, 20 s at twenty. A server's real ticks arrive in bulk, many
 // entities per tick. So the clock sums each frame's accepted messages by
 // tick (however the pipeline split them into runs) and lets a tick move
-// the estimate at once only if it carries at least 1/BulkShare of the
+// the estimate at once only if it carries at least 1/bulkShare of the
 // largest such sum of the last two seconds, or is no newer than the newest
 // tick that did, or lies no higher than the estimate already is. A smaller
 // tick, newer and higher, is a few entities in a packet of their own or an
@@ -28,10 +28,10 @@ import "math"
 // entities, a server that now sends only a few), the old sizes are
 // forgotten and every tick moves it again.
 
-// BulkShare: a frame's messages for one tick form a bulk tick when they
-// number at least 1/BulkShare of the largest frame-tick of the last two
+// bulkShare: a frame's messages for one tick form a bulk tick when they
+// number at least 1/bulkShare of the largest frame-tick of the last two
 // seconds.
-const BulkShare = 4
+const bulkShare = 4
 
 const (
 	frameTicks   = 64  // distinct ticks weighed per frame; beyond, the lowest give way (a flood)
@@ -134,7 +134,7 @@ func (b *bulkWeigher) settle(env *envelope, now float64, gate bool, offset, wind
 	gate = gate && b.fed
 	fed, bulkMax := false, uint32(0)
 	for _, f := range b.frame[:b.nFrame] {
-		if !gate || f.n*BulkShare >= big {
+		if !gate || f.n*bulkShare >= big {
 			env.add(f.x)
 			bulkMax, fed = max(bulkMax, f.tick), true
 		}
@@ -148,7 +148,7 @@ func (b *bulkWeigher) settle(env *envelope, now float64, gate bool, offset, wind
 	if gate {
 		for _, f := range b.frame[:b.nFrame] {
 			switch {
-			case f.n*BulkShare >= big:
+			case f.n*bulkShare >= big:
 			case f.tick <= b.newest || f.x <= offset:
 				// It cannot raise the estimate. Only one above it counts
 				// as moving it: small ticks below it must not hold off

@@ -19,14 +19,14 @@ func TestMinorEarlyRunsDoNotMoveTheEstimate(t *testing.T) {
 			c := newTestClock(t, 20, FixedDelay(0.1))
 			ts := &testServer{rate: 20, size: func(int) int { return tc.size }, latency: fixed(0.08)}
 			ts.run(c, 5, nil, nil)
-			before := c.ServerTick() - c.Local()*20
+			before := c.ServerTick() - c.local*20
 			frame := 0
 			ts.run(c, 5, func() {
 				if frame++; frame%30 == 0 {
-					c.ObserveN(uint32(c.ServerTick()+8), 1) // 0.4 s early, twice a second
+					c.observeN(uint32(c.ServerTick()+8), 1) // 0.4 s early, twice a second
 				}
 			}, nil)
-			moved := c.ServerTick() - c.Local()*20 - before
+			moved := c.ServerTick() - c.local*20 - before
 			if got := math.Abs(moved) > 1; got != tc.moves {
 				t.Fatalf("the estimate moved by %.2f ticks; want it moved: %v", moved, tc.moves)
 			}
@@ -58,14 +58,14 @@ func TestBulkWeighsTicksNotRuns(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
 	ts := &testServer{rate: 20, size: func(int) int { return 25 }, latency: fixed(0.08), prio: 25, split: true}
 	ts.run(c, 5, nil, nil)
-	before := c.ServerTick() - c.Local()*20
+	before := c.ServerTick() - c.local*20
 	frame := 0
 	ts.run(c, 5, func() {
 		if frame++; frame%30 == 0 {
-			c.ObserveN(uint32(c.ServerTick()+8), 1)
+			c.observeN(uint32(c.ServerTick()+8), 1)
 		}
 	}, nil)
-	if moved := c.ServerTick() - c.Local()*20 - before; math.Abs(moved) > 0.5 {
+	if moved := c.ServerTick() - c.local*20 - before; math.Abs(moved) > 0.5 {
 		t.Fatalf("split ticks: an early message moved the estimate by %.2f ticks", moved)
 	}
 
@@ -74,7 +74,7 @@ func TestBulkWeighsTicksNotRuns(t *testing.T) {
 	ts.run(c, 10, nil, nil)
 	// The priority packets travel 20 ms: the estimate is that far behind
 	// the server, not the bulk's 80 ms.
-	if got := c.ServerTick() - (c.Local()-0.02)*20 - 1000; math.Abs(got) > 0.5 {
+	if got := c.ServerTick() - (c.local-0.02)*20 - 1000; math.Abs(got) > 0.5 {
 		t.Fatalf("priority packets 60 ms ahead of the bulk: the estimate is %.2f ticks off the fastest data", got)
 	}
 }

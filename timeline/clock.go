@@ -3,22 +3,27 @@ package timeline
 import (
 	"fmt"
 	"math"
+
+	"github.com/netsmooth/netsmooth/internal/limits"
 )
 
-// Config sets up a [Clock].
+// Config sets up the pipeline's [Clock]: how the render time follows the
+// server. A zero field means its default (see [DefaultConfig]), so a zero
+// Config is the recommended one. The tick rate is not here: the pipeline
+// has one (ecs.Config.TickRate), and the clock uses it.
 type Config struct {
-	// TickRate is the server's simulation rate in ticks per second.
-	TickRate float64
-	// Delay chooses the interpolation delay. Nil means FixedDelay(0.1).
+	// Delay chooses the interpolation delay. Nil means
+	// DefaultAdaptiveDelay().
 	Delay DelayPolicy
 	// MaxCatchUp bounds how much faster than real time the render time may
-	// run to catch up with its target (1.5 = up to 2.5 times as fast).
+	// run to catch up with its target (1.5, the default, is up to 2.5
+	// times as fast).
 	MaxCatchUp float64
 	// MaxSlowDown bounds how much slower than real time the render time may
-	// run to let its target catch up (0.9 = down to a tenth of real time).
-	// Must be below 1 so slewing never stops or reverses the render time
-	// (only a hold past a discontinuity, or the clamp window at the newest
-	// sample, stops it).
+	// run to let its target catch up (0.9, the default, is down to a tenth
+	// of real time). It is below 1 so slewing never stops or reverses the
+	// render time (only a hold past a discontinuity, or the limit at the
+	// newest sample, stops it).
 	MaxSlowDown float64
 	// SlewTime is the time constant, in seconds, over which an error between
 	// render time and target is worked off: the time scale is
@@ -26,63 +31,63 @@ type Config struct {
 	// error, within the bounds above. Small errors (a few milliseconds of
 	// network noise) change the speed by a few percent, invisibly; a large
 	// one (after an outage, or a first estimate that was off) is worked off
-	// at up to MaxCatchUp or MaxSlowDown, fast but without a jump.
+	// at up to MaxCatchUp or MaxSlowDown, fast but without a jump. 0.5 s
+	// by default.
 	SlewTime float64
-	// ResetThreshold is the discontinuity bound in seconds: a target further
-	// than this ahead of the render time makes it jump after a suspend or a
-	// stall (a frame longer than this), on a new timeline, or when the gap
-	// is more than three times this; a shorter gap is caught up at
-	// MaxCatchUp. Further behind, the render time stands still until the
-	// target catches up. Arrivals further than this from the estimate are
-	// evidence of a new timeline.
+	// ResetThreshold is the discontinuity bound in seconds (1 by default):
+	// a target further than this ahead of the render time makes it jump
+	// after a suspend or a stall (a frame longer than this), on a new
+	// timeline, or when the gap is more than three times this; a shorter
+	// gap is caught up at MaxCatchUp. Further behind, the render time
+	// stands still until the target catches up. Arrivals further than this
+	// from the estimate are evidence of a new timeline.
 	ResetThreshold float64
 	// EnvelopeWindow is how far back, in seconds, the server-time estimate
-	// remembers the fastest arrivals: long enough to see a few fast packets
-	// on a jittery link, short enough to follow a link that got slower.
+	// remembers the fastest arrivals (2 by default): long enough to see a
+	// few fast packets on a jittery link, short enough to follow a link
+	// that got slower.
 	EnvelopeWindow float64
 	// WaitWindow is about how far back, in seconds, arrivals count in the
 	// statistics of how long the newest data had to last (Stats.Wait),
 	// which adaptive delays read: their weight fades with a time constant
-	// of half of it.
+	// of half of it. 4 by default.
 	WaitWindow float64
 	// DelayFall is how fast, in seconds per second, the delay may shrink
-	// when the delay policy asks for a little less (it grows at once when
-	// asked for more, and shrinks faster, with a one-second time constant,
-	// when far above what is asked): a delay that follows every wiggle of
-	// the statistics would make the render time speed up and slow down all
-	// the time.
+	// when the delay policy asks for a little less (0.03 by default; it
+	// grows at once when asked for more, and shrinks faster, with a
+	// one-second time constant, when far above what is asked): a delay
+	// that follows every wiggle of the statistics would make the render
+	// time speed up and slow down all the time.
 	DelayFall float64
-	// BufferSamples, if above 2, is how many samples each entity keeps
-	// (netsmooth's ring capacity): the delay is capped at that many snapshot
-	// intervals minus two, so the render time never aims before the oldest
-	// sample still held.
-	BufferSamples int
 	// MaxAhead is how far, in seconds, the render time may run past the
-	// newest tick received. Zero (the default) never runs ahead: when
-	// snapshots stop arriving for everybody, the timeline holds at the
-	// newest sample instead of inventing the future, and catches up once
-	// data returns. A positive value lets per-entity extrapolation cover
-	// short global gaps instead.
+	// newest tick received. Zero (the default) is as far as extrapolation
+	// covers (ecs.Config's Interpolate.ExtrapolationLimit): beyond that
+	// entities would only hold, so when snapshots stop arriving for
+	// everybody the timeline holds instead, and catches up when data
+	// returns. [NeverAhead] holds at the newest tick itself.
 	MaxAhead float64
 }
 
-// DefaultConfig returns the defaults for a server ticking at tickRate:
-// 100 ms fixed delay, a time scale of 1 + error/0.5 s (faster beyond
-// 50 ms of error) between 0.1 and 2.5, a
-// one second reset threshold, a two-second envelope, four seconds of
-// wait statistics, a delay that shrinks by at most 30 ms per second (unless
-// far above what is asked), and a timeline that never runs ahead of the newest
-// sample.
+// NeverAhead, as Config.MaxAhead, keeps the render time from ever running
+// past the newest tick received.
+const NeverAhead = -1
+
+// DefaultConfig returns the defaults a zero Config stands for: the
+// adaptive delay (DefaultAdaptiveDelay), a time scale of 1 + error/0.5 s
+// (faster beyond 50 ms of error) between 0.1 and 2.5, a one second reset
+// threshold, a two-second envelope, four seconds of wait statistics, a
+// delay that shrinks by at most 30 ms per second (unless far above what
+// is asked), and a render time that runs past the newest tick as far as
+// extrapolation covers.
 //
 // For comparison: Mirror catches up 2% and slows down 4% once the drift
 // exceeds one send interval, and resets beyond a fixed threshold; this
 // clock slews in proportion to the error, so the usual few milliseconds of
 // noise cost an invisible speed change while an outage's worth is worked
 // off within a second, never by a jump.
-func DefaultConfig(tickRate float64) Config {
+func DefaultConfig() Config {
 	return Config{
-		TickRate:       tickRate,
-		Delay:          FixedDelay(0.1),
+		Delay:          DefaultAdaptiveDelay(),
 		MaxCatchUp:     1.5,
 		MaxSlowDown:    0.9,
 		SlewTime:       0.5,
@@ -93,29 +98,60 @@ func DefaultConfig(tickRate float64) Config {
 	}
 }
 
-// Validate reports the first setting that is out of range.
+// WithDefaults returns c with every zero field set to its default.
+func (c Config) WithDefaults() Config {
+	d := DefaultConfig()
+	if c.Delay == nil {
+		c.Delay = d.Delay
+	}
+	for _, f := range []struct {
+		v *float64
+		d float64
+	}{
+		{&c.MaxCatchUp, d.MaxCatchUp}, {&c.MaxSlowDown, d.MaxSlowDown}, {&c.SlewTime, d.SlewTime},
+		{&c.ResetThreshold, d.ResetThreshold}, {&c.EnvelopeWindow, d.EnvelopeWindow},
+		{&c.WaitWindow, d.WaitWindow}, {&c.DelayFall, d.DelayFall},
+	} {
+		if *f.v == 0 {
+			*f.v = f.d
+		}
+	}
+	return c
+}
+
+// Validate reports the first setting that is out of range, its defaults
+// filled in first.
 func (c *Config) Validate() error {
+	d := c.WithDefaults()
 	switch {
-	case !(c.TickRate > 0) || math.IsInf(c.TickRate, 0):
-		return fmt.Errorf("timeline: TickRate must be a positive number of ticks per second, got %v", c.TickRate)
-	case !(c.MaxCatchUp >= 0 && c.MaxCatchUp <= 10):
-		return fmt.Errorf("timeline: MaxCatchUp must be in [0, 10], got %v", c.MaxCatchUp)
-	case !(c.MaxSlowDown >= 0 && c.MaxSlowDown < 1):
-		return fmt.Errorf("timeline: MaxSlowDown must be in [0, 1), got %v", c.MaxSlowDown)
-	case !(c.SlewTime > 0) || math.IsInf(c.SlewTime, 0):
-		return fmt.Errorf("timeline: SlewTime must be positive seconds, got %v", c.SlewTime)
-	case !(c.ResetThreshold > 0) || math.IsInf(c.ResetThreshold, 0):
-		return fmt.Errorf("timeline: ResetThreshold must be positive seconds, got %v", c.ResetThreshold)
-	case !(c.EnvelopeWindow > 0 && c.EnvelopeWindow <= 60):
-		return fmt.Errorf("timeline: EnvelopeWindow must be in (0, 60] seconds, got %v", c.EnvelopeWindow)
-	case !(c.WaitWindow > 0 && c.WaitWindow <= 60):
-		return fmt.Errorf("timeline: WaitWindow must be in (0, 60] seconds, got %v", c.WaitWindow)
-	case !(c.DelayFall >= 0) || math.IsInf(c.DelayFall, 0):
-		return fmt.Errorf("timeline: DelayFall must be non-negative seconds per second, got %v", c.DelayFall)
-	case !(c.MaxAhead >= 0) || math.IsInf(c.MaxAhead, 0):
-		return fmt.Errorf("timeline: MaxAhead must be non-negative seconds, got %v", c.MaxAhead)
+	case !(d.MaxCatchUp > 0 && d.MaxCatchUp <= 10):
+		return fmt.Errorf("timeline: MaxCatchUp must be in (0, 10], got %v: leave it zero for 1.5", c.MaxCatchUp)
+	case !(d.MaxSlowDown > 0 && d.MaxSlowDown < 1):
+		return fmt.Errorf("timeline: MaxSlowDown must be in (0, 1), got %v: leave it zero for 0.9", c.MaxSlowDown)
+	case !(d.SlewTime > 0) || math.IsInf(d.SlewTime, 0):
+		return fmt.Errorf("timeline: SlewTime must be positive seconds, got %v: leave it zero for 0.5", c.SlewTime)
+	case !(d.ResetThreshold > 0) || math.IsInf(d.ResetThreshold, 0):
+		return fmt.Errorf("timeline: ResetThreshold must be positive seconds, got %v: leave it zero for 1", c.ResetThreshold)
+	case !(d.EnvelopeWindow > 0 && d.EnvelopeWindow <= 60):
+		return fmt.Errorf("timeline: EnvelopeWindow must be in (0, 60] seconds, got %v: leave it zero for 2", c.EnvelopeWindow)
+	case !(d.WaitWindow > 0 && d.WaitWindow <= 60):
+		return fmt.Errorf("timeline: WaitWindow must be in (0, 60] seconds, got %v: leave it zero for 4", c.WaitWindow)
+	case !(d.DelayFall > 0) || math.IsInf(d.DelayFall, 0):
+		return fmt.Errorf("timeline: DelayFall must be positive seconds per second, got %v: leave it zero for 0.03", c.DelayFall)
+	case math.IsNaN(d.MaxAhead) || math.IsInf(d.MaxAhead, 0):
+		return fmt.Errorf("timeline: MaxAhead must be finite seconds, got %v: leave it zero to follow extrapolation", c.MaxAhead)
 	}
 	return nil
+}
+
+// settings are a Config as one clock runs it: defaults filled in, with the
+// pipeline's tick rate, how many samples each entity keeps, and how far,
+// in seconds and at least 0, the render time may run past the newest tick.
+type settings struct {
+	Config
+	TickRate      float64
+	BufferSamples int
+	MaxAhead      float64
 }
 
 // Stats are the arrival statistics a [Clock] gathers; delay policies read
@@ -140,7 +176,7 @@ type Stats struct {
 // over the last few seconds: one send interval plus how late the new data
 // came plus the frame it waited to be seen (plus an interval for each
 // sample an entity lost, when the pipeline reports its entities' waits
-// with [Clock.AddWait]). A render time that stays that far behind the
+// with addWait). A render time that stays that far behind the
 // estimate runs out of data in only 1-q of the waits. Waits longer than
 // three times the median (an outage, a burst of losses) are left out:
 // extrapolation covers them, buffering for them would cost the delay for
@@ -162,13 +198,12 @@ func (s *Stats) WaitSamples() int {
 }
 
 // Clock estimates server time from snapshot arrivals and advances the render
-// time. Use it from one goroutine (the one that runs the world).
-//
-// Each frame: [Clock.BeginFrame] with the frame's dt, [Clock.Observe] for
-// every accepted snapshot tick (and [Clock.RefusedN] / [Clock.RefusedFutureN]
-// for refused ones), then [Clock.Advance].
+// time. The pipeline makes one, feeds it every frame (the frame's dt, the
+// ticks that arrived, the waits its entities saw) and registers it as a
+// world resource; the game reads it (ecs.Pipeline.Clock) and may change
+// its delay policy, on the world's goroutine.
 type Clock struct {
-	cfg   Config
+	cfg   settings
 	stats Stats
 
 	local  float64 // seconds since start
@@ -214,51 +249,38 @@ type Clock struct {
 	bulk bulkWeigher // which arrivals may move the estimate
 }
 
-// NewClock returns a clock for cfg, or the configuration error.
-func NewClock(cfg Config) (*Clock, error) {
-	if cfg.Delay == nil {
-		cfg.Delay = FixedDelay(0.1)
+// newClock returns a clock for cfg at tickRate ticks per second, for
+// entities that keep bufferSamples samples each (the delay stays two
+// short of them), whose render time may run maxAhead seconds past the
+// newest tick; or the configuration error.
+func newClock(tickRate float64, bufferSamples int, maxAhead float64, cfg Config) (*Clock, error) {
+	if !(tickRate > 0 && tickRate <= 1e6) {
+		return nil, fmt.Errorf("timeline: the tick rate must be in (0, 1e6] ticks per second, got %v", tickRate)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	return &Clock{cfg: cfg, stats: Stats{TickRate: cfg.TickRate}, scale: 1, env: newEnvelope(cfg.EnvelopeWindow),
-		rate: rateMeter{ref: cfg.TickRate}, bulk: bulkWeigher{sizes: newEnvelope(sizeWindow)}}, nil
+	set := settings{Config: cfg.WithDefaults(), TickRate: tickRate, BufferSamples: bufferSamples, MaxAhead: max(maxAhead, 0)}
+	return &Clock{cfg: set, stats: Stats{TickRate: tickRate}, scale: 1, env: newEnvelope(set.EnvelopeWindow),
+		rate: rateMeter{ref: tickRate}, bulk: bulkWeigher{sizes: newEnvelope(sizeWindow)}}, nil
 }
 
-// Config returns the clock's configuration.
-func (c *Clock) Config() Config { return c.cfg }
+// Config returns the clock's configuration, its defaults filled in.
+func (c *Clock) Config() Config { return c.cfg.Config }
 
-// SetDelayPolicy replaces the delay policy; nil restores the default.
+// SetDelayPolicy replaces the delay policy from the next frame on; nil
+// restores the default, DefaultAdaptiveDelay().
 func (c *Clock) SetDelayPolicy(p DelayPolicy) {
 	if p == nil {
-		p = FixedDelay(0.1)
+		p = DefaultAdaptiveDelay()
 	}
 	c.cfg.Delay = p
 }
 
-// MaxFrameDt is the longest frame the clock accepts, in seconds; a longer
-// dt counts as this long (the clock re-anchors after such a gap anyway),
-// so local time stays finite whatever the game passes.
-const MaxFrameDt = 3600
-
-// SanitizeDt returns dt as a frame duration the clock accepts: negative
-// or NaN dt counts as zero, and dt beyond [MaxFrameDt] (infinity
-// included) as MaxFrameDt.
-func SanitizeDt(dt float64) float64 {
-	switch {
-	case !(dt >= 0):
-		return 0
-	case dt > MaxFrameDt:
-		return MaxFrameDt
-	}
-	return dt
-}
-
-// BeginFrame advances local time by dt seconds, sanitised by
-// [SanitizeDt].
-func (c *Clock) BeginFrame(dt float64) {
-	dt = SanitizeDt(dt)
+// beginFrame advances local time by dt seconds, sanitised by
+// limits.SanitizeDt.
+func (c *Clock) beginFrame(dt float64) {
+	dt = limits.SanitizeDt(dt)
 	c.dt = dt
 	c.local += dt
 	c.env.advance(c.local)
@@ -271,17 +293,13 @@ func (c *Clock) BeginFrame(dt float64) {
 	c.consistent, c.behindN, c.aheadN = 0, 0, 0
 }
 
-// Observe records that a snapshot for tick arrived during this frame. It
-// is [Clock.ObserveN] for one message.
-func (c *Clock) Observe(tick uint32) { c.ObserveN(tick, 1) }
-
-// ObserveN records that n accepted messages for tick arrived during this
+// observeN records that n accepted messages for tick arrived during this
 // frame (a run of one server packet). Consecutive calls with the same tick
 // count as one arrival and cost a comparison. Every run feeds the
 // lateness statistics, so late packets of an already-seen tick count, and
 // is weighed with the frame's other messages for the same tick before it
 // may feed the server-time estimate (see bulk.go): n is what it weighs.
-func (c *Clock) ObserveN(tick uint32, n int) {
+func (c *Clock) observeN(tick uint32, n int) {
 	if n <= 0 {
 		return
 	}
@@ -295,7 +313,7 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 	c.observe(tick, n)
 }
 
-// RefusedN records that n messages for tick arrived this frame that the
+// refusedN records that n messages for tick arrived this frame that the
 // pipeline could not use (stale, duplicate, of an earlier life...). They do
 // not feed the statistics, but they are evidence of where the server's
 // clock is: a restarted server's stream is refused as stale until the
@@ -304,7 +322,7 @@ func (c *Clock) ObserveN(tick uint32, n int) {
 // tombstones a hostile server left at absurd ticks before anything could
 // be judged) still syncs the clock, and the pipeline can then drop
 // whatever lies beyond it.
-func (c *Clock) RefusedN(tick uint32, n int) {
+func (c *Clock) refusedN(tick uint32, n int) {
 	if n <= 0 {
 		return
 	}
@@ -342,7 +360,7 @@ func (c *Clock) isBehind(x float64) bool {
 
 // observe takes one arrival run of n messages: into the estimate (directly
 // before sync or after a silence, else weighed with the frame's other
-// arrivals at Advance), the statistics and the distinct-tick bookkeeping.
+// arrivals at advance), the statistics and the distinct-tick bookkeeping.
 func (c *Clock) observe(tick uint32, n int) {
 	x := float64(tick) - c.local*c.cfg.TickRate
 	behind := c.isBehind(x)
@@ -354,7 +372,7 @@ func (c *Clock) observe(tick uint32, n int) {
 		// Nothing to weigh against: whatever arrives seeds the estimate.
 		c.env.add(x)
 	default:
-		// Weighed with the rest of the frame at Advance.
+		// Weighed with the rest of the frame at advance.
 		c.bulk.note(tick, x, n)
 	}
 	if c.anySeen && tick > c.newest && c.synced && !behind && !c.stale && c.dt <= c.cfg.ResetThreshold {
@@ -379,7 +397,7 @@ func (c *Clock) observe(tick uint32, n int) {
 			c.seenMask = c.seenMask<<gap | 1<<(gap-1)
 		}
 		c.newest = tick
-		g := math.Min(float64(gap), MaxIntervalTicks)
+		g := math.Min(float64(gap), limits.MaxIntervalTicks)
 		if c.stats.Interval == 0 {
 			c.stats.Interval = g
 		} else {
@@ -399,29 +417,24 @@ func (c *Clock) observe(tick uint32, n int) {
 	}
 }
 
-// AddWait records how long, in ticks of estimated server time, one
+// addWait records how long, in ticks of estimated server time, one
 // entity's newest sample had to last before its next one arrived: the
 // pipeline reports a sample of its entities' waits, which see the samples
 // an entity lost (the clock alone sees only the stream as a whole). A
 // non-finite or negative wait is ignored.
-func (c *Clock) AddWait(ticks float64) {
+func (c *Clock) addWait(ticks float64) {
 	if ticks >= 0 && !math.IsInf(ticks, 0) && c.synced {
 		c.waits.add(ticks)
 	}
 }
 
-// RefusedFuture records that a snapshot was refused because its tick lay
-// too far ahead of the estimate. It is [Clock.RefusedFutureN] for one
-// message.
-func (c *Clock) RefusedFuture(tick uint32) { c.RefusedFutureN(tick, 1) }
-
-// RefusedFutureN records that n messages were refused because their ticks
+// refusedFutureN records that n messages were refused because their ticks
 // (the newest of them tick) lay too far ahead of the estimate. A few such
 // ticks are noise (or hostile) and change nothing; if they are the
 // majority of what arrives for long enough, the server really is further
 // ahead than estimated (a suspend the frame time did not show) and the
 // clock re-anchors to them instead of refusing the whole session.
-func (c *Clock) RefusedFutureN(tick uint32, n int) {
+func (c *Clock) refusedFutureN(tick uint32, n int) {
 	if n <= 0 {
 		return
 	}
@@ -431,11 +444,11 @@ func (c *Clock) RefusedFutureN(tick uint32, n int) {
 	}
 }
 
-// Advance finishes the frame: it weighs the frame's evidence (re-anchoring
+// advance finishes the frame: it weighs the frame's evidence (re-anchoring
 // to a new timeline if the majority has disagreed long enough), updates the
 // server-time estimate and the statistics, asks the delay policy for the
 // delay, and moves the render time toward server time minus delay.
-func (c *Clock) Advance() {
+func (c *Clock) advance() {
 	c.bulk.settle(&c.env, c.local, c.synced && !c.stale, c.offset, c.confirmWindow(), uint32(max(math.Round(c.stats.Interval), 1)))
 	generation := c.generation
 	if c.synced {
@@ -555,13 +568,6 @@ const scaleRamp = 8
 // reset thresholds jumps rather than fast-forwarding through the gap.
 const catchUpLimit = 3
 
-// MaxIntervalTicks bounds a gap between new ticks counted in a send
-// interval estimate, the stream's here and an entity's in the Receive
-// system: a longer one (a silence, an entity idle for seconds, an absurd
-// tick) says nothing about the send rate, and must not make the estimate
-// absurd.
-const MaxIntervalTicks = 64
-
 // delayFallTime is the time constant, in seconds, of a delay shrinking
 // from well above what the statistics ask for.
 const delayFallTime = 1
@@ -660,10 +666,10 @@ func (c *Clock) reanchor(tick uint32, back bool) {
 	}
 }
 
-// NoteComplete records that the server's snapshot for tick named every
+// noteComplete records that the server's snapshot for tick named every
 // entity that changed since the last one: an entity it did not name is
 // unchanged at tick. Zero records nothing.
-func (c *Clock) NoteComplete(tick uint32) { c.complete = max(c.complete, tick) }
+func (c *Clock) noteComplete(tick uint32) { c.complete = max(c.complete, tick) }
 
 // Complete returns the newest tick the server said was complete (zero if
 // none, or none since the clock took up a new timeline): entities whose
@@ -701,12 +707,6 @@ func (c *Clock) DelaySeconds() float64 { return c.delay / c.cfg.TickRate }
 // Scale is the time scale applied this frame (1 = real time, 0 = held).
 func (c *Clock) Scale() float64 { return c.scale }
 
-// Local is the local time in seconds since the clock started.
-func (c *Clock) Local() float64 { return c.local }
-
-// Dt is the current frame's dt in seconds.
-func (c *Clock) Dt() float64 { return c.dt }
-
 // TickRate is the server tick rate in ticks per second.
 func (c *Clock) TickRate() float64 { return c.cfg.TickRate }
 
@@ -733,10 +733,10 @@ func (c *Clock) ActualDelay() float64 {
 	return (c.ServerTick() - c.render) / c.cfg.TickRate
 }
 
-// SetLatency tells the clock the one-way network latency in seconds, if the
+// setLatency tells the clock the one-way network latency in seconds, if the
 // game measures it (from pings): arrivals alone cannot tell it. It only
 // feeds [Clock.PresentationDelay].
-func (c *Clock) SetLatency(seconds float64) {
+func (c *Clock) setLatency(seconds float64) {
 	if seconds >= 0 && !math.IsInf(seconds, 0) {
 		c.latency = seconds
 	}
@@ -744,7 +744,8 @@ func (c *Clock) SetLatency(seconds float64) {
 
 // PresentationDelay estimates how old, in seconds, what is drawn this
 // frame is relative to the server's present: the one-way latency (as set
-// with SetLatency, else zero) plus the actual interpolation delay.
+// through ecs.Pipeline.SetLatency, else zero) plus the actual
+// interpolation delay.
 func (c *Clock) PresentationDelay() float64 { return c.latency + c.ActualDelay() }
 
 // NewestAge is how long ago, in seconds of estimated server time, the

@@ -3,25 +3,32 @@ package timeline_test
 import (
 	"fmt"
 
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
+	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
-// A clock for a 20 Hz server with a 100 ms interpolation delay: snapshots
-// arrive every 50 ms, the client renders at 60 Hz, and the render time runs
-// two ticks behind the newest arrival.
+// The pipeline's clock for a 20 Hz server with a fixed 100 ms
+// interpolation delay: snapshots arrive every 50 ms, the client renders at
+// 60 Hz, and the render time settles two ticks behind the newest arrival.
 func ExampleClock() {
-	clock, err := timeline.NewClock(timeline.DefaultConfig(20))
+	world := ecs.NewWorld()
+	cfg := nsecs.Config{TickRate: 20}
+	cfg.Clock.Delay = timeline.FixedDelay(0.1)
+	pipe, err := nsecs.New(&world, cfg)
 	if err != nil {
 		panic(err)
 	}
+	clock := pipe.Clock()
 	tick := uint32(1000)
 	for frame := 1; frame <= 9; frame++ {
-		clock.BeginFrame(1.0 / 60)
 		if frame%3 == 1 {
-			clock.Observe(tick) // a snapshot for this tick arrived
+			pipe.Inbox().Push(systems.Message{NetID: 1, Tick: tick, Pos: mgl32.Vec3{float32(tick), 0, 0}})
 			tick++
 		}
-		clock.Advance()
+		pipe.Update(1.0 / 60)
 		if frame%3 == 0 {
 			fmt.Printf("render tick %.2f, delay %.0f ms\n", clock.RenderTick(), clock.DelaySeconds()*1000)
 		}

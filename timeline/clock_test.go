@@ -1,17 +1,19 @@
 package timeline
 
 import (
+	"github.com/netsmooth/netsmooth/internal/limits"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
 )
 
-func newTestClock(t *testing.T, rate float64, delay DelayPolicy) *Clock {
+// newTestClock returns a clock at rate with the delay policy and the
+// defaults otherwise, with no buffer to respect and a render time that
+// never runs past the newest tick.
+func newTestClock(t testing.TB, rate float64, delay DelayPolicy) *Clock {
 	t.Helper()
-	cfg := DefaultConfig(rate)
-	cfg.Delay = delay
-	c, err := NewClock(cfg)
+	c, err := newClock(rate, 0, 0, Config{Delay: delay})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -23,38 +25,48 @@ func TestConfigValidate(t *testing.T) {
 		mutate func(*Config)
 		want   string
 	}{
-		{func(c *Config) { c.TickRate = 0 }, "TickRate"},
-		{func(c *Config) { c.TickRate = math.NaN() }, "TickRate"},
 		{func(c *Config) { c.MaxCatchUp = -0.1 }, "MaxCatchUp"},
 		{func(c *Config) { c.MaxSlowDown = 1 }, "MaxSlowDown"},
-		{func(c *Config) { c.SlewTime = 0 }, "SlewTime"},
+		{func(c *Config) { c.SlewTime = -1 }, "SlewTime"},
 		{func(c *Config) { c.ResetThreshold = math.Inf(1) }, "ResetThreshold"},
-		{func(c *Config) { c.EnvelopeWindow = 0 }, "EnvelopeWindow"},
+		{func(c *Config) { c.EnvelopeWindow = 61 }, "EnvelopeWindow"},
 		{func(c *Config) { c.WaitWindow = -1 }, "WaitWindow"},
+		{func(c *Config) { c.DelayFall = math.NaN() }, "DelayFall"},
+		{func(c *Config) { c.MaxAhead = math.Inf(1) }, "MaxAhead"},
 	} {
-		cfg := DefaultConfig(20)
+		var cfg Config
 		tc.mutate(&cfg)
-		_, err := NewClock(cfg)
+		_, err := newClock(20, 0, 0, cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("error %v, want one naming %s", err, tc.want)
 		}
 	}
-	if _, err := NewClock(DefaultConfig(60)); err != nil {
+	for _, rate := range []float64{0, -20, math.NaN(), math.Inf(1)} {
+		if _, err := newClock(rate, 0, 0, Config{}); err == nil || !strings.Contains(err.Error(), "tick rate") {
+			t.Errorf("tick rate %v: error %v, want one naming the tick rate", rate, err)
+		}
+	}
+	// A zero Config is the defaults.
+	c, err := newClock(60, 0, 0, Config{})
+	if err != nil {
 		t.Fatal(err)
+	}
+	if got, want := c.Config(), DefaultConfig(); got != want {
+		t.Errorf("a zero Config runs as %+v, want the defaults %+v", got, want)
 	}
 }
 
 func TestSyncOnFirstArrival(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
-	c.BeginFrame(0.016)
-	c.Advance()
+	c.beginFrame(0.016)
+	c.advance()
 	if c.Synced() {
 		t.Fatal("synced without arrivals")
 	}
-	c.BeginFrame(0.016)
-	c.Observe(500)
-	c.Observe(498) // out of order, same frame
-	c.Advance()
+	c.beginFrame(0.016)
+	c.observeN(500, 1)
+	c.observeN(498, 1) // out of order, same frame
+	c.advance()
 	if !c.Synced() || c.RenderTick() != 498 {
 		t.Fatalf("synced %v, render tick %v; want 500 - 2 = 498", c.Synced(), c.RenderTick())
 	}
@@ -81,17 +93,17 @@ func feed(c *Clock, rate, fps, seconds, latency float64, jitter func() float64, 
 			queue = append(queue, arrival{at: float64(sent)/rate + latency + jitter(), tick: uint32(sent + 1000)})
 			sent++
 		}
-		c.BeginFrame(dt)
+		c.beginFrame(dt)
 		kept := queue[:0]
 		for _, a := range queue {
 			if a.at <= local {
-				c.Observe(a.tick)
+				c.observeN(a.tick, 1)
 			} else {
 				kept = append(kept, a)
 			}
 		}
 		queue = kept
-		c.Advance()
+		c.advance()
 		check(f)
 	}
 }
@@ -107,7 +119,7 @@ func TestSteadyLinkRealTime(t *testing.T) {
 		if f > 120 {
 			// server time at the newest arrival is (local-latency)*rate+1000;
 			// rendered 2 ticks behind it, within a tick of frame phase.
-			want := (c.Local()-0.05)*20 + 1000 - 2
+			want := (c.local-0.05)*20 + 1000 - 2
 			if math.Abs(rt-want) > 1.01 {
 				t.Fatalf("frame %d: render %v, want %v ± 1", f, rt, want)
 			}
@@ -145,7 +157,7 @@ func TestJitterNeverReversesAndStaysBounded(t *testing.T) {
 			// Latency 40 to 120 ms: the estimate follows the fastest
 			// arrivals, so render ~ (local-0.05)*20+1000-2, within a tick
 			// and a half of envelope noise and frame phase.
-			want := (c.Local()-0.05)*20 + 1000 - 2
+			want := (c.local-0.05)*20 + 1000 - 2
 			if math.Abs(rt-want) > 1.5 {
 				t.Fatalf("frame %d: render %v, want %v ± 1.5", f, rt, want)
 			}
@@ -165,23 +177,23 @@ func TestJitterNeverReversesAndStaysBounded(t *testing.T) {
 
 func TestDiscontinuityResets(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
-	c.BeginFrame(0)
-	c.Observe(100)
-	c.Advance() // render 98
+	c.beginFrame(0)
+	c.observeN(100, 1)
+	c.advance() // render 98
 	// A suspend reported honestly: one frame of 3 s; the server moved on by
 	// 60 ticks. Local time and server time agree: no discontinuity.
-	c.BeginFrame(3)
-	c.Observe(160)
-	c.Advance()
+	c.beginFrame(3)
+	c.observeN(160, 1)
+	c.advance()
 	if rt := c.RenderTick(); math.Abs(rt-158) > 1e-9 || c.Resets() != 0 {
 		t.Fatalf("after a 3 s frame: render %v (want 158), resets %d (want 0)", rt, c.Resets())
 	}
 	// A suspend the frame time hides (the game clamped dt to 0.1 s): the
 	// server moved on 3 s, local time 0.1 s. The offset re-anchors and the
 	// render time jumps forward, counted.
-	c.BeginFrame(0.1)
-	c.Observe(222)
-	c.Advance()
+	c.beginFrame(0.1)
+	c.observeN(222, 1)
+	c.advance()
 	if rt := c.RenderTick(); math.Abs(rt-220) > 1e-9 || c.Resets() != 1 || c.Reanchors() != 1 {
 		t.Fatalf("after a hidden suspend: render %v (want 220), resets %d, reanchors %d", rt, c.Resets(), c.Reanchors())
 	}
@@ -189,25 +201,25 @@ func TestDiscontinuityResets(t *testing.T) {
 
 func TestLateArrivalsHoldNeverReverse(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
-	c.BeginFrame(0)
-	c.Observe(100)
-	c.Advance() // render 98
+	c.beginFrame(0)
+	c.observeN(100, 1)
+	c.advance() // render 98
 	// Two seconds later only tick 101 has arrived: the link now delays by
 	// about two seconds. The target falls 39 ticks behind; the render time
 	// stands still rather than reverse.
-	c.BeginFrame(2)
-	c.Observe(101)
-	c.Advance()
+	c.beginFrame(2)
+	c.observeN(101, 1)
+	c.advance()
 	if rt := c.RenderTick(); rt != 98 || c.Holds() != 1 || c.Reanchors() != 1 {
 		t.Fatalf("render %v (want 98 held), holds %d, reanchors %d", rt, c.Holds(), c.Reanchors())
 	}
 	prev := c.RenderTick()
 	for i := 0; i < 120; i++ {
-		c.BeginFrame(1.0 / 60)
+		c.beginFrame(1.0 / 60)
 		if i%3 == 0 {
-			c.Observe(uint32(102 + i/3))
+			c.observeN(uint32(102+i/3), 1)
 		}
-		c.Advance()
+		c.advance()
 		if c.RenderTick() < prev {
 			t.Fatalf("render went back from %v to %v", prev, c.RenderTick())
 		}
@@ -217,19 +229,19 @@ func TestLateArrivalsHoldNeverReverse(t *testing.T) {
 
 func TestSmallErrorsAreSlewedNotJumped(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
-	c.BeginFrame(0)
-	c.Observe(100)
-	c.Advance()
+	c.beginFrame(0)
+	c.observeN(100, 1)
+	c.advance()
 	// Arrivals suddenly 100 ms earlier than expected (latency dropped): the
 	// target moves 2 ticks ahead; render must catch up at most MaxCatchUp
 	// faster.
 	for i := 1; i <= 600; i++ {
 		before := c.RenderTick()
-		c.BeginFrame(1.0 / 60)
+		c.beginFrame(1.0 / 60)
 		if i%3 == 0 {
-			c.Observe(uint32(100 + i/3 + 2))
+			c.observeN(uint32(100+i/3+2), 1)
 		}
-		c.Advance()
+		c.advance()
 		step := c.RenderTick() - before
 		if cfg := c.Config(); step < 20.0/60*(1-cfg.MaxSlowDown)-1e-9 || step > 20.0/60*(1+cfg.MaxCatchUp)+1e-9 {
 			t.Fatalf("frame %d: render advanced %v ticks, outside the slew bounds around %v", i, step, 20.0/60)
@@ -243,24 +255,24 @@ func TestSmallErrorsAreSlewedNotJumped(t *testing.T) {
 
 func TestBadFrameTimes(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
-	c.BeginFrame(0)
-	c.Observe(100)
-	c.Advance()
+	c.beginFrame(0)
+	c.observeN(100, 1)
+	c.advance()
 	for _, dt := range []float64{math.NaN(), -1, math.Inf(-1)} {
 		before := c.RenderTick()
-		c.BeginFrame(dt)
-		c.Advance()
+		c.beginFrame(dt)
+		c.advance()
 		if rt := c.RenderTick(); rt != before || math.IsNaN(rt) {
 			t.Fatalf("dt %v moved render time from %v to %v", dt, before, rt)
 		}
 	}
-	// Infinite and absurdly long frames count as MaxFrameDt: local time and
+	// Infinite and absurdly long frames count as limits.MaxFrameDt: local time and
 	// everything derived from it stay finite, however often it happens.
 	for i, dt := range []float64{math.Inf(1), 1e307, 1e300, math.MaxFloat64} {
-		c.BeginFrame(dt)
-		c.Advance()
-		if got := c.Local(); got != float64(i+1)*MaxFrameDt {
-			t.Fatalf("after dt %v local time is %v, want %v", dt, got, float64(i+1)*MaxFrameDt)
+		c.beginFrame(dt)
+		c.advance()
+		if got := c.local; got != float64(i+1)*limits.MaxFrameDt {
+			t.Fatalf("after dt %v local time is %v, want %v", dt, got, float64(i+1)*limits.MaxFrameDt)
 		}
 		if rt := c.RenderTick(); math.IsNaN(rt) || math.IsInf(rt, 0) || math.IsNaN(c.ActualDelay()) || math.IsInf(c.ActualDelay(), 0) {
 			t.Fatalf("after dt %v render tick %v, actual delay %v", dt, rt, c.ActualDelay())
@@ -268,9 +280,9 @@ func TestBadFrameTimes(t *testing.T) {
 	}
 	// A sane stream afterwards is followed again.
 	for tick := uint32(101); tick < 160; tick++ {
-		c.BeginFrame(0.05)
-		c.Observe(tick)
-		c.Advance()
+		c.beginFrame(0.05)
+		c.observeN(tick, 1)
+		c.advance()
 	}
 	if rt := c.RenderTick(); math.Abs(rt-157) > 2 {
 		t.Fatalf("render tick %v after a sane stream up to 159, want about 157", rt)
@@ -284,9 +296,9 @@ func (nanDelay) Delay(*Stats) float64 { return math.NaN() }
 
 func TestMisbehavingDelayPolicy(t *testing.T) {
 	c := newTestClock(t, 20, nanDelay{})
-	c.BeginFrame(0)
-	c.Observe(100)
-	c.Advance()
+	c.beginFrame(0)
+	c.observeN(100, 1)
+	c.advance()
 	if rt := c.RenderTick(); rt != 100 || c.Delay() != 0 {
 		t.Fatalf("render %v, delay %v; want 100 and 0", rt, c.Delay())
 	}
@@ -296,17 +308,17 @@ func TestMisbehavingDelayPolicy(t *testing.T) {
 // the timeline forever: the real stream re-anchors it within a few frames.
 func TestAbsurdFirstTickRecovers(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
-	c.BeginFrame(0)
-	c.Observe(4_000_000_000)
-	c.Advance()
+	c.beginFrame(0)
+	c.observeN(4_000_000_000, 1)
+	c.advance()
 	tick := uint32(1000)
 	for f := 1; f <= 30; f++ {
-		c.BeginFrame(1.0 / 60)
+		c.beginFrame(1.0 / 60)
 		if f%3 == 0 {
-			c.Observe(tick)
+			c.observeN(tick, 1)
 			tick++
 		}
-		c.Advance()
+		c.advance()
 	}
 	if rt := c.RenderTick(); rt < 995 || rt > 1010 || c.Reanchors() != 1 {
 		t.Fatalf("render tick %v after the real stream (want near %d), reanchors %d", rt, tick-2, c.Reanchors())
@@ -316,17 +328,15 @@ func TestAbsurdFirstTickRecovers(t *testing.T) {
 // TestResetRespectsClamp: a forward reset never puts the render time past
 // the newest sample plus MaxAhead.
 func TestResetRespectsClamp(t *testing.T) {
-	cfg := DefaultConfig(20)
-	cfg.MaxAhead = 0.25
-	c, err := NewClock(cfg)
+	c, err := newClock(20, 0, 0.25, Config{Delay: FixedDelay(0.1)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.BeginFrame(0)
-	c.Observe(100)
-	c.Advance()
-	c.BeginFrame(3) // a 3 s frame with nothing new: an outage
-	c.Advance()
+	c.beginFrame(0)
+	c.observeN(100, 1)
+	c.advance()
+	c.beginFrame(3) // a 3 s frame with nothing new: an outage
+	c.advance()
 	if limit := 100 + 0.25*20; c.RenderTick() > limit+1e-9 {
 		t.Fatalf("render tick %v beyond newest + MaxAhead = %v", c.RenderTick(), limit)
 	}
@@ -335,14 +345,11 @@ func TestResetRespectsClamp(t *testing.T) {
 // TestDelayCappedByBuffer: the delay never exceeds what the entities'
 // buffers hold.
 func TestDelayCappedByBuffer(t *testing.T) {
-	cfg := DefaultConfig(60)
-	cfg.Delay = FixedDelay(0.35) // 21 ticks
-	cfg.BufferSamples = 16
-	c, _ := NewClock(cfg)
+	c, _ := newClock(60, 16, 0, Config{Delay: FixedDelay(0.35)}) // 21 ticks of delay, 16 samples
 	for i := 0; i < 10; i++ {
-		c.BeginFrame(1.0 / 60)
-		c.Observe(uint32(100 + i))
-		c.Advance()
+		c.beginFrame(1.0 / 60)
+		c.observeN(uint32(100+i), 1)
+		c.advance()
 	}
 	if d := c.Delay(); d > 14+1e-9 {
 		t.Fatalf("delay %v ticks, want at most 14 (16 samples of 1 tick, minus 2)", d)
@@ -355,16 +362,16 @@ func TestIntervalFollowsRateChange(t *testing.T) {
 	c := newTestClock(t, 60, FixedDelay(0.1))
 	tick := uint32(0)
 	for i := 0; i < 40; i++ { // every tick
-		c.BeginFrame(1.0 / 60)
-		c.Observe(tick)
+		c.beginFrame(1.0 / 60)
+		c.observeN(tick, 1)
 		tick++
-		c.Advance()
+		c.advance()
 	}
 	for i := 0; i < 200; i++ { // every 6th tick
-		c.BeginFrame(0.1)
+		c.beginFrame(0.1)
 		tick += 6
-		c.Observe(tick)
-		c.Advance()
+		c.observeN(tick, 1)
+		c.advance()
 	}
 	if iv := c.Stats().Interval; math.Abs(iv-6) > 0.3 {
 		t.Fatalf("interval %v ticks, want about 6", iv)
@@ -376,22 +383,22 @@ func TestIntervalFollowsRateChange(t *testing.T) {
 // clock forward to them; a single one does not.
 func TestRefusedFutureReanchors(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
-	c.BeginFrame(0)
-	c.Observe(100)
-	c.Advance()
-	c.BeginFrame(1.0 / 60)
-	c.RefusedFuture(5000) // noise
-	c.Advance()
-	c.BeginFrame(1.0 / 60)
-	c.Observe(101)
-	c.Advance()
+	c.beginFrame(0)
+	c.observeN(100, 1)
+	c.advance()
+	c.beginFrame(1.0 / 60)
+	c.refusedFutureN(5000, 1) // noise
+	c.advance()
+	c.beginFrame(1.0 / 60)
+	c.observeN(101, 1)
+	c.advance()
 	if c.Reanchors() != 0 {
 		t.Fatal("one refused tick re-anchored the clock")
 	}
 	for i := 0; i < 3; i++ {
-		c.BeginFrame(0.125)
-		c.RefusedFuture(uint32(200 + i))
-		c.Advance()
+		c.beginFrame(0.125)
+		c.refusedFutureN(uint32(200+i), 1)
+		c.advance()
 	}
 	if c.Reanchors() != 1 || c.ServerTick() < 200 {
 		t.Fatalf("reanchors %d, server tick %v; want 1 and about 202", c.Reanchors(), c.ServerTick())
@@ -405,16 +412,16 @@ func TestRefusedFutureReanchors(t *testing.T) {
 func TestRefusedArrivalsSync(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
 	for i := range 3 {
-		c.BeginFrame(0.05)
-		c.RefusedN(uint32(5000+i), 3)
-		c.Advance()
+		c.beginFrame(0.05)
+		c.refusedN(uint32(5000+i), 3)
+		c.advance()
 	}
 	if !c.Synced() || math.Abs(c.ServerTick()-5002) > 1 {
 		t.Fatalf("synced %v at server tick %v; want synced near 5002", c.Synced(), c.ServerTick())
 	}
-	c.BeginFrame(0.05)
-	c.RefusedN(9000, 1) // one refused arrival far ahead: not an estimate
-	c.Advance()
+	c.beginFrame(0.05)
+	c.refusedN(9000, 1) // one refused arrival far ahead: not an estimate
+	c.advance()
 	if c.ServerTick() > 5010 {
 		t.Fatalf("a refused arrival after sync moved the estimate to %v", c.ServerTick())
 	}

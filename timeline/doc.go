@@ -8,7 +8,7 @@
 // tick rate converts to seconds. Three clocks are kept apart:
 //
 //   - local time: seconds since the [Clock] started, the sum of frame dts
-//     (each at most [MaxFrameDt]);
+//     (each at most an hour);
 //   - server time as seen from arrivals: local*rate + offset, where the
 //     offset is the upper envelope of tick - local*rate over the arrivals of
 //     the last two seconds (the fastest packets; the second largest of eight
@@ -26,7 +26,7 @@
 // [AdaptiveDelay], the pipeline's default, buffers what the link needs: a
 // high quantile of how long the newest data has had to last before newer
 // data arrived ([Stats.Wait]), measured on the stream and, when a pipeline
-// reports them ([Clock.AddWait]), on a sample of each entity's own
+// reports them, on a sample of each entity's own
 // arrivals, with outages left out. The delay grows at once and shrinks
 // slowly. [FixedDelay] is the fixed alternative.
 //
@@ -47,7 +47,7 @@
 // # New timelines
 //
 // Every arrival is evidence of where the server's clock is, including
-// messages the pipeline refuses ([Clock.RefusedN], [Clock.RefusedFutureN]).
+// messages the pipeline refuses.
 // When arrivals far behind the estimate, or refused as far ahead of it, are
 // the majority of what arrives in three frames over at least 0.2 s, with
 // their ticks moving on, the clock re-anchors to them: the newest tick was
@@ -59,8 +59,8 @@
 //
 // # Tick rate
 //
-// Every conversion between ticks and seconds uses Config.TickRate, which
-// must be the server's. A wrong one refuses almost nothing, yet the render
+// Every conversion between ticks and seconds uses the pipeline's tick rate
+// (ecs.Config.TickRate), which must be the server's. A wrong one refuses almost nothing, yet the render
 // time cannot follow the server. The clock therefore measures the rate at
 // which the server's ticks arrive ([Clock.MeasuredTickRate], the median
 // slope between the least delayed arrivals of consecutive two-second

@@ -5,10 +5,10 @@ import (
 	"slices"
 )
 
-// RateWindow is how long, in seconds of local time, the tick-rate meter
+// rateWindow is how long, in seconds of local time, the tick-rate meter
 // collects arrivals before it compares them with the previous window's: a
 // measurement takes two windows and is reported once two in a row agree.
-const RateWindow = 2.0
+const rateWindow = 2.0
 
 // RateTolerance is how far, as a fraction, the measured server tick rate
 // may differ from the configured one before [Clock.RateMismatch] says so.
@@ -28,7 +28,7 @@ const rateBuckets = 8
 // the render time can never keep up (or keeps running into the clamp), and
 // the game sees only underruns and a growing delay.
 //
-// Each window of RateWindow seconds is cut into rateBuckets parts, each
+// Each window of rateWindow seconds is cut into rateBuckets parts, each
 // keeping its least delayed arrival (the largest tick - local*ref, where
 // ref is the measured rate once known, at first the configured one), so
 // that jitter hardly moves it. Pairs of a kept arrival of the previous
@@ -64,7 +64,7 @@ type rateArrival struct {
 
 // add records an arrival of tick at local time.
 func (m *rateMeter) add(local float64, tick uint32) {
-	k := min(max(int((local-m.start)*rateBuckets/RateWindow), 0), rateBuckets-1)
+	k := min(max(int((local-m.start)*rateBuckets/rateWindow), 0), rateBuckets-1)
 	t, b := float64(tick), &m.cur[k]
 	if !b.ok || t-local*m.ref > b.tick-b.at*m.ref {
 		*b = rateArrival{tick: t, at: local, ok: true}
@@ -103,11 +103,11 @@ func (m *rateMeter) candidate() float64 {
 	return median
 }
 
-// advance closes the current window once it is RateWindow long, at local
+// advance closes the current window once it is rateWindow long, at local
 // time now. A window without arrivals (silence) starts the measurement
 // over; the measured rate so far stands.
 func (m *rateMeter) advance(now float64) {
-	if now-m.start < RateWindow {
+	if now-m.start < rateWindow {
 		return
 	}
 	r := m.candidate()
@@ -126,7 +126,7 @@ func (m *rateMeter) advance(now float64) {
 // MeasuredTickRate returns the rate, in ticks per second of local time, at
 // which the server's ticks have been arriving: about the configured
 // TickRate when client and server agree. It is zero until measured (about
-// three RateWindows of arrivals) and is not reset by a new timeline.
+// three rateWindows of arrivals) and is not reset by a new timeline.
 func (c *Clock) MeasuredTickRate() float64 { return c.rate.rate }
 
 // RateMismatch reports whether the measured tick rate differs from the

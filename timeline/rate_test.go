@@ -102,8 +102,8 @@ func TestMeasuredTickRateIgnoresDiscontinuities(t *testing.T) {
 func TestMeasuredTickRateSilence(t *testing.T) {
 	c := newTestClock(t, 20, FixedDelay(0.1))
 	for range 600 {
-		c.BeginFrame(1.0 / 60)
-		c.Advance()
+		c.beginFrame(1.0 / 60)
+		c.advance()
 	}
 	if r := c.MeasuredTickRate(); r != 0 || c.RateMismatch() {
 		t.Fatalf("measured %v ticks/s (mismatch %v) with nothing received", r, c.RateMismatch())
@@ -111,11 +111,11 @@ func TestMeasuredTickRateSilence(t *testing.T) {
 	(&testServer{rate: 20}).run(c, 10, nil, nil)
 	silence := func(seconds float64) {
 		for range int(seconds * 60) {
-			c.BeginFrame(1.0 / 60)
-			c.Advance()
+			c.beginFrame(1.0 / 60)
+			c.advance()
 		}
 	}
-	silence(RateWindow) // the last window with arrivals closes
+	silence(rateWindow) // the last window with arrivals closes
 	r := c.MeasuredTickRate()
 	if math.Abs(r-20) > 0.1 {
 		t.Fatalf("measured %v ticks/s, want 20", r)
@@ -138,7 +138,7 @@ func TestMeasuredTickRateHostile(t *testing.T) {
 		every   float64 // seconds between hostile messages
 		refused bool
 	}{
-		{"early-stamped ramp, accepted", RateWindow, false},
+		{"early-stamped ramp, accepted", rateWindow, false},
 		{"random ticks, refused", 0.1, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -151,10 +151,10 @@ func TestMeasuredTickRateHostile(t *testing.T) {
 				if local >= next && c.Synced() {
 					next += tc.every
 					if tc.refused {
-						c.RefusedN(uint32(c.ServerTick()+rng.Float64()*rate), 1)
+						c.refusedN(uint32(c.ServerTick()+rng.Float64()*rate), 1)
 					} else {
 						// 6% of the rate further ahead each window, within 0.5 s.
-						c.Observe(uint32(c.ServerTick() + float64(k%4)*0.06*RateWindow*rate))
+						c.observeN(uint32(c.ServerTick()+float64(k%4)*0.06*rateWindow*rate), 1)
 						k++
 					}
 				}

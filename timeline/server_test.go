@@ -54,15 +54,15 @@ func (ts *testServer) run(c *Clock, seconds float64, before func(), after func(l
 		if ts.latency == nil {
 			ts.latency = func(float64) float64 { return 0.05 }
 		}
-		ts.sent = int(math.Ceil(c.Local() * ts.rate / float64(ts.every)))
+		ts.sent = int(math.Ceil(c.local * ts.rate / float64(ts.every)))
 	}
 	sendDt := float64(ts.every) / ts.rate
-	for end := c.Local() + seconds; c.Local() < end; {
+	for end := c.local + seconds; c.local < end; {
 		dt := 1.0 / 60
-		if ts.stall > 0 && c.Local() < ts.stallAt && c.Local()+dt >= ts.stallAt {
+		if ts.stall > 0 && c.local < ts.stallAt && c.local+dt >= ts.stallAt {
 			dt = ts.stall
 		}
-		for local := c.Local() + dt; float64(ts.sent)*sendDt <= local; ts.sent++ {
+		for local := c.local + dt; float64(ts.sent)*sendDt <= local; ts.sent++ {
 			if ts.rng.Float64() < ts.loss {
 				continue
 			}
@@ -73,27 +73,27 @@ func (ts *testServer) run(c *Clock, seconds float64, before func(), after func(l
 			}
 			ts.queue = append(ts.queue, p)
 		}
-		c.BeginFrame(dt)
+		c.beginFrame(dt)
 		if before != nil {
 			before()
 		}
 		kept := ts.queue[:0]
 		for _, p := range ts.queue {
 			switch {
-			case p.at > c.Local():
+			case p.at > c.local:
 				kept = append(kept, p)
 			case ts.split && p.n > 1:
-				c.ObserveN(p.tick, 1)
-				c.RefusedN(p.tick, 1)
-				c.ObserveN(p.tick, p.n-1)
+				c.observeN(p.tick, 1)
+				c.refusedN(p.tick, 1)
+				c.observeN(p.tick, p.n-1)
 			default:
-				c.ObserveN(p.tick, p.n)
+				c.observeN(p.tick, p.n)
 			}
 		}
 		ts.queue = kept
-		c.Advance()
+		c.advance()
 		if after != nil {
-			after(c.Local())
+			after(c.local)
 		}
 	}
 }
@@ -104,7 +104,7 @@ func (ts *testServer) run(c *Clock, seconds float64, before func(), after func(l
 func (ts *testServer) offBy(c *Clock) float64 {
 	lo := math.Inf(1)
 	for k := range 12 {
-		lo = min(lo, ts.latency(c.Local()-float64(k)/ts.rate))
+		lo = min(lo, ts.latency(c.local-float64(k)/ts.rate))
 	}
-	return c.ServerTick() - (c.Local()-lo)*ts.rate - 1000
+	return c.ServerTick() - (c.local-lo)*ts.rate - 1000
 }

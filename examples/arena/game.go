@@ -17,7 +17,7 @@ import (
 	"github.com/hajimehoshi/ebiten/v2/inpututil"
 	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/examples/arena/arenanet"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 )
 
 // The screen: 128 × 80 units of the world around the player at

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"image/color"
+	"image/png"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -20,7 +24,7 @@ func TestCrowdSceneQuality(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := &res.metrics
-	if m.Entities != 300 || res.frames != 240 {
+	if m.Entities != 300 || res.frames != 180 { // 4 s at 60 FPS, measured from 1 s
 		t.Fatalf("entities %d, frames %d", m.Entities, res.frames)
 	}
 	if m.Received() != m.Accepted || m.Accepted == 0 {
@@ -36,7 +40,9 @@ func TestCrowdSceneQuality(t *testing.T) {
 	}
 	var out strings.Builder
 	res.print(&out, smallScene())
-	for _, want := range []string{"mean error vs true path", "underrun frames", "pipeline cost per entity per frame"} {
+	for _, want := range []string{"mean error vs true path", "underrun frames", "pipeline cost per entity per frame",
+		"Verdict: smooth and close to the truth", "units an entity moves in a second",
+		"the link's 80 ms one-way latency plus", "of entity-frames ran past the newest snapshot", "ns per entity and frame"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, out.String())
 		}
@@ -80,5 +86,52 @@ func TestCrowdRejectsBadOptions(t *testing.T) {
 	o.loss = 2
 	if _, err := run(o); err == nil || !strings.Contains(err.Error(), "Loss") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// With -png the scene writes the trails of the entities that strayed
+// furthest: nine panels, each with the true path, the drawn positions
+// and the worst frame's error in its colours.
+func TestCrowdTrailsPNG(t *testing.T) {
+	o := smallScene()
+	o.png = filepath.Join(t.TempDir(), "trails.png")
+	res, err := run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.trailIDs = res.worstEntities(trailEntities)
+	if len(o.trailIDs) != trailEntities || res.worst[o.trailIDs[0]-1] != res.maxErr {
+		t.Fatalf("trail entities %v: the first is not the one with the largest error %v", o.trailIDs, res.maxErr)
+	}
+	again, err := run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := again.trails.writePNG(o.png); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(o.png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := img.Bounds(); b.Dx() != 3*panelSize || b.Dy() != 3*panelSize {
+		t.Fatalf("image %v, want nine panels of %d pixels", b, panelSize)
+	}
+	seen := map[color.RGBA]bool{}
+	for y := 0; y < img.Bounds().Dy(); y++ {
+		for x := 0; x < img.Bounds().Dx(); x++ {
+			r, g, b, a := img.At(x, y).RGBA()
+			seen[color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: uint8(a >> 8)}] = true
+		}
+	}
+	for name, c := range map[string]color.RGBA{"truth": truthC, "drawn": drawnC, "worst": worstC} {
+		if !seen[c] {
+			t.Errorf("no %s pixels in the trails", name)
+		}
 	}
 }

@@ -25,8 +25,8 @@ import (
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/netsim"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )

@@ -15,7 +15,7 @@ import (
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/internal/devauth"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/transport"
 	"github.com/netsmooth/netsmooth/wire"
@@ -220,7 +220,7 @@ func (c *gameClient) frame(ctx context.Context, dt float64) {
 		cmd.Input = script(st.Ticks)
 	}
 	if c.cli != nil {
-		c.cli.Session().FeedLatency(c.pipe.Clock())
+		c.cli.Session().FeedLatency(c.pipe)
 	}
 	c.pipe.Update(dt)
 	c.sent = c.pred.Outbox().Drain(c.sent)

@@ -40,7 +40,7 @@ import (
 
 	"github.com/netsmooth/netsmooth/client"
 	"github.com/netsmooth/netsmooth/internal/devauth"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/transport"

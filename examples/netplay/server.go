@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/netsmooth/netsmooth/internal/devauth"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/wire"
 )

@@ -24,7 +24,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 )
 
 func main() {

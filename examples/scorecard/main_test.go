@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/netsim"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
 )
 
 func TestDescribe(t *testing.T) {

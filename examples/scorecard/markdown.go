@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 )
 
 type plotRef struct{ title, path string }

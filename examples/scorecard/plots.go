@@ -12,7 +12,7 @@ import (
 	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/netsmooth/netsmooth/internal/pngfile"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 )
 
 var (

@@ -316,7 +316,7 @@ func run(cfg Config, movers []mover, res *Result) (Result, error) {
 			continue
 		}
 		nextFrame += frameDt
-		cli.FeedLatency(pipe.Clock())
+		cli.FeedLatency(pipe)
 		pipe.Update(frameDt.Seconds())
 		if res == nil || now < warmup {
 			continue

@@ -393,7 +393,7 @@ func (r *rangeRun) judge(in *server.Input) {
 // frame draws one client frame and, every tick's worth of time, fires at
 // the next target where it is drawn.
 func (r *rangeRun) frame() error {
-	r.cli.FeedLatency(r.pipe.Clock())
+	r.cli.FeedLatency(r.pipe)
 	r.pipe.Update(frameDt.Seconds())
 	if r.now < r.nextShot {
 		return nil

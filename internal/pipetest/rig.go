@@ -31,6 +31,9 @@ type Rig struct {
 	Pipe    *nsecs.Pipeline
 	renders generic.Map1[components.Render]
 	corrs   generic.Map1[components.Correction]
+	// instead runs in place of a system of the pipeline (see Override).
+	instead map[nsecs.System]func(w *ecs.World)
+	started bool
 }
 
 // NewRig builds a pipeline from cfg in a world of its own, failing t if cfg
@@ -67,7 +70,44 @@ func (r *Rig) Push(ms ...systems.Message) {
 }
 
 // Frame runs one frame of dt seconds.
-func (r *Rig) Frame(dt float64) { r.Pipe.Update(dt) }
+func (r *Rig) Frame(dt float64) {
+	if len(r.instead) == 0 {
+		r.Pipe.Update(dt)
+		return
+	}
+	if !r.started {
+		r.Pipe.Initialize()
+		r.started = true
+	}
+	ecs.GetResource[systems.Frame](&r.World).Set(dt)
+	for _, s := range r.Pipe.Systems() {
+		if update, ok := r.instead[s]; ok {
+			update(&r.World)
+		} else {
+			s.Update(&r.World)
+		}
+	}
+}
+
+// Override makes Frame run update in place of the pipeline's system s:
+// for tests that compare one of a system's ways of working with another
+// (see systems' export_test.go).
+func (r *Rig) Override(s nsecs.System, update func(w *ecs.World)) {
+	if r.instead == nil {
+		r.instead = map[nsecs.System]func(w *ecs.World){}
+	}
+	r.instead[s] = update
+}
+
+// Receive returns the pipeline's Receive system.
+func (r *Rig) Receive() *systems.Receive {
+	for _, s := range r.Pipe.Systems() {
+		if rcv, ok := s.(*systems.Receive); ok {
+			return rcv
+		}
+	}
+	panic("pipetest: the pipeline has no Receive")
+}
 
 // Entity returns the live entity of id, failing the test if there is none.
 func (r *Rig) Entity(id components.NetID) ecs.Entity {

@@ -1,5 +1,5 @@
-// Command report runs netsmooth's benchmark suite (package
-// github.com/netsmooth/netsmooth/bench) briefly and writes the results:
+// Command report runs netsmooth's benchmark suite (the bodies in
+// internal/perf that package bench names) briefly and writes the results:
 // BENCHMARKS.md, with the performance targets checked, and a plot of
 // ns/entity against the entity count.
 //
@@ -47,7 +47,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netsmooth/netsmooth/bench"
+	"github.com/netsmooth/netsmooth/internal/perf"
 )
 
 // config is the command line.
@@ -115,12 +115,12 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 const autoBenchtime = "auto"
 
 // autoIterations is the iteration count of -benchtime auto at n entities:
-// about 6M entity-frames, a multiple of bench.FramesPerTick (so that whole
+// about 6M entity-frames, a multiple of perf.FramesPerTick (so that whole
 // frames receive snapshots in the steady proportion) from 30 to 3000.
 func autoIterations(n int) int {
 	const entityFrames, lo, hi = 6_000_000, 30, 3000
 	it := min(max(entityFrames/n, lo), hi)
-	return it - it%bench.FramesPerTick
+	return it - it%perf.FramesPerTick
 }
 
 // setBenchtime makes testing.Benchmark run the benchmarks of n entities
@@ -164,10 +164,10 @@ func run(cfg config, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep.ComponentBytes = bench.ComponentBytes()
+	rep.ComponentBytes = perf.ComponentBytes()
 	rep.HeapN = min(targetN, cfg.max)
 	fmt.Fprintf(progress, "heap per entity at %d entities\n", rep.HeapN)
-	rep.HeapBytes = bench.HeapBytesPerEntity(rep.HeapN)
+	rep.HeapBytes = perf.HeapBytesPerEntity(rep.HeapN)
 	rep.Elapsed = time.Since(start)
 
 	pngPath := filepath.Join(cfg.out, filepath.FromSlash(rep.PNG))

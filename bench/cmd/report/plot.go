@@ -11,7 +11,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 
-	"github.com/netsmooth/netsmooth/bench"
+	"github.com/netsmooth/netsmooth/internal/perf"
 	"github.com/netsmooth/netsmooth/internal/pngfile"
 )
 
@@ -38,21 +38,24 @@ var (
 	green  = color.RGBA{R: 0x2c, G: 0xa0, B: 0x2c, A: 0xff}
 	red    = color.RGBA{R: 0xd6, G: 0x27, B: 0x28, A: 0xff}
 	purple = color.RGBA{R: 0x94, G: 0x67, B: 0xbd, A: 0xff}
+	grey   = color.RGBA{R: 0x7f, G: 0x7f, B: 0x7f, A: 0xff}
 )
 
-// plotSeries lists the plot's lines: netsmooth solid, the lower bound
-// (and for ingest the checked lower bound) dashed in the same colour.
+// plotSeries lists the plot's lines: netsmooth solid, the lower bound on
+// arche (and for ingest the checked lower bound) dashed in the same
+// colour, the plain lower bound's frame dashed in grey.
 func plotSeries() []series {
 	return []series{
-		{"netsmooth frame", caseFrame, bench.NetSmooth, blue, false, draw.CircleGlyph{}},
-		{"lower bound frame", caseFrame, bench.MinimumName, blue, true, draw.CircleGlyph{}},
-		{"netsmooth frame, 2 workers", caseTwoWorkers, bench.NetSmooth, purple, false, draw.PyramidGlyph{}},
-		{"naive frame", caseFrame, bench.NaiveName, red, false, draw.BoxGlyph{}},
-		{"netsmooth interpolate", caseInterpolate, bench.NetSmooth, green, false, draw.TriangleGlyph{}},
-		{"lower bound interpolate", caseInterpolate, bench.MinimumName, green, true, draw.TriangleGlyph{}},
-		{"netsmooth ingest (ns/snapshot)", caseIngest, bench.NetSmooth, orange, false, draw.CrossGlyph{}},
-		{"lower bound ingest", caseIngest, bench.MinimumName, orange, true, draw.CrossGlyph{}},
-		{"checked lower bound ingest", caseIngest, bench.MinimumCheckedName, orange, true, draw.PlusGlyph{}},
+		{"netsmooth frame", caseFrame, perf.NetSmooth, blue, false, draw.CircleGlyph{}},
+		{"lower bound on arche frame", caseFrame, perf.MinimumOnArcheName, blue, true, draw.CircleGlyph{}},
+		{"plain lower bound frame", caseFrame, perf.MinimumName, grey, true, draw.RingGlyph{}},
+		{"netsmooth frame, 2 workers", caseTwoWorkers, perf.NetSmooth, purple, false, draw.PyramidGlyph{}},
+		{"naive frame", caseFrame, perf.NaiveName, red, false, draw.BoxGlyph{}},
+		{"netsmooth interpolate", caseInterpolate, perf.NetSmooth, green, false, draw.TriangleGlyph{}},
+		{"lower bound on arche interpolate", caseInterpolate, perf.MinimumOnArcheName, green, true, draw.TriangleGlyph{}},
+		{"netsmooth ingest (ns/snapshot)", caseIngest, perf.NetSmooth, orange, false, draw.CrossGlyph{}},
+		{"lower bound ingest", caseIngest, perf.MinimumName, orange, true, draw.CrossGlyph{}},
+		{"checked lower bound ingest", caseIngest, perf.MinimumCheckedName, orange, true, draw.PlusGlyph{}},
 	}
 }
 

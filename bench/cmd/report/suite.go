@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netsmooth/netsmooth/bench"
+	"github.com/netsmooth/netsmooth/internal/perf"
 )
 
 // Entity counts of the suite; the naive baseline runs up to naiveMax only
@@ -32,16 +32,16 @@ var (
 	predictedCounts = []int{1, 4, 16, 64}
 )
 
-// Cases: the whole frame, each of netsmooth's systems (bench.Stages), and
+// Cases: the whole frame, each of netsmooth's systems (perf.Stages), and
 // ingest (the receiving part of a frame with the snapshot handover, for
 // netsmooth and the baselines), then the scenarios of the small table.
 const (
 	caseFrame       = "frame"
-	caseReceive     = string(bench.Receive)
-	caseTimeline    = string(bench.Timeline)
-	caseInterpolate = string(bench.Interpolate)
-	caseSmooth      = string(bench.Smooth)
-	caseSnap        = string(bench.Snap)
+	caseReceive     = string(perf.Receive)
+	caseTimeline    = string(perf.Timeline)
+	caseInterpolate = string(perf.Interpolate)
+	caseSmooth      = string(perf.Smooth)
+	caseSnap        = string(perf.Snap)
 	caseIngest      = "ingest"
 	// caseCrossing and caseBetween split the frame: those in which the
 	// render time crosses a sample, and the others.
@@ -50,17 +50,17 @@ const (
 	// casePositionOnly is the frame on a stream that never rotates.
 	casePositionOnly = "frame, position only"
 	// caseTwoWorkers is netsmooth's frame with Interpolate on two
-	// goroutines (bench.Parallel), kept under bench.NetSmooth.
+	// goroutines (perf.Parallel), kept under perf.NetSmooth.
 	caseTwoWorkers = "frame, 2 workers"
 	caseChurn      = "churn"
 	caseLifecycle  = "lifecycle"
 	casePredicted  = "predicted"
 )
 
-// key names one measurement: a case, the implementation (bench.NetSmooth,
-// bench.MinimumName, bench.MinimumCheckedName, bench.MinimumOnArcheName,
-// bench.FlatName or bench.NaiveName) and the entity count (batch size
-// for lifecycle).
+// key names one measurement: a case, the implementation (perf.NetSmooth,
+// perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName,
+// perf.MinimumOnArcheCheckedName, perf.FlatName or perf.NaiveName) and
+// the entity count (batch size for lifecycle).
 type key struct {
 	Case string
 	Impl string
@@ -99,49 +99,49 @@ func countsUpTo(max int) []int {
 
 // implsAt returns the implementations measured at n entities: netsmooth,
 // its lower bound, the flat and naive baselines (naive up to naiveMax).
-// The lower bound on arche runs the frames and ingest only (its
-// Interpolate is the lower bound's), the checked lower bound ingest only
-// (it draws as the lower bound does).
+// The lower bound on arche runs the frames, Interpolate and ingest, the
+// checked lower bound ingest only (it draws as the lower bound does).
 func implsAt(n int) []string {
 	if n > naiveMax {
-		return []string{bench.NetSmooth, bench.MinimumName, bench.FlatName}
+		return []string{perf.NetSmooth, perf.MinimumName, perf.FlatName}
 	}
-	return []string{bench.NetSmooth, bench.MinimumName, bench.FlatName, bench.NaiveName}
+	return []string{perf.NetSmooth, perf.MinimumName, perf.FlatName, perf.NaiveName}
 }
 
 // plan lists the suite's benchmarks for the given entity counts.
 func plan(ns []int) []job {
 	var jobs []job
 	for _, n := range ns {
-		for _, impl := range append(implsAt(n), bench.MinimumOnArcheName) {
-			jobs = append(jobs, job{key{caseFrame, impl, n}, "ns/entity", func(b *testing.B) { bench.Frame(b, impl, n) }})
+		for _, impl := range append(implsAt(n), perf.MinimumOnArcheName) {
+			jobs = append(jobs, job{key{caseFrame, impl, n}, "ns/entity", func(b *testing.B) { perf.Frame(b, impl, n) }})
 		}
-		jobs = append(jobs, job{key{caseTwoWorkers, bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.Frame(b, bench.Parallel, n) }})
-		for _, impl := range []string{bench.NetSmooth, bench.MinimumName, bench.MinimumOnArcheName} {
+		jobs = append(jobs, job{key{caseTwoWorkers, perf.NetSmooth, n}, "ns/entity", func(b *testing.B) { perf.Frame(b, perf.Parallel, n) }})
+		for _, impl := range []string{perf.NetSmooth, perf.MinimumName, perf.MinimumOnArcheName} {
 			jobs = append(jobs,
-				job{key{caseCrossing, impl, n}, "ns/entity-crossing", func(b *testing.B) { bench.FrameSplit(b, impl, n) }},
-				job{key{caseBetween, impl, n}, "ns/entity-between", func(b *testing.B) { bench.FrameSplit(b, impl, n) }},
-				job{key{casePositionOnly, impl, n}, "ns/entity", func(b *testing.B) { bench.FramePositionOnly(b, impl, n) }})
+				job{key{caseCrossing, impl, n}, "ns/entity-crossing", func(b *testing.B) { perf.FrameSplit(b, impl, n) }},
+				job{key{caseBetween, impl, n}, "ns/entity-between", func(b *testing.B) { perf.FrameSplit(b, impl, n) }},
+				job{key{casePositionOnly, impl, n}, "ns/entity", func(b *testing.B) { perf.FramePositionOnly(b, impl, n) }})
 		}
-		for _, st := range bench.Stages {
-			jobs = append(jobs, job{key{string(st), bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.System(b, st, n) }})
+		for _, st := range perf.Stages {
+			jobs = append(jobs, job{key{string(st), perf.NetSmooth, n}, "ns/entity", func(b *testing.B) { perf.System(b, st, n) }})
 		}
 		jobs = append(jobs,
-			job{key{caseInterpolate, bench.MinimumName, n}, "ns/entity", func(b *testing.B) { bench.MinimumInterpolate(b, n) }},
-			job{key{caseInterpolate, bench.FlatName, n}, "ns/entity", func(b *testing.B) { bench.FlatInterpolate(b, n) }})
-		for _, impl := range append(implsAt(n), bench.MinimumCheckedName, bench.MinimumOnArcheName) {
-			jobs = append(jobs, job{key{caseIngest, impl, n}, "ns/snapshot", func(b *testing.B) { bench.Ingest(b, impl, n) }})
+			job{key{caseInterpolate, perf.MinimumName, n}, "ns/entity", func(b *testing.B) { perf.MinimumInterpolate(b, n) }},
+			job{key{caseInterpolate, perf.MinimumOnArcheName, n}, "ns/entity", func(b *testing.B) { perf.MinimumOnArcheInterpolate(b, n) }},
+			job{key{caseInterpolate, perf.FlatName, n}, "ns/entity", func(b *testing.B) { perf.FlatInterpolate(b, n) }})
+		for _, impl := range append(implsAt(n), perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.MinimumOnArcheCheckedName) {
+			jobs = append(jobs, job{key{caseIngest, impl, n}, "ns/snapshot", func(b *testing.B) { perf.Ingest(b, impl, n) }})
 		}
 	}
 	largest := ns[len(ns)-1]
 	for _, n := range churnCounts {
 		if n <= largest {
-			jobs = append(jobs, job{key{caseChurn, bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.Churn(b, n, churnFraction) }})
+			jobs = append(jobs, job{key{caseChurn, perf.NetSmooth, n}, "ns/entity", func(b *testing.B) { perf.Churn(b, n, churnFraction) }})
 		}
 	}
-	jobs = append(jobs, job{key{caseLifecycle, bench.NetSmooth, lifecycleBatch}, "ns/lifecycle", func(b *testing.B) { bench.Lifecycle(b, lifecycleBatch) }})
+	jobs = append(jobs, job{key{caseLifecycle, perf.NetSmooth, lifecycleBatch}, "ns/lifecycle", func(b *testing.B) { perf.Lifecycle(b, lifecycleBatch) }})
 	for _, n := range predictedCounts {
-		jobs = append(jobs, job{key{casePredicted, bench.NetSmooth, n}, "ns/entity", func(b *testing.B) { bench.Predicted(b, n) }})
+		jobs = append(jobs, job{key{casePredicted, perf.NetSmooth, n}, "ns/entity", func(b *testing.B) { perf.Predicted(b, n) }})
 	}
 	return jobs
 }

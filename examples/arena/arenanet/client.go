@@ -14,8 +14,8 @@ import (
 	"github.com/netsmooth/netsmooth/client"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/netsim"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
@@ -282,7 +282,7 @@ func (c *Client) Step(dt float64, stick scenario.Stick) {
 		cmd, _ := c.cmds.Get(c.me)
 		cmd.Input = stick
 	}
-	c.link.Session().FeedLatency(c.pipe.Clock())
+	c.link.Session().FeedLatency(c.pipe)
 	t0 := time.Now()
 	c.pipe.Update(dt)
 	c.noteCost(time.Since(t0))

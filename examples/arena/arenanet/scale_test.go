@@ -11,7 +11,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/server"
 )
 

@@ -18,7 +18,7 @@ import (
 	"github.com/coder/websocket"
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/internal/devauth"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/transport"
 	"github.com/netsmooth/netsmooth/wire"

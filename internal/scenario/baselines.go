@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"github.com/netsmooth/netsmooth/internal/clockfeed"
+	"github.com/netsmooth/netsmooth/internal/sampling"
 	"sort"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -55,19 +57,13 @@ func (c *latest) Draw(id components.NetID) (mgl32.Vec3, float64, bool, bool) {
 // Snapshots handed over are applied at the next frame.
 type DampedBuffer struct {
 	rate     float64
-	clock    *timeline.Clock // nil: per-entity clocks
-	before   float64         // the shared clock's server tick before this frame
-	seen     int             // messages received, for sampling waits
+	clock    *timeline.Clock  // nil: per-entity clocks
+	feed     clockfeed.Feeder // clock's
+	before   float64          // the shared clock's server tick before this frame
+	seen     int              // messages received, for sampling waits
 	pending  []systems.Message
 	entities map[components.NetID]*bufferedEntity
 }
-
-// WaitSampling: netsmooth's pipeline reports the entity's wait to its
-// clock for one message in this many (counted over the stream, if the
-// message is stored as a newer sample); the baselines that share a
-// timeline.Clock report theirs the same way, so that they draw what it
-// draws.
-const WaitSampling = systems.WaitSampling
 
 // Settings of [DampedBuffer].
 const (
@@ -103,7 +99,7 @@ func NewDampedBuffer(rate float64) *DampedBuffer {
 // render time (the clock is fed every snapshot's tick).
 func NewDampedBufferOn(clock *timeline.Clock) *DampedBuffer {
 	d := NewDampedBuffer(clock.TickRate())
-	d.clock = clock
+	d.clock, d.feed = clock, clockfeed.Of(clock)
 	return d
 }
 
@@ -134,7 +130,7 @@ func (d *DampedBuffer) Frame(dt float64) {
 func (d *DampedBuffer) Ingest(dt float64) {
 	if d.clock != nil {
 		d.before = d.clock.ServerTick()
-		d.clock.BeginFrame(dt)
+		d.feed.BeginFrame(dt)
 	}
 	for i := range d.pending {
 		d.push(&d.pending[i])
@@ -142,7 +138,7 @@ func (d *DampedBuffer) Ingest(dt float64) {
 	}
 	d.pending = d.pending[:0]
 	if d.clock != nil {
-		d.clock.Advance()
+		d.feed.Advance()
 	}
 }
 
@@ -159,8 +155,8 @@ func (d *DampedBuffer) push(m *systems.Message) {
 	}
 	if d.clock != nil && len(e.buf) > 0 {
 		// Report the entity's wait as netsmooth's pipeline does.
-		if d.seen%WaitSampling == 0 {
-			d.clock.AddWait(d.before - e.buf[len(e.buf)-1].ms*d.rate/1000)
+		if d.seen%sampling.Every == 0 {
+			d.feed.AddWait(d.before - e.buf[len(e.buf)-1].ms*d.rate/1000)
 		}
 	}
 	e.buf = append(e.buf, bufferedSnapshot{ms: float64(m.Tick) / d.rate * 1000, pos: m.Pos, rot: m.Rot.Normalize()})
@@ -169,7 +165,7 @@ func (d *DampedBuffer) push(m *systems.Message) {
 		e.buf = e.buf[1:]
 	}
 	if d.clock != nil {
-		d.clock.Observe(m.Tick)
+		d.feed.ObserveN(m.Tick, 1)
 	} else {
 		// The newest snapshot re-anchors the entity's clock.
 		e.renderTime = e.buf[len(e.buf)-1].ms - dampedDelay

@@ -1,4 +1,4 @@
-package bench
+package perf
 
 import (
 	"runtime"

@@ -1,4 +1,4 @@
-package bench
+package perf
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
 

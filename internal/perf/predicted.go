@@ -1,4 +1,4 @@
-package bench
+package perf
 
 import (
 	"testing"
@@ -7,7 +7,7 @@ import (
 	c "github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/internal/pipetest"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
 

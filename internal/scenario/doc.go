@@ -22,4 +22,8 @@
 // the benchmarks (package bench), which measure the same [Client]s.
 //
 // Everything runs on virtual time and is deterministic for a seed.
+//
+// It is netsmooth's own measuring harness, internal to the module: the
+// scorecard, the example scenes and the benchmarks use it; a game does
+// not.
 package scenario

@@ -1,4 +1,4 @@
-package bench
+package perf
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/mlange-42/arche/ecs"
 	c "github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
@@ -372,4 +372,12 @@ func Lifecycle(b *testing.B, batch int) {
 		loop.Step()
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(batch), "ns/lifecycle")
+}
+
+// MinimumOnArcheInterpolate measures the interpolation step alone of the
+// lower bound on arche's public API in the steady scenario: the reference
+// for netsmooth's Interpolate system.
+func MinimumOnArcheInterpolate(b *testing.B, n int) {
+	m := NewMinimumOnArche(n)
+	interpolationOnly(b, m, m.Ingest, m.Interpolate, n)
 }

@@ -17,7 +17,7 @@ import (
 func FixedLerp(delay time.Duration) Factory {
 	return netsmoothWith(fmt.Sprintf("fixed %d ms lerp", delay.Milliseconds()), func(c *nsecs.Config) {
 		c.Clock.Delay = timeline.FixedDelay(delay.Seconds())
-		c.Clock.MaxAhead = 0
+		c.Clock.MaxAhead = timeline.NeverAhead
 		c.Interpolate.Extrapolation = blend.Hold
 	})
 }

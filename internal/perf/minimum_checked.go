@@ -1,13 +1,13 @@
-package bench
+package perf
 
 import (
+	"github.com/netsmooth/netsmooth/internal/sampling"
 	"math"
 	"unsafe"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/blend"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
@@ -67,12 +67,7 @@ func (m *MinimumChecked) Frame(dt float64) {
 // own loop of whether to check would cost the lower bound itself).
 func (m *MinimumChecked) Ingest(dt float64) {
 	before := m.clock.ServerTick()
-	// Ticks beyond this are future-dated (none before the clock syncs):
-	// the estimated server time of this frame, plus the margin.
-	future := math.Inf(1)
-	if m.clock.Synced() {
-		future = before + dt*TickRate + m.maxFuture
-	}
+	future := futureTick(m.clock, dt, m.maxFuture)
 	m.clock.BeginFrame(dt)
 	msgs := m.pending
 	m.pending = m.pending[:0]
@@ -82,7 +77,7 @@ func (m *MinimumChecked) Ingest(dt float64) {
 	for i := range msgs {
 		msg := &msgs[i]
 		if msg.Kind != systems.Snapshot || !withinLimit(msg, bound) || !unitOrZero(&msg.Rot) || float64(msg.Tick) > future {
-			if !m.repair(msg, future) {
+			if !repair(msg, bound, future) {
 				m.refused++
 				continue
 			}
@@ -93,7 +88,7 @@ func (m *MinimumChecked) Ingest(dt float64) {
 			if msg.Tick <= h.Newest {
 				continue
 			}
-			if (m.seen+i)%scenario.WaitSampling == 0 {
+			if (m.seen+i)%sampling.Every == 0 {
 				m.clock.AddWait(before - float64(h.Newest))
 			}
 		}
@@ -112,14 +107,25 @@ func (m *MinimumChecked) Ingest(dt float64) {
 
 // repair normalises the rotation of a snapshot whose only fault is a
 // rotation off the unit sphere, as netsmooth does, and reports whether
-// msg may be stored.
-func (m *MinimumChecked) repair(msg *systems.Message, future float64) bool {
-	if msg.Kind != systems.Snapshot || !withinLimit(msg, m.bound) || float64(msg.Tick) > future {
+// msg may be stored: bound is withinLimit's, future the newest tick
+// accepted.
+func repair(msg *systems.Message, bound uint64, future float64) bool {
+	if msg.Kind != systems.Snapshot || !withinLimit(msg, bound) || float64(msg.Tick) > future {
 		return false
 	}
 	rot, ok := blend.Normalize(msg.Rot)
 	msg.Rot = rot
 	return ok
+}
+
+// futureTick returns the newest tick a snapshot may have in the frame
+// about to begin, dt long: the estimated server time of the frame plus
+// the margin maxFuture (in ticks), or +Inf before the clock syncs.
+func futureTick(clock *fedClock, dt, maxFuture float64) float64 {
+	if !clock.Synced() {
+		return math.Inf(1)
+	}
+	return clock.ServerTick() + dt*TickRate + maxFuture
 }
 
 // Refused returns how many snapshots the checks refused.

@@ -1,14 +1,13 @@
-package bench
+package perf
 
 import (
+	"github.com/netsmooth/netsmooth/internal/sampling"
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
-	"github.com/netsmooth/netsmooth/timeline"
 )
 
 // Flat is the layout baseline: the steady scenario's work done by hand
@@ -19,7 +18,7 @@ import (
 // beyond a finite check, no generality (lifecycle, extrapolation, cuts,
 // smoothing), which the steady scenario never needs.
 type Flat struct {
-	clock   *timeline.Clock
+	clock   *fedClock
 	seen    int // messages received, for sampling waits
 	pending []systems.Message
 	slots   [c.RingCapacity][]c.Sample
@@ -60,7 +59,7 @@ func (f *Flat) ingest(before float64) {
 		}
 		if newest, ok := s.Ring.NewestTick(); ok {
 			// Report the entity's wait as the pipeline does.
-			if (f.seen+i)%scenario.WaitSampling == 0 {
+			if (f.seen+i)%sampling.Every == 0 {
 				f.clock.AddWait(before - float64(newest))
 			}
 		}

@@ -1,10 +1,12 @@
-package bench
+package perf
 
 import (
 	"fmt"
+	c "github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/internal/clockfeed"
 
 	nsecs "github.com/netsmooth/netsmooth/ecs"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
@@ -22,8 +24,11 @@ const (
 	// MinimumCheckedName is the lower bound that checks every snapshot
 	// as a client of an untrusted server must ([MinimumChecked]).
 	MinimumCheckedName = "minimum-checked"
-	FlatName           = "flat"
-	NaiveName          = "naive"
+	// MinimumOnArcheCheckedName is the checked lower bound on arche's
+	// public API ([MinimumOnArcheChecked]).
+	MinimumOnArcheCheckedName = "minimum-arche-checked"
+	FlatName                  = "flat"
+	NaiveName                 = "naive"
 )
 
 // NewPipeline returns netsmooth's pipeline with the default config, sized
@@ -48,18 +53,26 @@ func newPipeline(n, workers int) *scenario.NetSmooth {
 // on a clock of its own configured like netsmooth's default one, so that it
 // draws what the pipeline draws.
 func NewNaive() *scenario.DampedBuffer {
-	return scenario.NewDampedBufferOn(newClock())
+	return scenario.NewDampedBufferOn(newClock().Clock)
 }
 
-// newClock returns a clock configured exactly like the default pipeline's,
-// for the baselines that keep their own.
-func newClock() *timeline.Clock {
+// fedClock is a clock with its feeding side, for the baselines that keep
+// their own and feed it as the pipeline feeds its clock.
+type fedClock struct {
+	*timeline.Clock
+	clockfeed.Feeder
+}
+
+// newClock returns a clock configured exactly like the default pipeline's
+// (which runs the render time past the newest tick as far as
+// extrapolation covers), for the baselines that keep their own.
+func newClock() *fedClock {
 	cfg := nsecs.DefaultConfig().WithTickRate(TickRate)
-	clock, err := timeline.NewClock(cfg.ClockConfig())
+	clock, err := clockfeed.New(cfg.TickRate, c.RingCapacity, cfg.Interpolate.ExtrapolationLimit, cfg.Clock)
 	if err != nil {
 		panic(err)
 	}
-	return clock
+	return &fedClock{Clock: clock.(*timeline.Clock), Feeder: clockfeed.Of(clock)}
 }
 
 // New returns the implementation called name, for n entities.
@@ -75,6 +88,8 @@ func New(name string, n int) scenario.Client {
 		return NewMinimumOnArche(n)
 	case MinimumCheckedName:
 		return NewMinimumChecked(n)
+	case MinimumOnArcheCheckedName:
+		return NewMinimumOnArcheChecked(n)
 	case FlatName:
 		return NewFlat(n)
 	case NaiveName:

@@ -1,10 +1,10 @@
-package bench
+package perf
 
 import (
 	"testing"
 
 	c "github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 )
 
 // TestComponentMemoryPerEntity: at most 1 KiB of component data per remote

@@ -1,14 +1,13 @@
-package bench
+package perf
 
 import (
+	"github.com/netsmooth/netsmooth/internal/sampling"
 	"math"
 
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
 	"github.com/netsmooth/netsmooth/systems"
-	"github.com/netsmooth/netsmooth/timeline"
 )
 
 // Minimum is the true lower bound of the steady scenario: the least work
@@ -29,8 +28,8 @@ import (
 //     slot-major (slot k of every entity in one array), as netsmooth's
 //     RingSlot columns are: entities sent together write, and cross, the
 //     same slot, so arrivals and crossings stream through memory instead
-//     of striding 512 bytes from entity to entity (which made the lower
-//     bound about 10% slower to draw and 30% slower to ingest).
+//     of striding 512 bytes from entity to entity (DESIGN.md has what
+//     the entity-major layout cost).
 //
 // Arrival never touches the bracket in steady state: a sample lands in
 // the cold ring, and the bracket moves to it when the render time gets
@@ -38,7 +37,7 @@ import (
 // and fed the same arrivals and waits, so the render time, and with it
 // every drawn position, agrees with the pipeline's (TestMinimumAgrees).
 type Minimum struct {
-	clock   *timeline.Clock
+	clock   *fedClock
 	seen    int // messages received, for sampling waits
 	pending []systems.Message
 	hot     []minBracket
@@ -149,7 +148,7 @@ func (m *Minimum) Ingest(dt float64) {
 			if msg.Tick <= h.Newest {
 				continue // the steady scenario has no out-of-order samples
 			}
-			if (m.seen+i)%scenario.WaitSampling == 0 {
+			if (m.seen+i)%sampling.Every == 0 {
 				m.clock.AddWait(before - float64(h.Newest)) // the wait, sampled as the pipeline does
 			}
 		}
@@ -166,7 +165,9 @@ func (m *Minimum) Ingest(dt float64) {
 	m.clock.Advance()
 }
 
-// Interpolate draws every entity at the clock's render time.
+// Interpolate draws every entity at the clock's render time. The blend
+// is written out in the loop, as in the lower bound on arche, rather than
+// called per entity, which would make the lower bound slower.
 func (m *Minimum) Interpolate() {
 	rt := m.clock.RenderTick()
 	for i := range m.hot {

@@ -1,4 +1,4 @@
-package bench
+package perf
 
 import (
 	"math"
@@ -7,7 +7,7 @@ import (
 	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/generic"
 	c "github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/netsim/scenario"
+	"github.com/netsmooth/netsmooth/internal/scenario"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
@@ -166,6 +166,39 @@ func TestMinimumCheckedAgrees(t *testing.T) {
 		t.Fatalf("the lower bound without checks drew %d of %d entity-frames away from the pipeline: the garbage should show", uncheckedOff, compared)
 	}
 	t.Logf("%d entity-frames agree; %d snapshots refused by both; the unchecked lower bound is off in %d", compared, refusedByPipe, uncheckedOff)
+}
+
+// TestMinimumOnArcheCheckedAgrees: the checked lower bound on arche draws
+// exactly what the checked lower bound draws, and refuses the same
+// snapshots, on the garbled stream.
+func TestMinimumOnArcheCheckedAgrees(t *testing.T) {
+	const n = 64
+	checked, on := NewMinimumChecked(n), NewMinimumOnArcheChecked(n)
+	garbled := func(impl scenario.Client) *run {
+		s := NewStream(n)
+		r := newRun(impl, s, FPS, FramesPerTick)
+		r.next = func(dst [][]systems.Message) [][]systems.Message { return append(dst, garble(s.Tick())) }
+		return r
+	}
+	rc, ro := garbled(checked), garbled(on)
+	drawn := 0
+	for frame := range 60 * FramesPerTick {
+		rc.frames(1)
+		ro.frames(1)
+		for id := c.NetID(1); id <= n; id++ {
+			if want, got := checked.Render(id), on.Render(id); got != want {
+				t.Fatalf("frame %d entity %d: checked lower bound drew %+v, on arche %+v", frame, id, want, got)
+			} else if got.Flags&c.Visible != 0 {
+				drawn++
+			}
+		}
+	}
+	if drawn < 50*FramesPerTick*n {
+		t.Fatalf("%d entity-frames drawn, want most of %d", drawn, 60*FramesPerTick*n)
+	}
+	if checked.Refused() == 0 || on.Refused() != checked.Refused() {
+		t.Fatalf("refused %d on arche, %d without", on.Refused(), checked.Refused())
+	}
 }
 
 // garble spoils some of a tick's snapshots, in place, with the faults the
