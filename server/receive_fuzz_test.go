@@ -21,6 +21,11 @@ func FuzzReceive(f *testing.F) {
 		f.Add(b, b)
 	}
 	f.Add([]byte("NS"), []byte{})
+	drawn := wire.InputPacket{FirstSeq: 2, Inputs: [][]byte{{1}}, Drawn: []wire.Drawn{{Time: 9, Late: []wire.Late{{NetID: 3, Behind: 1, Span: 2, Back: 2}}}}}
+	b, _ := wire.AppendInput(nil, &wire.Header{Seq: 2}, &drawn, nil)
+	bad := append([]byte(nil), b...)
+	bad[len(bad)-1] = 3 // Back 3 > Span 2: a rule of the format broken
+	f.Add(b, bad)
 	codecErrs := []error{wire.ErrTruncated, wire.ErrMagic, wire.ErrVersion, wire.ErrType, wire.ErrLimit, wire.ErrMalformed}
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		s, _ := NewSession(SessionConfig{})

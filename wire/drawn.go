@@ -112,7 +112,7 @@ func checkDrawn(p *InputPacket, maxLate int) error {
 			if j > 0 && late[j].NetID <= late[j-1].NetID {
 				return fmt.Errorf("%w: drawn record %d: late NetIDs %d then %d (they must increase)", ErrOrder, i, late[j-1].NetID, late[j].NetID)
 			}
-			if err := late[j].check(); err != nil {
+			if err := late[j].check(ErrRange); err != nil {
 				return fmt.Errorf("drawn record %d: %w", i, err)
 			}
 		}
@@ -166,7 +166,7 @@ func readDrawn(r *reader, v *Drawn, prev uint32, first bool, maxLate int, buf []
 				return buf, err
 			}
 		}
-		if err := l.check(); err != nil {
+		if err := l.check(ErrMalformed); err != nil {
 			return buf, err
 		}
 		buf = append(buf, l)
@@ -178,10 +178,11 @@ func readDrawn(r *reader, v *Drawn, prev uint32, first bool, maxLate int, buf []
 
 // check refuses a late record whose Span and Back contradict each other:
 // a Span of 1 (consecutive samples need none), a Back beyond the Span, or
-// a Back without a Span.
-func (l *Late) check() error {
+// a Back without a Span. The error wraps kind: [ErrRange] for a record
+// being encoded, [ErrMalformed] for one being decoded.
+func (l *Late) check(kind error) error {
 	if l.Span == 1 || (l.Span >= 2 && l.Back > l.Span) || (l.Span == 0 && l.Back != 0) {
-		return fmt.Errorf("%w: late NetID %d: Span %d, Back %d (want Span 0 with Back 0, or Span >= 2 with Back <= Span)", ErrRange, l.NetID, l.Span, l.Back)
+		return fmt.Errorf("%w: late NetID %d: Span %d, Back %d (want Span 0 with Back 0, or Span >= 2 with Back <= Span)", kind, l.NetID, l.Span, l.Back)
 	}
 	return nil
 }

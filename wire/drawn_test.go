@@ -100,7 +100,7 @@ func TestDrawnSpanDecode(t *testing.T) {
 		t.Fatalf("%+v %v", got.Drawn, err)
 	}
 	b[len(b)-1] = 3 // Back 3 > Span 2
-	if _, err := DecodeInput(b, &got, nil); !errors.Is(err, ErrRange) {
+	if _, err := DecodeInput(b, &got, nil); !errors.Is(err, ErrMalformed) {
 		t.Fatalf("Back > Span: %v", err)
 	}
 	b[len(b)-2], b[len(b)-1] = 1, 0 // Span 1, then a stray byte
