@@ -56,6 +56,7 @@ type config struct {
 	max       int
 	out       string
 	png       string
+	capacity  bool
 }
 
 func main() {
@@ -81,6 +82,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.benchtime, "benchtime", autoBenchtime, "run each benchmark for `d`, or N times if d is of the form Nx (as go test -benchtime); auto scales the iterations with the entity count")
 	fs.IntVar(&cfg.max, "max", 1_000_000, "largest entity count `n` (the suite runs 1k, 10k, 100k, 1M up to n)")
 	fs.StringVar(&cfg.out, "out", ".", "`dir`ectory to write BENCHMARKS.md into: the repository root")
+	fs.BoolVar(&cfg.capacity, "capacity", true, "measure the server's capacity too (about two minutes)")
 	fs.StringVar(&cfg.png, "png", "bench/ns-per-entity.png", "`path` of the plot, relative to -out")
 	fs.Usage = func() {
 		fmt.Fprintln(fs.Output(), "usage: go run ./bench/cmd/report [flags]   (from the repository root)")
@@ -168,6 +170,11 @@ func run(cfg config, progress io.Writer) error {
 	rep.HeapN = min(targetN, cfg.max)
 	fmt.Fprintf(progress, "heap per entity at %d entities\n", rep.HeapN)
 	rep.HeapBytes = perf.HeapBytesPerEntity(rep.HeapN)
+	if cfg.capacity {
+		if rep.Capacity, err = runCapacity(progress); err != nil {
+			return err
+		}
+	}
 	rep.Elapsed = time.Since(start)
 
 	pngPath := filepath.Join(cfg.out, filepath.FromSlash(rep.PNG))

@@ -64,6 +64,8 @@ type report struct {
 	HeapBytes      float64 // perf.HeapBytesPerEntity(HeapN)
 
 	PNG string // the plot's path relative to BENCHMARKS.md, slash-separated
+
+	Capacity []capacityRow // the server's capacity, if run
 }
 
 // get returns a measurement and whether it was taken.
@@ -90,6 +92,7 @@ const (
 	unitTimes  = "×"
 	unitBytes  = "B"
 	unitAllocs = "allocs/op"
+	unitMs     = "ms"
 )
 
 // target is one performance target of the issue, checked on a run.
@@ -98,7 +101,7 @@ type target struct {
 	Measured float64
 	Limit    float64
 	AtLeast  bool   // the target is Measured ≥ Limit, not Measured ≤ Limit
-	Unit     string // unitNs, unitTimes or unitBytes
+	Unit     string // unitNs, unitTimes, unitBytes, unitAllocs or unitMs
 	Taken    bool   // false if this run did not measure it
 }
 
@@ -129,6 +132,8 @@ func (t target) format(v float64) string {
 		return formatTimes(v)
 	case unitAllocs:
 		return fmt.Sprintf("%.0f", v)
+	case unitMs:
+		return fmt.Sprintf("%.2f ms", v)
 	}
 	return fmt.Sprintf("%.0f %s", v, t.Unit)
 }
@@ -217,6 +222,7 @@ func (r *report) Markdown() string {
 	r.writeTargets(&b)
 	r.writeSystems(&b)
 	r.writeScenarios(&b)
+	r.writeCapacity(&b)
 	fmt.Fprintf(&b, "## Plot\n\nns/entity against the entity count, both logarithmic (ingest in ns/snapshot).\n\n![ns/entity against entities](%s)\n", r.PNG)
 	return b.String()
 }
@@ -271,9 +277,10 @@ Regenerate this file and the plot from the repository root with
 go run ./bench/cmd/report
 ` + "```" + `
 
-(` + "`-max 100000`" + ` skips the 1M entity runs; ` + "`-benchtime`" + `, as for
-` + "`go test`" + `, overrides the iteration counts, which by default scale with the
-entity count). Each number comes from one short run, but at 100k entities,
+(` + "`-max 100000`" + ` skips the 1M entity runs, ` + "`-capacity=false`" + ` the
+server's capacity; ` + "`-benchtime`" + `, as for ` + "`go test`" + `, overrides the
+iteration counts of the client's benchmarks, which by default scale with
+the entity count). Each number comes from one short run, but at 100k entities,
 where the targets are checked, from the fastest of five (noise on a
 shared machine only ever adds time): expect some noise, and compare runs
 on the same machine only. Under the targets, the report says whether the

@@ -354,7 +354,7 @@ func TestParseFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg != (config{benchtime: autoBenchtime, max: 1_000_000, out: ".", png: "bench/ns-per-entity.png"}) {
+	if cfg != (config{benchtime: autoBenchtime, max: 1_000_000, out: ".", png: "bench/ns-per-entity.png", capacity: true}) {
 		t.Errorf("defaults %+v", cfg)
 	}
 	for _, args := range [][]string{
@@ -369,5 +369,35 @@ func TestParseFlags(t *testing.T) {
 	}
 	if cfg, err := parseFlags([]string{"-benchtime", "20x", "-max", "100000"}, io.Discard); err != nil || cfg.max != 100_000 || cfg.benchtime != "20x" {
 		t.Errorf("%+v, %v", cfg, err)
+	}
+}
+
+// The capacity section shows every configuration and checks the targets
+// at 100 clients x 50k entities: the time, the speed-up over the
+// baseline, the budget (the most any client was sent, in any
+// configuration) and the allocations.
+func TestCapacityMarkdown(t *testing.T) {
+	r := fakeReport(countsUpTo(100_000))
+	if strings.Contains(r.Markdown(), "## Capacity") {
+		t.Error("capacity section without a capacity run")
+	}
+	r.Capacity = []capacityRow{
+		{Case: perf.Capacity{Clients: 10, Entities: 1000, Interest: true}, Ms: 0.4, Result: perf.CapacityResult{BytesPerClient: 31000, MostPerClient: 32500, Relevant: 280}},
+		{Case: perf.Capacity{Clients: 100, Entities: 50_000, Interest: true}, Ms: 4, Result: perf.CapacityResult{BytesPerClient: 31900, MostPerClient: 31990, Relevant: 301}, Allocs: 0},
+		{Case: perf.Capacity{Clients: 100, Entities: 50_000}, Ms: 280, Result: perf.CapacityResult{BytesPerClient: 6e6, MostPerClient: 6e6}, Allocs: 500},
+	}
+	md := r.Markdown()
+	for _, want := range []string{
+		"## Capacity",
+		"| server work per tick (ms) | 4.00 ms | ≤ 5.00 ms | 0.80 | PASS |",
+		"| speed-up over every entity to every client | 70.00× | ≥ 10.00× | 0.14 | PASS |",
+		"| most bytes any client is sent per second, any configuration | 32500 B | ≤ 32000 B | 1.02 | MISS |",
+		"| allocations per tick, any configuration | 0 | ≤ 0 | 0.00 | PASS |",
+		"| interest | 100 | 50k | 301 | 4.00 | 31900 | 31990 | 0 |",
+		"| everything | 100 | 50k | all | 280.00 | 6000000 | 6000000 | 500 |",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
 	}
 }

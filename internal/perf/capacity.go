@@ -1,0 +1,235 @@
+package perf
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/server"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// Capacity is one configuration of the server's capacity benchmark:
+// Clients players in a world of Entities entities wandering at 4 units/s,
+// at 20 Hz.
+type Capacity struct {
+	Clients, Entities int
+	// Interest gives the session interest management (each client sees a
+	// radius of CapacityRadius around its player) and a budget of
+	// CapacityBudget bytes per second per client; without it the server
+	// sends every entity to every client.
+	Interest bool
+}
+
+const (
+	// CapacityRadius is a client's view radius in the capacity benchmark.
+	CapacityRadius = 50
+	// CapacityRelevant is about how many entities a view holds: the
+	// world's side is chosen for it.
+	CapacityRelevant = 300
+	// CapacityBudget is each client's budget, bytes per second
+	// (256 kbit/s).
+	CapacityBudget = 32_000
+	// CapacityTickRate is the server's tick rate in the benchmark.
+	CapacityTickRate = 20
+)
+
+// Name is the configuration's benchmark name.
+func (c Capacity) Name() string {
+	mode := "interest"
+	if !c.Interest {
+		mode = "everything"
+	}
+	return fmt.Sprintf("%s/clients=%d/entities=%d", mode, c.Clients, c.Entities)
+}
+
+// CapacityResult is what one capacity run measured besides the time.
+type CapacityResult struct {
+	// BytesPerClient is the bytes sent to a client per second, averaged
+	// over the clients; MostPerClient is the most any one client was sent.
+	BytesPerClient, MostPerClient float64
+	// Relevant is the average number of entities relevant to a client.
+	Relevant float64
+}
+
+// capacityWorld is the capacity benchmark's world: entities wandering in
+// a square sized so that a view holds about CapacityRelevant of them,
+// entity k+1 being client k's player, whose view follows it.
+type capacityWorld struct {
+	pos, vel []mgl32.Vec3
+	side     float32
+	ents     []wire.Entity
+}
+
+func newCapacityWorld(n int, seed uint64) *capacityWorld {
+	rng := rand.New(rand.NewPCG(seed, 1))
+	side := float32(math.Sqrt(float64(n) / CapacityRelevant * math.Pi * CapacityRadius * CapacityRadius))
+	w := &capacityWorld{pos: make([]mgl32.Vec3, n), vel: make([]mgl32.Vec3, n), side: side, ents: make([]wire.Entity, n)}
+	for k := range n {
+		w.pos[k] = mgl32.Vec3{rng.Float32() * side, rng.Float32() * side, 0}
+		a := rng.Float64() * 2 * math.Pi
+		w.vel[k] = mgl32.Vec3{float32(4 * math.Cos(a)), float32(4 * math.Sin(a)), 0}
+		w.ents[k] = wire.Entity{NetID: uint32(k + 1), Pos: w.pos[k]}
+	}
+	return w
+}
+
+// step moves every entity by dt, bouncing off the square's sides.
+func (w *capacityWorld) step(dt float32) {
+	for k := range w.pos {
+		for i := range 2 {
+			p := w.pos[k][i] + w.vel[k][i]*dt
+			if p < 0 || p > w.side {
+				w.vel[k][i] = -w.vel[k][i]
+				p = w.pos[k][i] + w.vel[k][i]*dt
+			}
+			w.pos[k][i] = p
+		}
+		w.ents[k].Pos = w.pos[k]
+	}
+}
+
+// capacityClient is what the benchmark keeps of a client: the receipts
+// and acknowledgement a game client would send back, built untimed.
+type capacityClient struct {
+	receipts wire.Receipts
+	seq      uint16
+	ack      []byte // the input packet acknowledging what arrived
+	sent     int    // bytes sent to it while timed
+}
+
+// BenchCapacity measures the server's own work per tick (relevance,
+// priority, delta encoding, copying each packet as a transport's send
+// queue does, and reading each client's acknowledgement) for cfg through
+// server.Session's public API, with the world handed over by SetEntity.
+// Each client acknowledges, with an input packet decoded by the server,
+// every packet and the snapshot tick sent to it three ticks before, as a
+// client behind a 150 ms round trip would. Moving the world is the game's
+// work and is not timed. It reports ms/tick, the bytes each client is sent
+// a second on average and at most, and returns them.
+func BenchCapacity(b *testing.B, cfg Capacity) CapacityResult {
+	sc := server.SessionConfig{TickRate: CapacityTickRate, MaxClients: cfg.Clients, Wire: wire.Config{MaxEntities: cfg.Entities + 1, History: 4}}
+	if cfg.Interest {
+		sc.Interest = &server.InterestConfig{CellSize: CapacityRadius / 2}
+		sc.Budget = server.BudgetConfig{BytesPerSecond: CapacityBudget}
+	}
+	s, err := server.NewSession(sc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := newCapacityWorld(cfg.Entities, 1)
+	clients := make([]capacityClient, cfg.Clients)
+	for id := range cfg.Clients {
+		if err := s.Connect(server.ClientID(id + 1)); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.Assign(server.ClientID(id+1), uint32(id+1)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var dst [][]byte
+	var sink []byte
+	timed := false
+	tick := uint32(0)
+	relevant := 0
+	// acknowledge builds client c's acknowledgement of the snapshot tick
+	// three ticks back and of every packet received so far.
+	acknowledge := func(c *capacityClient, now uint32) {
+		c.seq++
+		h := wire.Header{Seq: c.seq, Sent: now}
+		c.receipts.Stamp(&h, now)
+		p := wire.InputPacket{FirstSeq: uint32(c.seq)}
+		if tick > 3 {
+			p.AckedTick, p.HasAckedTick = tick-3, true
+		}
+		if c.ack, err = wire.AppendInput(c.ack[:0], &h, &p, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+	run := func() {
+		b.StopTimer()
+		w.step(1.0 / CapacityTickRate) // the game's simulation
+		now := tick * 1000 / CapacityTickRate
+		for i := range clients {
+			acknowledge(&clients[i], now)
+		}
+		b.StartTimer()
+		tick++
+		now = tick * 1000 / CapacityTickRate
+		if err := s.BeginTick(tick); err != nil {
+			b.Fatal(err)
+		}
+		for k := range w.ents {
+			if err := s.SetEntity(w.ents[k]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		for id := range clients {
+			c := &clients[id]
+			cid := server.ClientID(id + 1)
+			if err := s.Receive(cid, c.ack, now); err != nil {
+				b.Fatal(err)
+			}
+			if cfg.Interest {
+				if err := s.SetView(cid, server.View{Pos: w.pos[id], Radius: CapacityRadius}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if dst, err = s.Snapshot(cid, now, dst[:0]); err != nil {
+				b.Fatal(err)
+			}
+			for _, p := range dst {
+				sink = append(sink[:0], p...) // what a transport's send queue copies
+				if timed {
+					c.sent += len(p)
+				}
+				// The client's receipt of the packet: a few ns, left timed.
+				if h, _, err := wire.ParseHeader(p); err == nil {
+					c.receipts.Receive(&h, now)
+				}
+			}
+		}
+	}
+	for range 60 { // every table reaches its size, every budget its pace
+		run()
+	}
+	start := tick
+	timed = true
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		run()
+	}
+	b.StopTimer()
+	seconds := float64(tick-start) / CapacityTickRate
+	var r CapacityResult
+	for id := range clients {
+		n := float64(clients[id].sent) / seconds
+		r.BytesPerClient += n / float64(len(clients))
+		r.MostPerClient = max(r.MostPerClient, n)
+		if st, ok := s.Stats(server.ClientID(id + 1)); ok {
+			relevant += st.Relevant
+		}
+	}
+	r.Relevant = float64(relevant) / float64(len(clients))
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/tick")
+	b.ReportMetric(r.BytesPerClient, "B/client/s")
+	b.ReportMetric(r.MostPerClient, "max-B/client/s")
+	b.ReportMetric(0, "ns/op")
+	return r
+}
+
+// CapacityCases are the configurations the capacity benchmark and the
+// report run: interest management at 10, 100 and 1000 clients and 1k,
+// 10k and 50k entities, and the "every entity to every client" baseline
+// up to 100 clients x 50k entities (beyond, it takes minutes per tick
+// and gigabytes).
+var CapacityCases = []Capacity{
+	{10, 1000, true}, {10, 10_000, true}, {10, 50_000, true},
+	{100, 1000, true}, {100, 10_000, true}, {100, 50_000, true},
+	{1000, 1000, true}, {1000, 10_000, true}, {1000, 50_000, true},
+	{10, 1000, false}, {10, 10_000, false}, {10, 50_000, false},
+	{100, 1000, false}, {100, 10_000, false}, {100, 50_000, false},
+}
