@@ -20,18 +20,21 @@ type Absorb struct {
 	// Pos is the offset added to the target.
 	Pos mgl32.Vec3
 	// Last is the target (without offsets) drawn in the previous frame:
-	// the target's motion this frame is measured from it. While Pending,
-	// it is instead the position drawn in the previous frame, offsets
-	// included.
+	// the target's motion this frame is measured from it.
 	Last mgl32.Vec3
-	// Vel is the drawn velocity in units per second at the switch, used
-	// only while Pending.
+	// Drawn is, while Pending, the position drawn in the previous frame,
+	// offsets included.
+	Drawn mgl32.Vec3
+	// Vel is, while Pending, the velocity the entity was drawn moving at
+	// when it switched, in units per second.
 	Vel mgl32.Vec3
+	// Wait is, while Pending, the time since the switch in seconds.
+	Wait float32
 	// Still counts the frames the target has stood still in a row.
 	Still uint8
 	// Pending says the entity's target changed source (interpolated to
-	// predicted or back) since the last frame: the next frame sets Pos so
-	// that the entity is drawn where it was, moved on by Vel, and absorbs
-	// the difference from then on.
+	// predicted or back) and the new one has not moved yet: until it does
+	// (or has stood still for more than a tick), the entity is drawn
+	// moving on from Drawn at Vel, and then the difference becomes Pos.
 	Pending bool
 }

@@ -37,9 +37,10 @@ type Reconcile[S, I any] struct {
 	// Replay scratch: the game's Position takes a pointer, which escapes
 	// through the function value, so these live here rather than on the
 	// stack (no allocation per reconciliation).
-	cur, prev S
-	stateID   ecs.ID
-	ready     bool
+	cur, prev   S
+	stateID     ecs.ID
+	predictedID ecs.ID
+	ready       bool
 }
 
 // Initialize implements the arche-model System interface.
@@ -51,6 +52,7 @@ func (s *Reconcile[S, I]) Initialize(w *ecs.World) {
 	s.metrics = mustResource[Metrics](w)
 	s.comps = generic.NewMap5[c.PredictedState[S], c.InputHistory[I], c.PredictedStatus, c.Correction, c.Absorb](w)
 	s.stateID = ecs.ComponentID[c.PredictedState[S]](w)
+	s.predictedID = ecs.ComponentID[c.Predicted](w)
 	s.ready = true
 }
 
@@ -71,7 +73,9 @@ func (s *Reconcile[S, I]) Finalize(w *ecs.World) {}
 func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	m := s.metrics
 	entry := s.index.get(a.NetID)
-	if entry.state != entryPredicted || !w.Alive(entry.entity) {
+	// A predicted entity: one Spawn made, or a remote one switched to
+	// prediction (PredictEntity), whose index entry stays remote.
+	if !entry.state.alive() || !w.Alive(entry.entity) || !w.Has(entry.entity, s.predictedID) {
 		m.reject(RejectUnknown)
 		return
 	}
@@ -114,9 +118,9 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	newPos, oldPos := sim.Position(&s.cur), sim.Position(&st.Current)
 	m.Accepted++
 	// The server moves the entity if its position changed since the last
-	// state processed; the first state tells nothing.
+	// state processed; after the first state alone, it may.
 	authPos := sim.Position(&a.State)
-	serverMoves := pred.Acked && authPos != pred.AuthPos
+	serverMoves := !pred.Acked || authPos != pred.AuthPos
 	pred.LastAck, pred.LastAuthTick, pred.Acked, pred.AuthPos = a.Ack, a.Tick, true, authPos
 	errDist := dist64(&newPos, &oldPos)
 	report := c.ReconcileReport{Tick: a.Tick, Ack: a.Ack, Error: float32(errDist), Replayed: uint16(n)}

@@ -188,18 +188,29 @@ func (s *Smooth) absorb(w *ecs.World) {
 	}
 	share := float32(s.cfg.MotionShare)
 	eps2 := s.cfg.Epsilon * s.cfg.Epsilon
+	tickDt := 1 / s.clock.TickRate()
 	var k float32 = -1 // the correction decay, computed once if needed
 	q := s.absorbs.Query(w)
 	for q.Next() {
 		ab, render, _ := q.Get()
 		target := render.Pos
 		switch {
+		case render.Flags&c.Visible == 0:
+			continue // nothing drawn: wait for the target
 		case render.Flags&(c.Teleported|c.Snapped) != 0:
 			ab.Pos, ab.Pending, ab.Still = zero3, false, 0
 		case ab.Pending:
-			// Drawn where it was, moved on as it moved: the jump
-			// between the two drawings becomes the offset.
-			at := blend.AddScaled(&ab.Last, &ab.Vel, float32(dt))
+			// The target changed source: keep drawing the entity moving
+			// on as it moved until the new target moves (a predicted
+			// one, at its first tick) or has had more than a tick to,
+			// then the difference between the two becomes the offset.
+			at := blend.AddScaled(&ab.Drawn, &ab.Vel, float32(dt))
+			moved := ab.Wait > 0 && target != ab.Last || float64(ab.Wait) > 1.5*tickDt
+			ab.Wait += float32(dt)
+			if !moved {
+				ab.Drawn, ab.Last, render.Pos = at, target, at
+				continue
+			}
 			ab.Pos = mgl32.Vec3{at[0] - target[0], at[1] - target[1], at[2] - target[2]}
 			ab.Pending, ab.Still = false, 0
 		default:
