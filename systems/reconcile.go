@@ -132,6 +132,12 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	// The simulation always continues from the replayed state: it must be
 	// exact, and an error left standing would never settle. What differs
 	// is how the drawing hides the difference.
+	if errDist == 0 && s.sameDrawing(st) {
+		// The common case: the prediction was right, nothing to hide.
+		st.Current, st.Previous = s.cur, s.prev
+		pred.Last = report
+		return
+	}
 	alpha := s.p.ticks.alpha
 	beforePos, beforeRot := s.p.drawn(st, alpha)
 	st.Current, st.Previous = s.cur, s.prev
@@ -187,6 +193,18 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	m.FrameCorrections++
 	m.CorrectionDistance += dist
 	m.MaxCorrection = math.Max(m.MaxCorrection, dist)
+}
+
+// sameDrawing reports whether the replayed states (s.cur, s.prev) draw
+// exactly as the prediction st does, given that their current positions
+// are equal: their previous positions, and all rotations, are too.
+func (s *Reconcile[S, I]) sameDrawing(st *c.PredictedState[S]) bool {
+	sim := &s.p.sim
+	if sim.Position(&s.prev) != sim.Position(&st.Previous) {
+		return false
+	}
+	return sim.Rotation == nil ||
+		sim.Rotation(&s.cur) == sim.Rotation(&st.Current) && sim.Rotation(&s.prev) == sim.Rotation(&st.Previous)
 }
 
 // dist64 is the distance between a and b computed in float64, so that no
