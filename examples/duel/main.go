@@ -306,17 +306,20 @@ func (t *transport) Depart(f scenario.Instant) { t.up.Send(f.Now, t.player.Statu
 // meter measures, every frame, the local player's prediction errors and
 // visual corrections, and the remote players' error against their paths.
 type meter struct {
-	player         *scenario.Player
-	client         *carrier
-	srv            *server
-	o              *options
-	res            *result
-	corrections    *generic.Map1[components.Correction]
-	renders        *generic.Map1[components.Render]
-	predErrSum     float64
-	lastReconciles uint64
-	prevDrawn      mgl32.Vec3
-	prevTarget     mgl32.Vec3
+	player      *scenario.Player
+	client      *carrier
+	srv         *server
+	o           *options
+	res         *result
+	corrections *generic.Map1[components.Correction]
+	renders     *generic.Map1[components.Render]
+	// The player's own reconciliations (the ball has its own), seen as
+	// changes of its last acknowledgement.
+	predErrSum, predErrMax float64
+	predN                  int
+	lastAck, lastAuthTick  uint32
+	prevDrawn              mgl32.Vec3
+	prevTarget             mgl32.Vec3
 	// The ball, frame by frame: where it is drawn (NaN: not drawn) and
 	// the server's ball speed.
 	ballX, ballY, ballSpeed []float64
@@ -333,9 +336,11 @@ func newMeter(c *carrier, srv *server, o *options) *meter {
 func (m *meter) Measure(f scenario.Instant) {
 	res, pipe, pr := m.res, m.player.Pipeline(), m.player.Status()
 	corr := m.corrections.Get(m.player.Entity)
-	if n := pipe.Metrics().Reconciles; n > m.lastReconciles {
-		m.predErrSum += float64(pr.Last.Error) * float64(n-m.lastReconciles)
-		m.lastReconciles = n
+	if pr.Acked && (pr.LastAck != m.lastAck || pr.LastAuthTick != m.lastAuthTick) {
+		m.predErrSum += float64(pr.Last.Error)
+		m.predErrMax = math.Max(m.predErrMax, float64(pr.Last.Error))
+		m.predN++
+		m.lastAck, m.lastAuthTick = pr.LastAck, pr.LastAuthTick
 	}
 	c := float64(corr.Pos.Len())
 	res.corrSamples = append(res.corrSamples, c)
@@ -400,10 +405,10 @@ func (m *meter) finish() *result {
 	res, pm := m.res, m.player.Pipeline().Metrics()
 	res.reconciles, res.corrections, res.hardCuts = pm.Reconciles, pm.Corrections, pm.HardCuts
 	res.inputOverflows = pm.InputOverflows
-	if pm.Reconciles > 0 {
-		res.meanPredErr = m.predErrSum / float64(pm.Reconciles)
+	if m.predN > 0 {
+		res.meanPredErr = m.predErrSum / float64(m.predN)
 	}
-	res.maxPredErr = pm.MaxPredictionError
+	res.maxPredErr = m.predErrMax
 	res.ballSwitches = m.client.switched
 	res.ballStep, res.ballJump = m.ballAroundSwitches()
 	return res
@@ -418,8 +423,8 @@ func (r *result) print(w io.Writer, o options) {
 	fmt.Fprintf(w, "| %-43s | %s |\n|%s|%s|\n", "measure", "value", "---------------------------------------------", "------------------")
 	row("frames", "%d", r.frames)
 	row("server shoves / teleports / lost inputs", "%d / %d / %d", r.shoves, r.teleports, r.gapFills)
-	row("reconciliations", "%d", r.reconciles)
-	row("prediction error per reconcile (mean / max)", "%.4f / %.3f units", r.meanPredErr, r.maxPredErr)
+	row("reconciliations (player and ball)", "%d", r.reconciles)
+	row("player's prediction error (mean / max)", "%.4f / %.3f units", r.meanPredErr, r.maxPredErr)
 	row("corrections smoothed", "%d", r.corrections)
 	row("hard cuts", "%d", r.hardCuts)
 	row("input history overflows", "%d", r.inputOverflows)
