@@ -1,5 +1,7 @@
 package components
 
+import "github.com/go-gl/mathgl/mgl32"
+
 // MaxPendingInputs is the most inputs an [InputHistory] can hold: about four
 // seconds of unacknowledged input at 60 ticks per second. The configured
 // capacity may be lower.
@@ -92,6 +94,10 @@ type PredictedStatus struct {
 	Acked bool
 	// Ticks counts prediction ticks run for this entity.
 	Ticks uint64
+	// AuthPos is the position of the latest authoritative state
+	// processed: whether the next one differs tells whether the server
+	// has the entity moving or standing still.
+	AuthPos mgl32.Vec3
 	// Last is the outcome of the latest reconciliation.
 	Last ReconcileReport
 }
@@ -108,9 +114,16 @@ type ReconcileReport struct {
 	// Replayed is the number of pending inputs replayed on top of the
 	// authoritative state.
 	Replayed uint16
-	// Corrected says the error exceeded the dead zone: the simulation took
-	// the replayed state and the visual difference went into Correction.
+	// Corrected says the prediction differed from the replayed state:
+	// the simulation took the replayed state, and the visual difference
+	// went into the entity's Correction, or into its Absorb offset when
+	// Absorbed is set.
 	Corrected bool
+	// Absorbed says the error was within the dead zone while the server
+	// and the prediction both had the entity moving: the visual
+	// difference is absorbed into the entity's motion (Absorb) instead of
+	// glided away as a correction.
+	Absorbed bool
 	// HardCut says the error exceeded the hard-cut distance
 	// (PredictConfig.HardCutDistance): the simulation and the drawing both
 	// jumped to the replayed state.

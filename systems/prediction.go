@@ -68,11 +68,20 @@ type PredictConfig struct {
 	// the server acknowledges: an input that could not be replayed must
 	// not be applied.
 	InputCapacity int
-	// DeadZone: a reconciliation error up to this distance changes nothing
-	// (0.5 units by default; negative: none, every error is corrected).
+	// DeadZone, in world units (0.5 by default), decides how the visual
+	// difference of a reconciliation is hidden; the simulation always takes
+	// the replayed state, so a predicted entity ends exactly where the
+	// server has it. An error up to this distance, while the server and
+	// the prediction both have the entity moving, is absorbed into its
+	// motion (components.Absorb: drawn a little faster or slower, never
+	// jerked); any other error, and every error of an entity the server
+	// holds still (against a wall the client does not know, or at rest),
+	// goes into its Correction and glides away at the Smooth rate.
+	// Negative: nothing is absorbed, every error is glided.
 	DeadZone float32
-	// HardCutDistance: an error beyond this distance is not smoothed; the
-	// entity is drawn at the replayed state at once (20 units by default).
+	// HardCutDistance, in world units: an error beyond this distance is
+	// not smoothed; the entity is drawn at the replayed state at once (20
+	// by default).
 	HardCutDistance float32
 	// InboxCapacity bounds the authoritative states waiting between frames
 	// (1024 by default).
@@ -291,11 +300,12 @@ func (p *Predictor[S, I]) Spawn(w *ecs.World, id c.NetID, state S) (ecs.Entity, 
 	if p.check(&state) != accept {
 		return ecs.Entity{}, fmt.Errorf("systems: the initial state of NetID %d has a non-finite rotation or a position that is not finite or beyond MaxAbs", id)
 	}
-	m := generic.NewMap8[c.NetID, c.Predicted, c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.Correction](w)
+	m := generic.NewMap9[c.NetID, c.Predicted, c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.Correction, c.Absorb](w)
 	nid := id
 	render := c.Render{Pos: p.sim.Position(&state), Rot: p.sim.rotation(&state), Flags: c.Visible}
 	e := m.NewWith(&nid, &c.Predicted{}, &c.PredictedState[S]{Current: state, Previous: state},
-		&c.InputHistory[I]{}, &c.InputCommand[I]{}, &c.PredictedStatus{NextSeq: 1}, &render, &c.Correction{})
+		&c.InputHistory[I]{}, &c.InputCommand[I]{}, &c.PredictedStatus{NextSeq: 1}, &render, &c.Correction{},
+		&c.Absorb{Last: render.Pos})
 	index.put(id, indexEntry{entity: e, state: entryPredicted})
 	return e, nil
 }

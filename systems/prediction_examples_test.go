@@ -81,3 +81,58 @@ func ExamplePredictor() {
 	// drawn at x=-0.075
 	// drawn at x=-0.138
 }
+
+// A remote entity can switch to prediction and back at a frame the game
+// chooses: a ball the local player picks up is predicted while held and
+// thrown, and interpolated from the server's snapshots again once it flies
+// on its own. Each switch draws the ball moving on as it moved; the jump
+// between the interpolated past and the predicted present is absorbed into
+// its motion, never drawn.
+func ExamplePredictor_PredictEntity() {
+	type ball struct{ X, VX float32 }
+	type grip struct{}
+	sim := systems.Simulation[ball, grip]{
+		Step:     func(s ball, _ grip, dt float64) ball { s.X += s.VX * float32(dt); return s },
+		Position: func(s *ball) mgl32.Vec3 { return mgl32.Vec3{s.X, 0, 0} },
+	}
+	world := ecs.NewWorld()
+	pipe, _ := nsecs.New(&world, nsecs.DefaultConfig()) // 20 ticks per second
+	pred, err := nsecs.AddPredictor(pipe, sim)
+	if err != nil {
+		panic(err)
+	}
+	renders := generic.NewMap1[components.Render](&world)
+	// The server sends the ball rolling at 2 units per second, every tick.
+	var tick uint32
+	frame := func() {
+		pipe.Inbox().Push(systems.Message{NetID: 5, Tick: tick, Pos: mgl32.Vec3{0.1 * float32(tick), 0, 0}})
+		tick++
+		pipe.Update(0.05)
+	}
+	for range 20 {
+		frame()
+	}
+	e, _ := pipe.Lookup(5)
+	before := renders.Get(e).Pos[0]
+
+	// Predict it from the newest snapshot, ahead of its interpolated past.
+	if err := pred.PredictEntity(&world, e, ball{X: 0.1 * float32(tick-1), VX: 2}, 0); err != nil {
+		panic(err)
+	}
+	frame()
+	fmt.Printf("switched to prediction: moved %.2f in a 0.1-unit frame\n", renders.Get(e).Pos[0]-before)
+	for range 20 {
+		frame()
+	}
+
+	// Back to the snapshots.
+	before = renders.Get(e).Pos[0]
+	if err := pred.InterpolateEntity(&world, e); err != nil {
+		panic(err)
+	}
+	frame()
+	fmt.Printf("switched back: moved %.2f in a 0.1-unit frame\n", renders.Get(e).Pos[0]-before)
+	// Output:
+	// switched to prediction: moved 0.10 in a 0.1-unit frame
+	// switched back: moved 0.10 in a 0.1-unit frame
+}

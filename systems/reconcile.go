@@ -18,11 +18,13 @@ import (
 //     (RejectDuplicate);
 //   - drops the acknowledged inputs and replays the pending ones, with the
 //     game's deterministic Step, from the authoritative state;
-//   - compares the replayed state with the prediction. Within the dead zone
-//     nothing changes. Otherwise the simulation takes the replayed state at
-//     once (it must stay exact), and the visual difference goes into the
-//     entity's Correction for Smooth to glide away; beyond the hard-cut
-//     distance the drawing jumps too.
+//   - takes the replayed state as the prediction at once (the simulation
+//     must stay exact, so a mispredicted entity ends where the server has
+//     it), and hides the visual difference: an error within the dead zone
+//     while the server and the prediction both move the entity is absorbed
+//     into its motion ([c.Absorb]); any other goes into its Correction for
+//     Smooth to glide away; beyond the hard-cut distance the drawing jumps
+//     too.
 //
 // The outcome is reported in the entity's [c.PredictedStatus].Last and counted in
 // [Metrics].
@@ -30,14 +32,15 @@ type Reconcile[S, I any] struct {
 	p       *Predictor[S, I]
 	index   *Index
 	metrics *Metrics
-	comps   generic.Map4[c.PredictedState[S], c.InputHistory[I], c.PredictedStatus, c.Correction]
+	comps   generic.Map5[c.PredictedState[S], c.InputHistory[I], c.PredictedStatus, c.Correction, c.Absorb]
 	buf     []Authoritative[S]
 	// Replay scratch: the game's Position takes a pointer, which escapes
 	// through the function value, so these live here rather than on the
 	// stack (no allocation per reconciliation).
-	cur, prev S
-	stateID   ecs.ID
-	ready     bool
+	cur, prev   S
+	stateID     ecs.ID
+	predictedID ecs.ID
+	ready       bool
 }
 
 // Initialize implements the arche-model System interface.
@@ -47,8 +50,9 @@ func (s *Reconcile[S, I]) Initialize(w *ecs.World) {
 	}
 	s.index = mustResource[Index](w)
 	s.metrics = mustResource[Metrics](w)
-	s.comps = generic.NewMap4[c.PredictedState[S], c.InputHistory[I], c.PredictedStatus, c.Correction](w)
+	s.comps = generic.NewMap5[c.PredictedState[S], c.InputHistory[I], c.PredictedStatus, c.Correction, c.Absorb](w)
 	s.stateID = ecs.ComponentID[c.PredictedState[S]](w)
+	s.predictedID = ecs.ComponentID[c.Predicted](w)
 	s.ready = true
 }
 
@@ -69,7 +73,9 @@ func (s *Reconcile[S, I]) Finalize(w *ecs.World) {}
 func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	m := s.metrics
 	entry := s.index.get(a.NetID)
-	if entry.state != entryPredicted || !w.Alive(entry.entity) {
+	// A predicted entity: one Spawn made, or a remote one switched to
+	// prediction (PredictEntity), whose index entry stays remote.
+	if !entry.state.alive() || !w.Alive(entry.entity) || !w.Has(entry.entity, s.predictedID) {
 		m.reject(RejectUnknown)
 		return
 	}
@@ -82,7 +88,7 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 		m.reject(reason)
 		return
 	}
-	st, hist, pred, corr := s.comps.Get(entry.entity)
+	st, hist, pred, corr, ab := s.comps.Get(entry.entity)
 	switch {
 	case a.Ack >= pred.NextSeq:
 		m.reject(RejectFuture) // acknowledges an input never sent
@@ -111,7 +117,11 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	}
 	newPos, oldPos := sim.Position(&s.cur), sim.Position(&st.Current)
 	m.Accepted++
-	pred.LastAck, pred.LastAuthTick, pred.Acked = a.Ack, a.Tick, true
+	// The server moves the entity if its position changed since the last
+	// state processed; after the first state alone, it may.
+	authPos := sim.Position(&a.State)
+	serverMoves := !pred.Acked || authPos != pred.AuthPos
+	pred.LastAck, pred.LastAuthTick, pred.Acked, pred.AuthPos = a.Ack, a.Tick, true, authPos
 	errDist := dist64(&newPos, &oldPos)
 	report := c.ReconcileReport{Tick: a.Tick, Ack: a.Ack, Error: float32(errDist), Replayed: uint16(n)}
 	m.Reconciles++
@@ -119,32 +129,82 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	m.PredictionError = errDist
 	m.MaxPredictionError = math.Max(m.MaxPredictionError, errDist)
 
-	if errDist <= float64(s.p.cfg.DeadZone) {
+	// The simulation always continues from the replayed state: it must be
+	// exact, and an error left standing would never settle. What differs
+	// is how the drawing hides the difference.
+	if errDist == 0 && s.sameDrawing(st) {
+		// The common case: the prediction was right, nothing to hide.
+		st.Current, st.Previous = s.cur, s.prev
 		pred.Last = report
 		return
 	}
 	alpha := s.p.ticks.alpha
 	beforePos, beforeRot := s.p.drawn(st, alpha)
 	st.Current, st.Previous = s.cur, s.prev
+	report.Corrected = errDist > 0
 	if errDist > float64(s.p.cfg.HardCutDistance) {
 		report.HardCut = true
 		m.HardCuts++
 		*corr = c.Correction{}
+		ab.Pos, ab.Pending, ab.Last = zero3, false, sim.Position(&s.cur)
 		pred.Last = report
 		return
 	}
 	afterPos, afterRot := s.p.drawn(st, alpha)
+	if ab.Pending {
+		// Just switched to prediction: the next Smooth measures the
+		// whole jump from where the entity was drawn.
+		pred.Last = report
+		return
+	}
 	d := mgl32.Vec3{beforePos[0] - afterPos[0], beforePos[1] - afterPos[1], beforePos[2] - afterPos[2]}
-	rot := blend.Offset(&beforeRot, &afterRot)
-	corr.Pos = mgl32.Vec3{corr.Pos[0] + d[0], corr.Pos[1] + d[1], corr.Pos[2] + d[2]}
-	corr.Rot = blend.ComposeOffsets(&corr.Rot, &rot)
-	report.Corrected = true
+	// The target moved by -d without moving the entity: keep that out of
+	// the motion Smooth measures.
+	ab.Last = mgl32.Vec3{ab.Last[0] - d[0], ab.Last[1] - d[1], ab.Last[2] - d[2]}
+	if rot := blend.Offset(&beforeRot, &afterRot); rot != zero3 {
+		corr.Rot = blend.ComposeOffsets(&corr.Rot, &rot)
+	}
+	if d == zero3 {
+		pred.Last = report
+		return
+	}
+	dz := s.p.cfg.DeadZone
+	sum := mgl32.Vec3{ab.Pos[0] + d[0], ab.Pos[1] + d[1], ab.Pos[2] + d[2]}
+	absorbed := blend.LenSq(&ab.Pos)
+	switch {
+	case errDist <= float64(dz) && serverMoves && blend.LenSq(&sum) <= max(dz*dz, absorbed):
+		// A small error of a moving entity: absorbed into its motion,
+		// never growing the offset beyond the dead zone (or beyond what
+		// a switch left to absorb).
+		ab.Pos = sum
+		report.Absorbed = true
+	default:
+		corr.Pos = mgl32.Vec3{corr.Pos[0] + d[0], corr.Pos[1] + d[1], corr.Pos[2] + d[2]}
+		if !serverMoves && absorbed <= dz*dz {
+			// The server holds the entity still: what was absorbed
+			// settles now too.
+			corr.Pos = mgl32.Vec3{corr.Pos[0] + ab.Pos[0], corr.Pos[1] + ab.Pos[1], corr.Pos[2] + ab.Pos[2]}
+			ab.Pos = zero3
+		}
+	}
 	pred.Last = report
 	dist := dist64(&beforePos, &afterPos)
 	m.Corrections++
 	m.FrameCorrections++
 	m.CorrectionDistance += dist
 	m.MaxCorrection = math.Max(m.MaxCorrection, dist)
+}
+
+// sameDrawing reports whether the replayed states (s.cur, s.prev) draw
+// exactly as the prediction st does, given that their current positions
+// are equal: their previous positions, and all rotations, are too.
+func (s *Reconcile[S, I]) sameDrawing(st *c.PredictedState[S]) bool {
+	sim := &s.p.sim
+	if sim.Position(&s.prev) != sim.Position(&st.Previous) {
+		return false
+	}
+	return sim.Rotation == nil ||
+		sim.Rotation(&s.cur) == sim.Rotation(&st.Current) && sim.Rotation(&s.prev) == sim.Rotation(&st.Previous)
 }
 
 // dist64 is the distance between a and b computed in float64, so that no

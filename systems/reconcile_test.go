@@ -116,21 +116,37 @@ func TestHardCutBeyondThreshold(t *testing.T) {
 	}
 }
 
-func TestDeadZoneChangesNothing(t *testing.T) {
+// TestDeadZoneAbsorbsWhileMoving: an error of 0.3 units, within the dead
+// zone, while the server has the player moving: the simulation takes the
+// replayed state (it must stay exact), and the drawing does not move at
+// all in the frame: the difference is absorbed into the player's motion.
+func TestDeadZoneAbsorbsWhileMoving(t *testing.T) {
 	p := newPredRig(t, nsecs.DefaultConfig().WithTickRate(60))
 	p.setInput(move{X: 1})
 	p.Frame(3.0 / 60)
-	before := p.predicted()
+	one := stepPlayer(player{}, move{1}, 1.0/60)
+	p.pr.Inbox().Push(systems.Authoritative[player]{NetID: 1, Tick: 1, Ack: 1, State: one})
+	p.Frame(0)
+	if rep := p.report(); rep.Corrected || rep.Error != 0 {
+		t.Fatalf("report %+v for an exact state", rep)
+	}
+	drawn := p.drawnX()
 	// The server agrees within 0.3 units after input 2; one input pending.
-	auth := stepPlayer(stepPlayer(player{}, move{1}, 1.0/60), move{1}, 1.0/60)
+	auth := stepPlayer(one, move{1}, 1.0/60)
 	auth.X += 0.3
 	p.pr.Inbox().Push(systems.Authoritative[player]{NetID: 1, Tick: 2, Ack: 2, State: auth})
 	p.Frame(0)
-	if got := p.predicted(); got != before {
-		t.Fatalf("state changed from %+v to %+v inside the dead zone", before, got)
+	if got, want := p.predicted(), stepPlayer(auth, move{1}, 1.0/60); got != want {
+		t.Fatalf("predicted %+v, want the replayed %+v", got, want)
 	}
-	if rep := p.report(); rep.Corrected || rep.HardCut || rep.Replayed != 1 || math.Abs(float64(rep.Error)-0.3) > 1e-4 {
+	if rep := p.report(); !rep.Corrected || !rep.Absorbed || rep.HardCut || rep.Replayed != 1 || math.Abs(float64(rep.Error)-0.3) > 1e-4 {
 		t.Fatalf("report %+v", rep)
+	}
+	if got := p.drawnX(); math.Abs(float64(got-drawn)) > 1e-4 {
+		t.Fatalf("drawn x moved from %v to %v: an absorbed error must not show", drawn, got)
+	}
+	if c := p.Correction(1); !c.IsZero() {
+		t.Fatalf("correction %+v: an absorbed error is no correction", c)
 	}
 }
 

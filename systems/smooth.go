@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/mlange-42/arche/ecs"
 	"github.com/mlange-42/arche/generic"
 	"github.com/netsmooth/netsmooth/blend"
@@ -27,6 +28,16 @@ type SmoothConfig struct {
 	// RotEpsilon is the rotation offset, in radians, below which a rotation
 	// correction is cleared; 0.0001 by default.
 	RotEpsilon float32
+	// MotionShare is how much an absorbed offset ([c.Absorb]: a predicted
+	// entity's small errors while it moves, the jump of a switch between
+	// interpolated and predicted drawing) may change an entity's drawn
+	// motion: each frame the offset shrinks by at most this fraction of
+	// the distance the entity's target moved in that frame. 0.25, the
+	// default, draws the entity between 0.75 and 1.25 times its own speed
+	// until the offset is gone, which reads as motion, not as a correction.
+	// Once the target stands still (two frames without motion), the rest
+	// decays like a correction.
+	MotionShare float64
 }
 
 // RateFromAlpha converts "close a fraction alpha of the remaining gap every
@@ -46,9 +57,10 @@ func RateFromAlpha(alpha, tickRate float64) float64 {
 // DefaultSmoothConfig returns the defaults a zero SmoothConfig stands
 // for: half of the remaining correction closed per tick (a half-life of
 // one tick, 50 ms at 20 Hz, as a typical reconciliation smoothing factor),
-// cleared below 0.001 units and 0.0001 rad.
+// cleared below 0.001 units and 0.0001 rad; absorbed offsets change the
+// drawn speed by at most a quarter.
 func DefaultSmoothConfig() SmoothConfig {
-	return SmoothConfig{PerTick: 0.5, Epsilon: 1e-3, RotEpsilon: 1e-4}
+	return SmoothConfig{PerTick: 0.5, Epsilon: 1e-3, RotEpsilon: 1e-4, MotionShare: 0.25}
 }
 
 // WithDefaults returns cfg with every zero field set to its default.
@@ -57,6 +69,7 @@ func (cfg SmoothConfig) WithDefaults() SmoothConfig {
 	cfg.PerTick = or(cfg.PerTick, d.PerTick)
 	cfg.Epsilon = or(cfg.Epsilon, d.Epsilon)
 	cfg.RotEpsilon = or(cfg.RotEpsilon, d.RotEpsilon)
+	cfg.MotionShare = or(cfg.MotionShare, d.MotionShare)
 	return cfg
 }
 
@@ -69,6 +82,8 @@ func (cfg *SmoothConfig) Validate() error {
 		return fmt.Errorf("systems: SmoothConfig.PerTick must be a fraction in (0, 1], got %v: leave it zero for 0.5", cfg.PerTick)
 	case !(d.Epsilon > 0) || !(d.RotEpsilon > 0):
 		return fmt.Errorf("systems: SmoothConfig.Epsilon and RotEpsilon must be positive, got %v and %v: leave them zero for the defaults", cfg.Epsilon, cfg.RotEpsilon)
+	case !(d.MotionShare > 0 && d.MotionShare <= 1):
+		return fmt.Errorf("systems: SmoothConfig.MotionShare must be a fraction in (0, 1], got %v: leave it zero for 0.25", cfg.MotionShare)
 	}
 	return nil
 }
@@ -76,7 +91,11 @@ func (cfg *SmoothConfig) Validate() error {
 // Smooth is the last system of a frame. It decays every entity's
 // [c.Correction] geometrically and draws target + correction: Render holds
 // the target when Smooth runs (written by Interpolate or the prediction
-// systems, and left alone by Snap) and the drawn value after.
+// systems, and left alone by Snap) and the drawn value after. An entity
+// with an [c.Absorb] offset (every predicted entity, and one that switched
+// between interpolated and predicted drawing) is drawn with that offset
+// too, shrunk in step with the target's own motion
+// (SmoothConfig.MotionShare); a teleport or snap drops it.
 //
 // A correction written by game code on a remote or predicted entity is
 // smoothed like netsmooth's own; on frames where the [Signals] say no
@@ -89,6 +108,7 @@ type Smooth struct {
 	metrics *Metrics
 	signals *Signals
 	filter  *generic.Filter2[c.Correction, c.Render]
+	absorbs *generic.Filter3[c.Absorb, c.Render, c.Correction]
 	rate    float64 // decay per second
 	ready   bool
 }
@@ -113,6 +133,8 @@ func (s *Smooth) Initialize(w *ecs.World) {
 	s.rate = RateFromAlpha(s.cfg.PerTick, s.clock.TickRate())
 	s.filter = generic.NewFilter2[c.Correction, c.Render]()
 	s.filter.Register(w)
+	s.absorbs = generic.NewFilter3[c.Absorb, c.Render, c.Correction]()
+	s.absorbs.Register(w)
 	s.ready = true
 }
 
@@ -127,6 +149,7 @@ func (s *Smooth) Decay(dt float64) float32 {
 
 // Update implements the arche-model System interface.
 func (s *Smooth) Update(w *ecs.World) {
+	s.absorb(w)
 	if s.signals.corrections == 0 {
 		s.metrics.ActiveCorrections = 0
 		return // nothing drawn this frame has a correction
@@ -155,9 +178,80 @@ func (s *Smooth) Update(w *ecs.World) {
 	s.metrics.ActiveCorrections = active
 }
 
+// absorb draws every entity with an Absorb offset at target + offset,
+// shrinking the offset by MotionShare of the target's motion this frame,
+// or at the correction rate once the target stands still.
+func (s *Smooth) absorb(w *ecs.World) {
+	dt := s.frame.Dt
+	if !(dt >= 0) || math.IsInf(dt, 0) {
+		dt = 0
+	}
+	share := float32(s.cfg.MotionShare)
+	eps2 := s.cfg.Epsilon * s.cfg.Epsilon
+	tickDt := 1 / s.clock.TickRate()
+	var k float32 = -1 // the correction decay, computed once if needed
+	q := s.absorbs.Query(w)
+	for q.Next() {
+		ab, render, _ := q.Get()
+		target := render.Pos
+		switch {
+		case render.Flags&c.Visible == 0:
+			continue // nothing drawn: wait for the target
+		case render.Flags&(c.Teleported|c.Snapped) != 0:
+			ab.Pos, ab.Pending, ab.Still = zero3, false, 0
+		case ab.Pending:
+			// The target changed source: keep drawing the entity moving
+			// on as it moved until the new target moves (a predicted
+			// one, at its first tick) or has had more than a tick to,
+			// then the difference between the two becomes the offset.
+			at := blend.AddScaled(&ab.Drawn, &ab.Vel, float32(dt))
+			moved := ab.Wait > 0 && target != ab.Last || float64(ab.Wait) > 1.5*tickDt
+			ab.Wait += float32(dt)
+			if !moved {
+				ab.Drawn, ab.Last, render.Pos = at, target, at
+				continue
+			}
+			ab.Pos = mgl32.Vec3{at[0] - target[0], at[1] - target[1], at[2] - target[2]}
+			ab.Pending, ab.Still = false, 0
+		default:
+			step := float32(math.Sqrt(float64(dist2(&target, &ab.Last))))
+			if step == 0 {
+				ab.Still = min(ab.Still+1, 2)
+			} else {
+				ab.Still = 0
+			}
+			if ab.Pos == zero3 {
+				break
+			}
+			if ab.Still >= 2 {
+				if k < 0 {
+					k = s.Decay(dt)
+				}
+				ab.Pos = blend.AddScaled(&zero3, &ab.Pos, k)
+			} else if l := float32(math.Sqrt(float64(blend.LenSq(&ab.Pos)))); l <= share*step {
+				ab.Pos = zero3
+			} else {
+				ab.Pos = blend.AddScaled(&zero3, &ab.Pos, (l-share*step)/l)
+			}
+			if blend.LenSq(&ab.Pos) <= eps2 {
+				ab.Pos = zero3
+			}
+		}
+		ab.Last = target
+		render.Pos = blend.AddScaled(&render.Pos, &ab.Pos, 1)
+	}
+}
+
+// dist2 is the squared distance between a and b.
+func dist2(a, b *mgl32.Vec3) float32 {
+	dx, dy, dz := a[0]-b[0], a[1]-b[1], a[2]-b[2]
+	return dx*dx + dy*dy + dz*dz
+}
+
 // Finalize implements the arche-model System interface.
 func (s *Smooth) Finalize(w *ecs.World) {
 	if s.ready {
+		s.absorbs.Unregister(w)
 		s.filter.Unregister(w)
 		s.ready = false
 	}

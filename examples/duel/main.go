@@ -2,9 +2,13 @@
 // predicted player driven by a scripted input pattern and a handful of remote
 // players, over a simulated network in both directions. The server shoves the
 // local player now and then (things the client cannot predict) and once
-// teleports it, so reconciliation has real work to do. At the end the scene
-// prints the prediction error, the corrections and hard cuts, and how much
-// visual correction was on screen frame by frame.
+// teleports it, so reconciliation has real work to do. The player also picks
+// up a ball, carries it and throws it: the ball is interpolated from the
+// server's snapshots while free, predicted while held and just thrown, and
+// interpolated again once it flies on its own, switching without a pop. At
+// the end the scene prints the prediction error, the corrections and hard
+// cuts, how much visual correction was on screen frame by frame, and how
+// the ball moved around its switches.
 //
 //	go run ./examples/duel
 //	go run ./examples/duel -latency 120ms -loss 0.1 -fps 144
@@ -65,9 +69,11 @@ at the render rate between its last two ticks. Inputs go to a simulated server
 over a lossy link (each packet repeating recent unacknowledged inputs); the
 server applies them, sometimes shoves the player and once teleports it, and
 sends back authoritative states with the last input it applied, together with
-snapshots of the remote players. The client reconciles (replaying pending
-inputs), smooths corrections and hard-cuts large ones. Time is virtual: the
-run is deterministic for a seed.
+snapshots of the remote players and of a ball. The client reconciles
+(replaying pending inputs), smooths corrections and hard-cuts large ones. The
+player picks the ball up 1.5 s in and throws it at 3 s: the client predicts the
+ball from the pickup until 1 s after the throw, and interpolates it otherwise.
+Time is virtual: the run is deterministic for a seed.
 
 Usage: go run ./examples/duel [flags]
 
@@ -116,6 +122,7 @@ type statePacket struct {
 	tick  uint32
 	ack   uint32
 	local scenario.Mover
+	ball  Ball
 }
 
 type result struct {
@@ -130,6 +137,10 @@ type result struct {
 	remoteSamples               int
 	uplink, downlink            netsim.Stats
 	shoves, teleports, gapFills int
+	// The ball: the frames it switched at, and around them the largest
+	// step drawn per frame, in units and relative to its true motion.
+	ballSwitches       []int
+	ballStep, ballJump float64
 }
 
 // localID is the local player's NetID; the remote players are 1..remotes.
@@ -149,6 +160,10 @@ func run(o options) (*result, error) {
 	if err != nil {
 		return nil, err
 	}
+	client, err := newCarrier(player)
+	if err != nil {
+		return nil, err
+	}
 	link := netsim.Config{Latency: o.latency, Jitter: o.jitter, Loss: o.loss}
 	up, err := netsim.NewLink[[]systems.SentInput[scenario.Stick]](link, o.seed)
 	if err != nil {
@@ -159,16 +174,16 @@ func run(o options) (*result, error) {
 		return nil, err
 	}
 	srv := &server{o: &o, up: up, rng: rand.New(rand.NewPCG(o.seed, 7)),
-		received: map[uint32]scenario.Stick{}, teleportAt: uint32(o.seconds * o.tickRate / 2)}
+		received: map[uint32]scenario.Stick{}, teleportAt: uint32(o.seconds * o.tickRate / 2), ball: ballStart(o.tickRate)}
 	uplink := &scenario.Uplink{Link: up, Pred: player.Pred,
 		Newest: func(produced int) int { return o.redundancy + produced - 1 }}
-	m := newMeter(player, &o)
+	m := newMeter(client, srv, &o)
 	loop := scenario.Loop[statePacket]{
 		FPS:       o.fps,
 		Link:      down,
 		Server:    srv,
-		Transport: &transport{player: player, up: uplink, o: &o},
-		Client:    player,
+		Transport: &transport{player: player, client: client, up: uplink, o: &o},
+		Client:    client,
 		Meter:     m,
 	}
 	loop.Run(o.seconds)
@@ -194,6 +209,7 @@ type server struct {
 	waitedFor   int
 	teleportAt  uint32
 	ups         [][]systems.SentInput[scenario.Stick]
+	ball        Ball
 
 	shoves, teleports, gapFills int
 }
@@ -221,7 +237,7 @@ func (s *server) Serve(f scenario.Instant, dst []statePacket) []statePacket {
 			s.teleports++
 		}
 		if s.tick%uint32(s.o.sendEvery) == 0 {
-			dst = append(dst, statePacket{tick: s.tick, ack: s.lastApplied, local: s.state})
+			dst = append(dst, statePacket{tick: s.tick, ack: s.lastApplied, local: s.state, ball: s.ball})
 		}
 	}
 	return dst
@@ -246,7 +262,11 @@ func (s *server) apply(tickDt float64) {
 		s.waitedFor = 0
 		s.lastApplied++
 		s.lastInput = in
+		before := s.state
 		s.state = scenario.StepMover(s.state, in, tickDt)
+		// The ball moves with the player's inputs, as the client
+		// predicts it when it does.
+		s.ball = StepBall(s.ball, gripFor(s.lastApplied, before), tickDt)
 	}
 }
 
@@ -256,6 +276,7 @@ func (s *server) apply(tickDt float64) {
 // unacknowledged ones.
 type transport struct {
 	player *scenario.Player
+	client *carrier
 	up     *scenario.Uplink
 	o      *options
 }
@@ -265,6 +286,13 @@ func (t *transport) Arrive(_ scenario.Instant, packets []statePacket) {
 	inbox := t.player.Pipeline().Inbox()
 	for _, p := range packets {
 		t.player.Pred.Inbox().Push(systems.Authoritative[scenario.Mover]{NetID: localID, Tick: p.tick, Ack: p.ack, State: p.local})
+		// The ball: a snapshot always (it is interpolated again after
+		// the throw), and its authoritative state while it is predicted.
+		inbox.Push(systems.Message{NetID: ballID, Tick: p.tick, Pos: mgl32.Vec3{p.ball.Pos[0], p.ball.Pos[1], 0},
+			Vel: mgl32.Vec3{p.ball.Vel[0], p.ball.Vel[1], 0}, HasVelocity: true})
+		if t.client.predicted {
+			t.client.ball.Inbox().Push(systems.Authoritative[Ball]{NetID: ballID, Tick: p.tick, Ack: p.ack, State: p.ball})
+		}
 		at := float64(p.tick) / t.o.tickRate
 		for i := 0; i < t.o.remotes; i++ {
 			inbox.Push(systems.Message{NetID: components.NetID(i + 1), Tick: p.tick, Pos: remotePath(i, at)})
@@ -278,30 +306,41 @@ func (t *transport) Depart(f scenario.Instant) { t.up.Send(f.Now, t.player.Statu
 // meter measures, every frame, the local player's prediction errors and
 // visual corrections, and the remote players' error against their paths.
 type meter struct {
-	player         *scenario.Player
-	o              *options
-	res            *result
-	corrections    *generic.Map1[components.Correction]
-	renders        *generic.Map1[components.Render]
-	predErrSum     float64
-	lastReconciles uint64
-	prevDrawn      mgl32.Vec3
-	prevTarget     mgl32.Vec3
+	player      *scenario.Player
+	client      *carrier
+	srv         *server
+	o           *options
+	res         *result
+	corrections *generic.Map1[components.Correction]
+	renders     *generic.Map1[components.Render]
+	// The player's own reconciliations (the ball has its own), seen as
+	// changes of its last acknowledgement.
+	predErrSum, predErrMax float64
+	predN                  int
+	lastAck, lastAuthTick  uint32
+	prevDrawn              mgl32.Vec3
+	prevTarget             mgl32.Vec3
+	// The ball, frame by frame: where it is drawn (NaN: not drawn) and
+	// the server's ball speed.
+	ballX, ballY, ballSpeed []float64
 }
 
-func newMeter(p *scenario.Player, o *options) *meter {
+func newMeter(c *carrier, srv *server, o *options) *meter {
+	p := c.Player
 	corr := generic.NewMap1[components.Correction](p.World())
 	renders := generic.NewMap1[components.Render](p.World())
-	return &meter{player: p, o: o, res: &result{}, corrections: &corr, renders: &renders}
+	return &meter{player: p, client: c, srv: srv, o: o, res: &result{}, corrections: &corr, renders: &renders}
 }
 
 // Measure implements [scenario.Meter].
 func (m *meter) Measure(f scenario.Instant) {
 	res, pipe, pr := m.res, m.player.Pipeline(), m.player.Status()
 	corr := m.corrections.Get(m.player.Entity)
-	if n := pipe.Metrics().Reconciles; n > m.lastReconciles {
-		m.predErrSum += float64(pr.Last.Error) * float64(n-m.lastReconciles)
-		m.lastReconciles = n
+	if pr.Acked && (pr.LastAck != m.lastAck || pr.LastAuthTick != m.lastAuthTick) {
+		m.predErrSum += float64(pr.Last.Error)
+		m.predErrMax = math.Max(m.predErrMax, float64(pr.Last.Error))
+		m.predN++
+		m.lastAck, m.lastAuthTick = pr.LastAck, pr.LastAuthTick
 	}
 	c := float64(corr.Pos.Len())
 	res.corrSamples = append(res.corrSamples, c)
@@ -326,7 +365,39 @@ func (m *meter) Measure(f scenario.Instant) {
 			res.remoteSamples++
 		}
 	}
+	bx, by := math.NaN(), math.NaN()
+	if pos, ok := m.client.ballDrawn(); ok {
+		bx, by = float64(pos[0]), float64(pos[1])
+	}
+	m.ballX, m.ballY = append(m.ballX, bx), append(m.ballY, by)
+	m.ballSpeed = append(m.ballSpeed, float64(m.srv.ball.Vel.Len()))
 	res.frames++
+}
+
+// ballAroundSwitches measures the ball's drawing from a few frames before
+// each switch to half a second after: the largest step per frame, and the
+// largest ratio of a step to the ball's true motion in a frame (its
+// fastest on the server within 0.3 s either side, which covers both the
+// interpolated past and the predicted present).
+func (m *meter) ballAroundSwitches() (step, jump float64) {
+	fps := m.o.fps
+	for _, sw := range m.client.switched {
+		for f := max(1, sw-3); f < min(len(m.ballX), sw+int(fps/2)); f++ {
+			d := math.Hypot(m.ballX[f]-m.ballX[f-1], m.ballY[f]-m.ballY[f-1])
+			if math.IsNaN(d) {
+				continue
+			}
+			var speed float64
+			for g := max(0, f-int(0.3*fps)); g < min(len(m.ballSpeed), f+int(0.3*fps)); g++ {
+				speed = math.Max(speed, m.ballSpeed[g])
+			}
+			step = math.Max(step, d)
+			if speed > 0 {
+				jump = math.Max(jump, d/(speed/fps))
+			}
+		}
+	}
+	return step, jump
 }
 
 // finish reads the pipeline's counters into the result.
@@ -334,10 +405,12 @@ func (m *meter) finish() *result {
 	res, pm := m.res, m.player.Pipeline().Metrics()
 	res.reconciles, res.corrections, res.hardCuts = pm.Reconciles, pm.Corrections, pm.HardCuts
 	res.inputOverflows = pm.InputOverflows
-	if pm.Reconciles > 0 {
-		res.meanPredErr = m.predErrSum / float64(pm.Reconciles)
+	if m.predN > 0 {
+		res.meanPredErr = m.predErrSum / float64(m.predN)
 	}
-	res.maxPredErr = pm.MaxPredictionError
+	res.maxPredErr = m.predErrMax
+	res.ballSwitches = m.client.switched
+	res.ballStep, res.ballJump = m.ballAroundSwitches()
 	return res
 }
 
@@ -350,8 +423,8 @@ func (r *result) print(w io.Writer, o options) {
 	fmt.Fprintf(w, "| %-43s | %s |\n|%s|%s|\n", "measure", "value", "---------------------------------------------", "------------------")
 	row("frames", "%d", r.frames)
 	row("server shoves / teleports / lost inputs", "%d / %d / %d", r.shoves, r.teleports, r.gapFills)
-	row("reconciliations", "%d", r.reconciles)
-	row("prediction error per reconcile (mean / max)", "%.4f / %.3f units", r.meanPredErr, r.maxPredErr)
+	row("reconciliations (player and ball)", "%d", r.reconciles)
+	row("player's prediction error (mean / max)", "%.4f / %.3f units", r.meanPredErr, r.maxPredErr)
 	row("corrections smoothed", "%d", r.corrections)
 	row("hard cuts", "%d", r.hardCuts)
 	row("input history overflows", "%d", r.inputOverflows)
@@ -366,6 +439,8 @@ func (r *result) print(w io.Writer, o options) {
 	row("frames with a visual correction", "%d of %d (%.1f%%)", r.corrFrames, r.frames, 100*float64(r.corrFrames)/float64(max(r.frames, 1)))
 	row("visual correction p50 / p99 / max", "%.4f / %.4f / %.4f units", pct(0.5), pct(0.99), pct(1))
 	row("largest step per frame: drawn / predicted", "%.4f / %.4f units", r.maxStep, r.maxTargetStep)
+	row("ball: switches (frames)", "%v", r.ballSwitches)
+	row("ball around its switches: largest step", "%.4f units, %.2fx its true motion", r.ballStep, r.ballJump)
 	if r.remoteSamples > 0 {
 		row("remote players: mean / max error", "%.4f / %.4f units", r.remoteErrSum/float64(r.remoteSamples), r.remoteErrMax)
 	}

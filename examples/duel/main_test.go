@@ -33,9 +33,14 @@ func TestDuelScene(t *testing.T) {
 	if res.remoteSamples == 0 || res.remoteErrMax > 0.05 {
 		t.Fatalf("remote players: %d samples, max error %.4f", res.remoteSamples, res.remoteErrMax)
 	}
+	// The ball: predicted at the pickup, interpolated again after the
+	// throw, never drawn jumping more than 1.5 times its true motion.
+	if len(res.ballSwitches) != 2 || res.ballJump > 1.5 || res.ballJump == 0 {
+		t.Fatalf("ball: switches at frames %v, largest step %.2fx its true motion", res.ballSwitches, res.ballJump)
+	}
 	var out strings.Builder
 	res.print(&out, small())
-	for _, want := range []string{"prediction error", "hard cuts", "visual correction p50 / p99 / max"} {
+	for _, want := range []string{"prediction error", "hard cuts", "visual correction p50 / p99 / max", "ball around its switches"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q", want)
 		}

@@ -1,0 +1,158 @@
+package systems_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
+	"github.com/netsmooth/netsmooth/components"
+	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/systems"
+)
+
+// The switching tests' game: a ball that rolls along x at its own speed;
+// it has no input.
+type ball struct{ X, VX float32 }
+
+type noInput struct{}
+
+var ballSim = systems.Simulation[ball, noInput]{
+	Step: func(s ball, _ noInput, dt float64) ball {
+		s.X += s.VX * float32(dt)
+		return s
+	},
+	Position: func(s *ball) mgl32.Vec3 { return mgl32.Vec3{s.X, 0, 0} },
+}
+
+// TestSwitchPredictedAndBackWithoutAPop: a ball rolls at 5 units/s, sent
+// every tick at 20 Hz and drawn at 60 FPS. At 1 s the game predicts it
+// from its newest snapshot (so it is drawn ahead of the interpolated
+// past), reconciles it with the server's states for 1 s, then hands it
+// back to interpolation. At neither switch does the drawn ball move in a
+// frame by more than 1.5 times (nor less than half) its true motion per
+// frame, and after each it settles onto the new path.
+func TestSwitchPredictedAndBackWithoutAPop(t *testing.T) {
+	const (
+		rate, fps = 20.0, 60.0
+		speed     = 5.0
+		id        = 7
+	)
+	r := newRig(t, nsecs.DefaultConfig().WithTickRate(rate))
+	pr, err := nsecs.AddPredictor(r.Pipe, ballSim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := func(tick uint32) float32 { return speed * float32(tick) / rate }
+	var (
+		tick        uint32
+		e           ecs.Entity
+		drawn       []float32
+		target      []float32 // where the ball's current path has it, without offsets
+		switches    [2]int    // frames of the two switches
+		sent        []systems.SentInput[noInput]
+		predictedAt uint32 // the tick the prediction started from
+		firstSeq    uint32
+		states      []timedBall
+
+		unknownBefore uint64
+	)
+	const frames = int(4 * fps)
+	for f := 0; f < frames; f++ {
+		now := float64(f) / fps
+		for float64(tick)/rate <= now { // the server sends every tick, at once
+			r.Push(snapVel(id, tick, truth(tick), speed))
+			tick++
+		}
+		switch f {
+		case int(1 * fps):
+			e = r.Entity(id)
+			// Predict from the newest snapshot the client has.
+			predictedAt = tick - 1
+			firstSeq = 1
+			if err := pr.PredictEntity(&r.World, e, ball{X: truth(predictedAt), VX: speed}, firstSeq); err != nil {
+				t.Fatal(err)
+			}
+			switches[0] = f
+		case int(2 * fps):
+			unknownBefore = r.Pipe.Metrics().Rejected[systems.RejectUnknown]
+			if err := pr.InterpolateEntity(&r.World, e); err != nil {
+				t.Fatal(err)
+			}
+			switches[1] = f
+		}
+		r.Frame(1 / fps)
+		drawn = append(drawn, r.Render(id).Pos[0])
+		target = append(target, r.Render(id).Pos[0]-absorbOf(r, id))
+		// The server's state for every input the ball's prediction sent:
+		// input s is the s-th tick after the snapshot it started from.
+		// They come back 100 ms later.
+		sent = pr.Outbox().Drain(sent)
+		for _, in := range sent {
+			at := predictedAt + in.Seq - firstSeq + 1
+			states = append(states, timedBall{f + int(0.1*fps), systems.Authoritative[ball]{NetID: id, Tick: at, Ack: in.Seq, State: ball{X: truth(at), VX: speed}}})
+		}
+		for len(states) > 0 && states[0].frame <= f {
+			pr.Inbox().Push(states[0].a)
+			states = states[1:]
+		}
+	}
+	motion := speed / fps
+	for k, sw := range switches {
+		lo, hi := math.Inf(1), 0.0
+		for f := sw - 5; f < sw+int(fps/2); f++ {
+			step := float64(drawn[f]-drawn[f-1]) / motion
+			lo, hi = math.Min(lo, step), math.Max(hi, step)
+		}
+		settled := math.Abs(float64(drawn[sw+int(0.9*fps)] - target[sw+int(0.9*fps)]))
+		t.Logf("switch %d at frame %d: jump %.2f (x the true motion per frame: %.3f to %.3f), %.4f units from the new path 0.9 s later",
+			k+1, sw, drawn[sw]-drawn[sw-1], lo, hi, settled)
+		if hi > 1.5 || lo < 0.5 {
+			t.Errorf("switch %d: drawn steps %.3f to %.3f x the true motion, want within [0.5, 1.5]", k+1, lo, hi)
+		}
+		if settled > 0.01 {
+			t.Errorf("switch %d: %.4f units from the new path 0.9 s later", k+1, settled)
+		}
+	}
+	m := r.Pipe.Metrics()
+	if m.Reconciles == 0 || unknownBefore != 0 || m.HardCuts != 0 {
+		t.Fatalf("reconciles %d, unknown %d, hard cuts %d: the switched ball must be reconciled", m.Reconciles, unknownBefore, m.HardCuts)
+	}
+	// Interpolated again: a state for it is refused (as were those still
+	// on their way at the switch), and switching it back again works.
+	unknown := m.Rejected[systems.RejectUnknown]
+	pr.Inbox().Push(systems.Authoritative[ball]{NetID: id, Tick: tick, Ack: 1000, State: ball{}})
+	r.Frame(1 / fps)
+	if m.Rejected[systems.RejectUnknown] != unknown+1 {
+		t.Fatalf("a state for the interpolated ball: rejected %v", m.Rejected)
+	}
+	if err := pr.InterpolateEntity(&r.World, e); err == nil {
+		t.Fatal("InterpolateEntity accepted an interpolated entity")
+	}
+	if err := pr.PredictEntity(&r.World, e, ball{X: float32(math.NaN())}, 0); err == nil {
+		t.Fatal("PredictEntity accepted a NaN state")
+	}
+	if err := pr.PredictEntity(&r.World, e, ball{X: truth(tick - 1), VX: speed}, 1000); err != nil {
+		t.Fatal(err)
+	}
+	if err := pr.PredictEntity(&r.World, e, ball{}, 0); err == nil {
+		t.Fatal("PredictEntity accepted a predicted entity")
+	}
+	player, _ := pr.Spawn(&r.World, 99, ball{})
+	if err := pr.InterpolateEntity(&r.World, player); err == nil {
+		t.Fatal("InterpolateEntity accepted an entity with no snapshots")
+	}
+}
+
+type timedBall struct {
+	frame int
+	a     systems.Authoritative[ball]
+}
+
+func absorbOf(r *rig, id components.NetID) float32 {
+	e, ab := r.Entity(id), ecs.ComponentID[components.Absorb](&r.World)
+	if !r.World.Has(e, ab) {
+		return 0
+	}
+	return (*components.Absorb)(r.World.Get(e, ab)).Pos[0]
+}
