@@ -100,6 +100,14 @@ type Metrics struct {
 	Accepted uint64
 	// Rejected counts refused messages by reason.
 	Rejected [NumRejectReasons]uint64
+	// FieldsAccepted counts custom field values buffered, one per field
+	// system per FieldMessage; FieldsRejected those refused, by reason
+	// (RejectNonFinite, RejectInvalid: outside the field's range,
+	// RejectUnknown: no entity, RejectInboxFull, RejectStale: older than a
+	// full ring, RejectPredicted). They are apart from Accepted and
+	// Rejected, which count the inbox's messages.
+	FieldsAccepted uint64
+	FieldsRejected [NumRejectReasons]uint64
 
 	// Entities is the number of remote entities alive.
 	Entities int

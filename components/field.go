@@ -1,0 +1,97 @@
+package components
+
+// FieldRing is a remote entity's buffer of one custom field's samples
+// (a size, a health, an aim angle of type T), ordered by tick: the
+// companion of the entity's position samples, in a component of its own so
+// that entities and games without custom fields carry none of it. The
+// field system of T fills it from the pipeline's field inbox and draws T
+// from it at the ticks the entity's [Span] brackets.
+//
+// It holds [RingCapacity] samples inline; the zero value is empty. Ticks
+// compare as plain integers, as the position ring's do.
+type FieldRing[T any] struct {
+	// Ticks and Vals are the samples' ticks and values, by physical slot.
+	Ticks [RingCapacity]uint32
+	Vals  [RingCapacity]T
+	start uint8
+	count uint8
+}
+
+// Len returns the number of samples held.
+func (r *FieldRing[T]) Len() int { return int(r.count) }
+
+// phys returns the physical slot of the i-th sample from the oldest.
+func (r *FieldRing[T]) phys(i int) int { return (int(r.start) + i) & ringMask }
+
+// At returns the tick and value of the i-th sample from the oldest
+// (0 <= i < Len).
+func (r *FieldRing[T]) At(i int) (uint32, T) {
+	p := r.phys(i)
+	return r.Ticks[p], r.Vals[p]
+}
+
+// Put stores v as the sample of tick: appended when it is the newest (the
+// common case: one slot written), inserted in order otherwise, replacing
+// a sample of the same tick. When the ring is full the oldest sample is
+// dropped, or v when it is older than every sample held; Put reports
+// whether v was stored.
+func (r *FieldRing[T]) Put(tick uint32, v T) bool {
+	n := int(r.count)
+	if n == 0 || tick > r.Ticks[r.phys(n-1)] {
+		if n == RingCapacity {
+			r.start = uint8(r.phys(1))
+			n--
+		}
+		p := r.phys(n)
+		r.Ticks[p], r.Vals[p] = tick, v
+		r.count = uint8(n + 1)
+		return true
+	}
+	pos := n
+	for pos > 0 {
+		t := r.Ticks[r.phys(pos-1)]
+		if t == tick {
+			r.Vals[r.phys(pos-1)] = v
+			return true
+		}
+		if t < tick {
+			break
+		}
+		pos--
+	}
+	if n == RingCapacity {
+		if pos == 0 {
+			return false
+		}
+		r.start = uint8(r.phys(1))
+		n--
+		pos--
+	}
+	for i := n; i > pos; i-- {
+		d, s := r.phys(i), r.phys(i-1)
+		r.Ticks[d], r.Vals[d] = r.Ticks[s], r.Vals[s]
+	}
+	p := r.phys(pos)
+	r.Ticks[p], r.Vals[p] = tick, v
+	r.count = uint8(n + 1)
+	return true
+}
+
+// Bracket returns the positions (from the oldest) of the newest samples at
+// or before tick from and at or before tick to (from <= to), -1 where
+// there is none: the samples a field is drawn from over a span. It scans
+// from the newest sample, which the render time trails by a few.
+func (r *FieldRing[T]) Bracket(from, to uint32) (i, j int) {
+	k := int(r.count) - 1
+	for k >= 0 && r.Ticks[r.phys(k)] > to {
+		k--
+	}
+	j = k
+	for k >= 0 && r.Ticks[r.phys(k)] > from {
+		k--
+	}
+	return k, j
+}
+
+// Clear empties the ring.
+func (r *FieldRing[T]) Clear() { r.start, r.count = 0, 0 }

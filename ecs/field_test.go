@@ -1,0 +1,253 @@
+package ecs_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
+	"github.com/mlange-42/arche/generic"
+	"github.com/netsmooth/netsmooth/client"
+	"github.com/netsmooth/netsmooth/components"
+	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/server"
+	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// The custom fields of the end-to-end tests: a health that drains, an aim
+// angle that keeps turning across ±π, a team switched at its tick, and a
+// size held past the newest sample.
+type (
+	Health float32
+	Aim    float32
+	Team   float32
+	Size   float32
+)
+
+const aimStep = 2 * math.Pi / 4096
+
+var fieldSpecs = []wire.FieldSpec{
+	{Min: 0, Max: 100, Precision: 0.01},
+	{Min: -math.Pi, Max: math.Pi, Precision: aimStep, Wrap: true},
+	{Min: 0, Max: 15, Precision: 1},
+	{Min: 0, Max: 10, Precision: 0.001},
+}
+
+// The server's truth at tick t, for entity k (1 or 2).
+func healthAt(k int, t float64) float64 { return 90 - 0.25*t - float64(k) }
+func aimAt(k int, t float64) float64 {
+	return math.Remainder(2.9+0.05*t+float64(k), 2*math.Pi)
+}
+func teamAt(k int, t uint32) float32  { return float32((t/7 + uint32(k)) % 16) }
+func sizeAt(k int, t float64) float64 { return 2 + 0.02*t + float64(k) }
+
+// fieldRig is a server session, a client session and a pipeline with the
+// four fields, delivering each tick's packets at once.
+type fieldRig struct {
+	t      *testing.T
+	r      *rig
+	srv    *server.Session
+	cli    *client.Session
+	tick   uint32
+	outage bool // packets are lost
+	pkts   [][]byte
+
+	health generic.Map1[Health]
+	aim    generic.Map1[Aim]
+	team   generic.Map1[Team]
+	size   generic.Map1[Size]
+}
+
+func newFieldRig(t *testing.T) *fieldRig {
+	t.Helper()
+	f := &fieldRig{t: t, r: newRig(t, cfgAt(20, 3))}
+	p := f.r.Pipe
+	w := wire.Config{Quantizer: wire.Quantizer{Fields: fieldSpecs}}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := nsecs.AddField(p, systems.FieldConfig[Health]{Index: 0, Blend: systems.Linear, Min: 0, Max: 100, Extrapolate: true})
+	must(err)
+	_, err = nsecs.AddField(p, systems.FieldConfig[Aim]{Index: 1, Blend: systems.Angle, Min: -math.Pi, Max: math.Pi, Extrapolate: true})
+	must(err)
+	_, err = nsecs.AddField(p, systems.FieldConfig[Team]{Index: 2, Blend: systems.Discrete})
+	must(err)
+	_, err = nsecs.AddField(p, systems.FieldConfig[Size]{Index: 3, Blend: systems.Linear})
+	must(err)
+	f.srv, err = server.NewSession(server.SessionConfig{Wire: w})
+	must(err)
+	must(f.srv.Connect(1))
+	f.cli, err = client.NewSession(client.SessionConfig{Wire: w, Inbox: p.Inbox(), Fields: p.FieldInbox()})
+	must(err)
+	world := &f.r.World
+	f.health, f.aim = generic.NewMap1[Health](world), generic.NewMap1[Aim](world)
+	f.team, f.size = generic.NewMap1[Team](world), generic.NewMap1[Size](world)
+	return f
+}
+
+// serverTick runs the next server tick: the client's input packet
+// (acknowledging what it holds, so that snapshots are deltas), the
+// entities' states, and the snapshot to the client.
+func (f *fieldRig) serverTick() {
+	f.tick++
+	ms := f.tick * 50
+	in, err := f.cli.InputPacket(ms, nil)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if !f.outage {
+		_ = f.srv.Receive(1, in, ms)
+	}
+	if err := f.srv.BeginTick(f.tick); err != nil {
+		f.t.Fatal(err)
+	}
+	tt := float64(f.tick)
+	for k := 1; k <= 2; k++ {
+		e := wire.Entity{NetID: uint32(k), Pos: mgl32.Vec3{float32(tt) * 0.1, float32(k), 0}}
+		e.Fields = [wire.MaxFields]float32{float32(healthAt(k, tt)), float32(aimAt(k, tt)), teamAt(k, f.tick), float32(sizeAt(k, tt))}
+		if err := f.srv.SetEntity(e); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+	f.pkts, err = f.srv.Snapshot(1, ms, f.pkts[:0])
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	if f.outage {
+		return
+	}
+	for _, pk := range f.pkts {
+		if err := f.cli.Receive(pk, ms); err != nil {
+			f.t.Fatal(err)
+		}
+	}
+}
+
+// run runs frames at 60 fps for seconds, a server tick every 50 ms, and
+// calls check after every frame.
+func (f *fieldRig) run(seconds float64, check func(frame int)) {
+	frames := int(seconds * 60)
+	for i := 0; i < frames; i++ {
+		for float64(f.tick+1)/20 <= float64(f.r.Pipe.Metrics().Frames+1)/60 {
+			f.serverTick()
+		}
+		f.r.Frame(1.0 / 60)
+		if check != nil {
+			check(i)
+		}
+	}
+}
+
+// entity returns the pipeline's entity k, its span and render.
+func (f *fieldRig) entity(k int) (ecs.Entity, *components.Span, components.Render) {
+	e := f.r.Entity(components.NetID(k))
+	spans := generic.NewMap1[components.Span](&f.r.World)
+	return e, spans.Get(e), f.r.RenderOf(e)
+}
+
+func shortDiff(a, b float64) float64 { return math.Remainder(a-b, 2*math.Pi) }
+
+// TestFieldsEndToEnd: four fields through server.Session, client.Session
+// and the pipeline: the drawn health is the server's at the render time
+// within its quantisation, the aim too and without a jump where it wraps
+// at ±π, the team switches at its sample's tick, and the records that
+// changed no field cost no more than without fields.
+func TestFieldsEndToEnd(t *testing.T) {
+	f := newFieldRig(t)
+	checked, wraps := 0, 0
+	prevAim := map[int]float64{}
+	f.run(8, func(frame int) {
+		if frame < 30 {
+			return
+		}
+		for k := 1; k <= 2; k++ {
+			e, span, render := f.entity(k)
+			if render.Flags&components.Visible == 0 || span.Mode != components.SpanLerp {
+				t.Fatalf("frame %d entity %d: not a visible lerp (mode %v flags %v)", frame, k, span.Mode, render.Flags)
+			}
+			rt := f.r.RenderTick() - float64(span.Lag)
+			if h := float64(*f.health.Get(e)); math.Abs(h-healthAt(k, rt)) > 0.005+1e-4 {
+				t.Fatalf("frame %d entity %d: health %v, truth %v at tick %.3f", frame, k, h, healthAt(k, rt), rt)
+			}
+			a := float64(*f.aim.Get(e))
+			if d := shortDiff(a, aimAt(k, rt)); math.Abs(d) > aimStep/2+1e-4 {
+				t.Fatalf("frame %d entity %d: aim %v, truth %v at tick %.3f (off %v)", frame, k, a, aimAt(k, rt), rt, d)
+			}
+			if a < -math.Pi || a >= math.Pi {
+				t.Fatalf("aim %v drawn outside [-π, π)", a)
+			}
+			if p, ok := prevAim[k]; ok {
+				// 0.05 rad per tick, 1/3 tick per frame
+				if d := math.Abs(shortDiff(a, p)); d > 0.05/3*1.2 {
+					t.Fatalf("frame %d entity %d: aim jumped %v (from %v to %v)", frame, k, d, p, a)
+				}
+				if math.Abs(a-p) > math.Pi {
+					wraps++
+				}
+			}
+			prevAim[k] = a
+			if got, want := *f.team.Get(e), Team(teamAt(k, uint32(math.Floor(rt)))); got != want {
+				t.Fatalf("frame %d entity %d: team %v at tick %.3f, want %v (switched at its tick)", frame, k, got, rt, want)
+			}
+			checked++
+		}
+	})
+	if wraps < 2 {
+		t.Errorf("the aim wrapped %d times, want at least 2 (the test must cross ±π)", wraps)
+	}
+	m := f.r.Pipe.Metrics()
+	if m.FieldsAccepted == 0 || m.FieldsRejected != ([systems.NumRejectReasons]uint64{}) {
+		t.Errorf("fields accepted %d, rejected %v", m.FieldsAccepted, m.FieldsRejected)
+	}
+	st, _ := f.srv.Stats(1)
+	t.Logf("%d entity-frames checked, aim wrapped %d times; fields accepted %d; client: %+v; server: %d bytes", checked, wraps, m.FieldsAccepted, f.cli.Stats().Ticks, st.BytesSent)
+}
+
+// TestFieldsExtrapolation: when the packets stop, a field with
+// Extrapolate follows the pipeline's policy (Coast: along the slope of
+// its last two values, fading out at the limit, then holding), and one
+// without holds the newest value.
+func TestFieldsExtrapolation(t *testing.T) {
+	f := newFieldRig(t)
+	f.run(3, nil)
+	f.outage = true
+	last := f.tick
+	var h0 float64
+	past := 0
+	f.run(1, func(frame int) {
+		e, span, render := f.entity(1)
+		if span.Mode != components.SpanPast {
+			return
+		}
+		rt := f.r.RenderTick() - float64(span.Lag)
+		h := float64(*f.health.Get(e))
+		size := float64(*f.size.Get(e))
+		if want := float32(sizeAt(1, float64(last))); math.Abs(size-float64(want)) > 0.0006 {
+			t.Fatalf("size %v past the newest sample, want %v held", size, want)
+		}
+		newest := healthAt(1, float64(last))
+		ahead := (rt - float64(last)) / 20
+		switch {
+		case render.Flags&components.Extrapolated != 0 && ahead > 0.02:
+			// Coast: short of the truth, past the newest value.
+			if !(h < newest-1e-3 && h > healthAt(1, rt)-1e-3) {
+				t.Fatalf("%.3f s past: health %v, want between %v (newest) and %v (truth)", ahead, h, newest, healthAt(1, rt))
+			}
+			past++
+		case ahead > 0.3:
+			if h0 == 0 {
+				h0 = h
+			}
+			if h != h0 || h >= newest {
+				t.Fatalf("%.3f s past, beyond the limit: health %v, want held at %v below %v", ahead, h, h0, newest)
+			}
+		}
+	})
+	if past == 0 || h0 == 0 {
+		t.Fatalf("extrapolated %d frames, held at %v: the outage did not show both", past, h0)
+	}
+}
