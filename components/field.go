@@ -10,11 +10,31 @@ package components
 // It holds [RingCapacity] samples inline; the zero value is empty. Ticks
 // compare as plain integers, as the position ring's do.
 type FieldRing[T any] struct {
+	// The values the field was last drawn from, for the span from tick
+	// from to tick to: what a frame reads while the span lasts, instead of
+	// searching the samples.
+	from, to uint32
+	a, b     T
+	cached   bool
+
+	start uint8
+	count uint8
 	// Ticks and Vals are the samples' ticks and values, by physical slot.
 	Ticks [RingCapacity]uint32
 	Vals  [RingCapacity]T
-	start uint8
-	count uint8
+}
+
+// Cached returns the values last drawn from for the span from..to (see
+// [FieldRing.Cache]), and false when they are for another span, or a
+// sample stored since may change them.
+func (r *FieldRing[T]) Cached(from, to uint32) (a, b T, ok bool) {
+	return r.a, r.b, r.cached && r.from == from && r.to == to
+}
+
+// Cache keeps a and b as the values of the span from..to, until a sample
+// at or before to is stored.
+func (r *FieldRing[T]) Cache(from, to uint32, a, b T) {
+	r.from, r.to, r.a, r.b, r.cached = from, to, a, b, true
 }
 
 // Len returns the number of samples held.
@@ -36,6 +56,9 @@ func (r *FieldRing[T]) At(i int) (uint32, T) {
 // dropped, or v when it is older than every sample held; Put reports
 // whether v was stored.
 func (r *FieldRing[T]) Put(tick uint32, v T) bool {
+	if tick <= r.to {
+		r.cached = false
+	}
 	n := int(r.count)
 	if n == 0 || tick > r.Ticks[r.phys(n-1)] {
 		if n == RingCapacity {
@@ -94,4 +117,4 @@ func (r *FieldRing[T]) Bracket(from, to uint32) (i, j int) {
 }
 
 // Clear empties the ring.
-func (r *FieldRing[T]) Clear() { r.start, r.count = 0, 0 }
+func (r *FieldRing[T]) Clear() { r.start, r.count, r.cached = 0, 0, false }

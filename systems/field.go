@@ -46,11 +46,18 @@ type FieldInbox struct {
 	capacity int
 	dropped  uint64
 
-	// frame is this frame's messages whose entity exists, for the Field
-	// systems; wait holds those whose entity does not yet, with their age
-	// in frames.
-	frame, spare []FieldMessage
-	wait, wait2  []waitingField
+	// frame is this frame's messages whose entity exists, with the
+	// entity, for the Field systems; wait holds those whose entity does
+	// not yet, with their age in frames.
+	frame       []fieldEntry
+	spare       []FieldMessage
+	wait, wait2 []waitingField
+}
+
+// fieldEntry is a message of the frame and its entity.
+type fieldEntry struct {
+	e ecs.Entity
+	m FieldMessage
 }
 
 type waitingField struct {
@@ -100,6 +107,7 @@ type FieldReceive struct {
 	inbox   *FieldInbox
 	index   *Index
 	metrics *Metrics
+	predID  ecs.ID
 }
 
 // NewFieldReceive returns the system that drains inbox.
@@ -109,6 +117,7 @@ func NewFieldReceive(inbox *FieldInbox) *FieldReceive { return &FieldReceive{inb
 func (s *FieldReceive) Initialize(w *ecs.World) {
 	s.index = mustResource[Index](w)
 	s.metrics = mustResource[Metrics](w)
+	s.predID = ecs.ComponentID[c.Predicted](w)
 }
 
 // Update implements the arche-model System interface.
@@ -125,8 +134,8 @@ func (s *FieldReceive) Update(w *ecs.World) {
 	frame := in.frame[:0]
 	wait := in.wait2[:0]
 	for _, wf := range in.wait {
-		if _, ok := s.lookup(w, wf.m.NetID); ok {
-			frame = append(frame, wf.m)
+		if e, ok := s.lookup(w, wf.m.NetID); ok {
+			frame = s.take(w, frame, e, &wf.m)
 		} else if wf.age+1 < fieldRetainFrames {
 			wait = append(wait, waitingField{wf.m, wf.age + 1})
 		} else {
@@ -134,8 +143,8 @@ func (s *FieldReceive) Update(w *ecs.World) {
 		}
 	}
 	for i := range msgs {
-		if _, ok := s.lookup(w, msgs[i].NetID); ok {
-			frame = append(frame, msgs[i])
+		if e, ok := s.lookup(w, msgs[i].NetID); ok {
+			frame = s.take(w, frame, e, &msgs[i])
 		} else {
 			wait = append(wait, waitingField{msgs[i], 0})
 		}
@@ -143,6 +152,16 @@ func (s *FieldReceive) Update(w *ecs.World) {
 	in.wait2, in.wait = in.wait[:0], wait
 	in.frame = frame
 	in.spare = msgs[:0]
+}
+
+// take appends m for entity e to the frame's messages, unless e is
+// predicted (its fields come with its authoritative state).
+func (s *FieldReceive) take(w *ecs.World, frame []fieldEntry, e ecs.Entity, m *FieldMessage) []fieldEntry {
+	if w.Has(e, s.predID) {
+		s.metrics.FieldsRejected[RejectPredicted]++
+		return frame
+	}
+	return append(frame, fieldEntry{e, *m})
 }
 
 // lookup returns the live entity of id.
@@ -249,7 +268,6 @@ type Field[T ~float32] struct {
 	ringID  ecs.ID
 	valID   ecs.ID
 	spanID  ecs.ID
-	predID  ecs.ID
 	cached  ecs.CachedFilter
 	later   []int32 // this frame's messages of entities without the ring yet
 	ready   bool
@@ -281,8 +299,7 @@ func (s *Field[T]) Initialize(w *ecs.World) {
 	s.ringID = ecs.ComponentID[c.FieldRing[T]](w)
 	s.valID = ecs.ComponentID[T](w)
 	s.spanID = ecs.ComponentID[c.Span](w)
-	s.predID = ecs.ComponentID[c.Predicted](w)
-	filter := ecs.All(s.spanID, s.ringID, s.valID, ecs.ComponentID[c.Remote](w)).Without(s.predID)
+	filter := ecs.All(s.spanID, s.ringID, s.valID, ecs.ComponentID[c.Remote](w)).Without(ecs.ComponentID[c.Predicted](w))
 	s.cached = w.Cache().Register(&filter)
 	s.ready = true
 }
@@ -320,41 +337,33 @@ func (s *Field[T]) store(w *ecs.World) {
 	if len(msgs) == 0 {
 		return
 	}
-	idx := mustResource[Index](w)
 	later := s.later[:0]
 	for i := range msgs {
-		msg := &msgs[i]
-		e, ok := idx.Lookup(msg.NetID)
-		switch {
-		case !ok || !w.Alive(e):
-			s.metrics.FieldsRejected[RejectUnknown]++
-		case w.Has(e, s.predID):
-			s.metrics.FieldsRejected[RejectPredicted]++
-		case !w.Has(e, s.ringID):
+		fe := &msgs[i]
+		if !w.Has(fe.e, s.ringID) {
 			later = append(later, int32(i))
-		default:
-			s.put((*c.FieldRing[T])(w.Get(e, s.ringID)), msg)
+			continue
 		}
+		s.put(w, fe.e, &fe.m)
 	}
 	for _, i := range later {
-		msg := &msgs[i]
-		e, _ := idx.Lookup(msg.NetID)
-		if !w.Has(e, s.ringID) { // an entity named twice is given them once
-			w.Add(e, s.ringID, s.valID)
+		fe := &msgs[i]
+		if !w.Has(fe.e, s.ringID) { // an entity named twice is given them once
+			w.Add(fe.e, s.ringID, s.valID)
 		}
-		s.put((*c.FieldRing[T])(w.Get(e, s.ringID)), msg)
+		s.put(w, fe.e, &fe.m)
 	}
 	s.later = later[:0]
 }
 
 // put buffers msg's value of the field, or refuses and counts it.
-func (s *Field[T]) put(ring *c.FieldRing[T], msg *FieldMessage) {
+func (s *Field[T]) put(w *ecs.World, e ecs.Entity, msg *FieldMessage) {
 	v := msg.Values[s.cfg.Index]
 	if r, bad := s.check(v); bad {
 		s.metrics.FieldsRejected[r]++
 		return
 	}
-	if ring.Put(msg.Tick, T(v)) {
+	if (*c.FieldRing[T])(w.Get(e, s.ringID)).Put(msg.Tick, T(v)) {
 		s.metrics.FieldsAccepted++
 	} else {
 		s.metrics.FieldsRejected[RejectStale]++
@@ -370,11 +379,22 @@ func (s *Field[T]) drawAll(w *ecs.World) {
 		d.policy, d.limit = s.interp.cfg.Extrapolation, float32(s.interp.cfg.ExtrapolationLimit)
 	}
 	q := w.Query(&s.cached)
+	linear := s.cfg.Blend == Linear
 	for q.Next() {
 		span := (*c.Span)(q.Get(s.spanID))
 		ring := (*c.FieldRing[T])(q.Get(s.ringID))
 		out := (*T)(q.Get(s.valID))
-		d.draw(span, ring, out, base-float64(span.Lag))
+		rt := base - float64(span.Lag)
+		if linear && span.Mode == c.SpanLerp {
+			// The common case, inline: a Linear field across a Lerp span
+			// whose values are at hand.
+			if a, b, ok := ring.Cached(span.From, span.To); ok {
+				t := float32((rt - float64(span.From)) * float64(span.Inv))
+				*out = a + (b-a)*T(min(max(t, 0), 1))
+				continue
+			}
+		}
+		d.draw(span, ring, out, rt)
 	}
 }
 
@@ -391,39 +411,54 @@ type fieldDraw[T ~float32] struct {
 // draw writes the field's value at render tick rt for an entity whose
 // position span this frame is span.
 func (d *fieldDraw[T]) draw(span *c.Span, ring *c.FieldRing[T], out *T, rt float64) {
-	if span.Mode == c.SpanEmpty || ring.Len() == 0 {
-		return
-	}
-	i, j := ring.Bracket(span.From, span.To)
-	if i < 0 {
-		i = 0 // no value as old as the span: the oldest one
-	}
-	t0, a := ring.At(i)
 	switch span.Mode {
 	case c.SpanLerp:
-		if j <= i || d.cfg.Blend == Discrete {
+		a, b, ok := ring.Cached(span.From, span.To)
+		if !ok {
+			if ring.Len() == 0 {
+				return
+			}
+			i, j := ring.Bracket(span.From, span.To)
+			_, a = ring.At(max(i, 0)) // none as old as the span: the oldest
+			b = a
+			if j > i && d.cfg.Blend != Discrete {
+				_, b = ring.At(j)
+			}
+			ring.Cache(span.From, span.To, a, b)
+		}
+		if a == b {
 			*out = a
 			return
 		}
-		_, b := ring.At(j)
 		t := float32((rt - float64(span.From)) * float64(span.Inv))
 		*out = d.blend(a, b, min(max(t, 0), 1))
-	case c.SpanPast:
-		*out = a
-		if !d.extrapolate || i == 0 || d.complete > span.From {
-			return
-		}
-		tp, p := ring.At(i - 1)
-		ahead := float32((rt - float64(span.From)) / d.rate)
-		travel := d.policy.Travel(ahead, d.limit) // seconds along the slope
-		if travel == 0 {
-			return
-		}
-		perTick := d.diff(p, a) / float32(t0-tp)
-		*out = d.wrap(a + T(perTick*travel*float32(d.rate)))
-	default: // Step, Before: hold
-		*out = a
+	case c.SpanEmpty:
+	default:
+		d.hold(span, ring, out, rt)
 	}
+}
+
+// hold draws a span that holds a sample: Step and Before hold it, Past
+// extrapolates from it when the field and the server allow.
+func (d *fieldDraw[T]) hold(span *c.Span, ring *c.FieldRing[T], out *T, rt float64) {
+	if ring.Len() == 0 {
+		return
+	}
+	i, _ := ring.Bracket(span.From, span.From)
+	i = max(i, 0)
+	t0, a := ring.At(i)
+	*out = a
+	if span.Mode != c.SpanPast || !d.extrapolate || i == 0 || d.complete > span.From {
+		return
+	}
+	tp, p := ring.At(i - 1)
+	ahead := float32((rt - float64(span.From)) / d.rate)
+	travel := d.policy.Travel(ahead, d.limit) // seconds along the slope
+	if travel == 0 {
+		return
+	}
+	perTick := d.diff(p, a) / float32(t0-tp)
+	*out = d.wrap(a + T(perTick*travel*float32(d.rate)))
 }
 
 // diff returns b - a: for an Angle, the short way round.
