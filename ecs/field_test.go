@@ -2,6 +2,7 @@ package ecs_test
 
 import (
 	"math"
+	"runtime"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -249,5 +250,81 @@ func TestFieldsExtrapolation(t *testing.T) {
 	})
 	if past == 0 || h0 == 0 {
 		t.Fatalf("extrapolated %d frames, held at %v: the outage did not show both", past, h0)
+	}
+}
+
+// TestFieldsRefused: values that are not finite, outside the field's
+// range, or for an entity that never comes are refused and counted; the
+// others are stored; a Func field blends with the game's function.
+func TestFieldsRefused(t *testing.T) {
+	r := newRig(t, cfgAt(20, 2))
+	p := r.Pipe
+	type Gauge float32
+	type Mix float32
+	if _, err := nsecs.AddField(p, systems.FieldConfig[Gauge]{Index: 0, Min: 0, Max: 10}); err != nil {
+		t.Fatal(err)
+	}
+	// Func: ease in (t squared).
+	ease := func(a, b Mix, t float32) Mix { return a + (b-a)*Mix(t*t) }
+	if _, err := nsecs.AddField(p, systems.FieldConfig[Mix]{Index: 1, Blend: systems.Func, Func: ease}); err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []systems.FieldConfig[Gauge]{{Index: 4}, {Blend: systems.Func}, {Blend: systems.Angle}, {Min: 1, Max: 0}} {
+		if _, err := nsecs.AddField(p, bad); err == nil {
+			t.Errorf("config %+v accepted", bad)
+		}
+	}
+	in := p.FieldInbox()
+	nan := float32(math.NaN())
+	for tick := uint32(1); tick <= 4; tick++ {
+		r.Push(snap(1, tick, float32(tick)))
+		in.Push(systems.FieldMessage{NetID: 1, Tick: tick, Values: [systems.MaxFields]float32{float32(tick), float32(tick)}})
+	}
+	in.Push(systems.FieldMessage{NetID: 1, Tick: 5, Values: [systems.MaxFields]float32{nan, 5}})
+	in.Push(systems.FieldMessage{NetID: 1, Tick: 6, Values: [systems.MaxFields]float32{11, float32(math.Inf(-1))}})
+	in.Push(systems.FieldMessage{NetID: 9, Tick: 4}) // no such entity
+	for range 6 {
+		r.Frame(1.0 / 60)
+	}
+	m := p.Metrics()
+	want := [systems.NumRejectReasons]uint64{}
+	want[systems.RejectNonFinite] = 2 // the gauge's NaN, the mix's -Inf
+	want[systems.RejectInvalid] = 1   // the gauge's 11
+	want[systems.RejectUnknown] = 1   // NetID 9, after waiting for it
+	if m.FieldsRejected != want || m.FieldsAccepted != 2*4+1 {
+		t.Fatalf("accepted %d, rejected %v; want 9, %v", m.FieldsAccepted, m.FieldsRejected, want)
+	}
+	// The render time, 2 ticks behind tick 4, lies between ticks 1 and 3:
+	// the mix is eased between its samples.
+	e := r.Entity(1)
+	spans := generic.NewMap1[components.Span](&r.World)
+	span := spans.Get(e)
+	rt := r.RenderTick() - float64(span.Lag)
+	mixes := generic.NewMap1[Mix](&r.World)
+	mix := float64(*mixes.Get(e))
+	f := rt - float64(span.From)
+	if want := float64(span.From) + f*f; span.Mode != components.SpanLerp || math.Abs(mix-want) > 1e-4 {
+		t.Fatalf("mix %v at render tick %.3f (mode %v), want %v", mix, rt, span.Mode, want)
+	}
+}
+
+// TestFieldsNoAllocs: a frame with fields allocates nothing once the
+// entities have theirs.
+func TestFieldsNoAllocs(t *testing.T) {
+	f := newFieldRig(t)
+	f.run(2, nil)
+	var before, after runtime.MemStats
+	var allocs uint64
+	for i := 0; i < 60; i++ {
+		if i%3 == 0 {
+			f.serverTick() // the sessions' work is not the pipeline's
+		}
+		runtime.ReadMemStats(&before)
+		f.r.Frame(1.0 / 60)
+		runtime.ReadMemStats(&after)
+		allocs += after.Mallocs - before.Mallocs
+	}
+	if allocs != 0 {
+		t.Fatalf("%d allocations in 60 frames", allocs)
 	}
 }

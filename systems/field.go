@@ -91,6 +91,18 @@ func (in *FieldInbox) Push(m FieldMessage) bool {
 	return in.PushBatch([]FieldMessage{m}) == 1
 }
 
+// Drain hands every waiting message to the caller and the count of
+// messages dropped since the last drain, like [Inbox.Drain]: spare is the
+// buffer the inbox keeps for the next pushes. The pipeline's FieldReceive
+// drains it; a transport's tests may too.
+func (in *FieldInbox) Drain(spare []FieldMessage) (msgs []FieldMessage, dropped uint64) {
+	in.mu.Lock()
+	msgs, in.pending = in.pending, spare[:0]
+	dropped, in.dropped = in.dropped, 0
+	in.mu.Unlock()
+	return msgs, dropped
+}
+
 // Len returns the number of messages waiting to be drained.
 func (in *FieldInbox) Len() int {
 	in.mu.Lock()
@@ -123,12 +135,7 @@ func (s *FieldReceive) Initialize(w *ecs.World) {
 // Update implements the arche-model System interface.
 func (s *FieldReceive) Update(w *ecs.World) {
 	in := s.inbox
-	in.mu.Lock()
-	msgs := in.pending
-	in.pending = in.spare[:0]
-	dropped := in.dropped
-	in.dropped = 0
-	in.mu.Unlock()
+	msgs, dropped := in.Drain(in.spare)
 	s.metrics.FieldsRejected[RejectInboxFull] += dropped
 
 	frame := in.frame[:0]
