@@ -127,4 +127,3 @@ func FuzzClientReceive(f *testing.F) {
 		c.ServerTick(40)
 	})
 }
-
