@@ -73,7 +73,9 @@ type Entity struct {
 	Flags Flags
 	// Fields are the game's custom field values (a size, a health, an
 	// angle), in the order of [Quantizer.Fields]; those beyond the fields
-	// declared are ignored, and zero when decoded.
+	// declared are ignored, and zero when decoded. They are part of the
+	// state: a server that sets an entity sets its fields too (each must
+	// be in its FieldSpec's range, zero included).
 	Fields [MaxFields]float32
 }
 
