@@ -396,8 +396,8 @@ func (s *Field[T]) drawAll(w *ecs.World) {
 			// The common case, inline: a Linear field across a Lerp span
 			// whose values are at hand.
 			if a, b, ok := ring.Cached(span.From, span.To); ok {
-				t := float32((rt - float64(span.From)) * float64(span.Inv))
-				*out = a + (b-a)*T(min(max(t, 0), 1))
+				t := min(max((rt-float64(span.From))*float64(span.Inv), 0), 1)
+				*out = T(float64(a) + (float64(b)-float64(a))*t)
 				continue
 			}
 		}
@@ -464,8 +464,10 @@ func (d *fieldDraw[T]) hold(span *c.Span, ring *c.FieldRing[T], out *T, rt float
 	if travel == 0 {
 		return
 	}
-	perTick := d.diff(p, a) / float32(t0-tp)
-	*out = d.wrap(a + T(perTick*travel*float32(d.rate)))
+	perTick := float64(d.diff(p, a)) / float64(t0-tp)
+	if v := float64(a) + perTick*float64(travel)*d.rate; v >= -math.MaxFloat32 && v <= math.MaxFloat32 {
+		*out = d.wrap(T(v))
+	} // else hold: a slope the float cannot follow
 }
 
 // diff returns b - a: for an Angle, the short way round.
@@ -497,5 +499,7 @@ func (d *fieldDraw[T]) blend(a, b T, t float32) T {
 	case Func:
 		return d.cfg.Func(a, b, t)
 	}
-	return a + (b-a)*T(t)
+	// In float64: the difference of two far-apart finite values
+	// overflows float32.
+	return T(float64(a) + (float64(b)-float64(a))*float64(t))
 }
