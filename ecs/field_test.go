@@ -328,3 +328,44 @@ func TestFieldsNoAllocs(t *testing.T) {
 		t.Fatalf("%d allocations in 60 frames", allocs)
 	}
 }
+
+// TestFieldInboxConcurrent: transports push field values from their own
+// goroutines while frames run (run with -race).
+func TestFieldInboxConcurrent(t *testing.T) {
+	r := newRig(t, cfgAt(20, 2))
+	type Gauge float32
+	if _, err := nsecs.AddField(r.Pipe, systems.FieldConfig[Gauge]{Index: 0}); err != nil {
+		t.Fatal(err)
+	}
+	in := r.Pipe.FieldInbox()
+	done := make(chan struct{})
+	for g := range 2 {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			batch := make([]systems.FieldMessage, 8)
+			for tick := uint32(1); tick <= 50; tick++ {
+				for i := range batch {
+					batch[i] = systems.FieldMessage{NetID: components.NetID(1 + g), Tick: tick, Values: [systems.MaxFields]float32{float32(i)}}
+				}
+				in.PushBatch(batch)
+			}
+		}()
+	}
+	for tick := uint32(1); tick <= 50; tick++ {
+		r.Push(snap(1, tick, 0), snap(2, tick, 0))
+		r.Frame(1.0 / 60)
+	}
+	<-done
+	<-done
+	for range 5 {
+		r.Frame(1.0 / 60)
+	}
+	m := r.Pipe.Metrics()
+	counted := m.FieldsAccepted
+	for _, n := range m.FieldsRejected {
+		counted += n
+	}
+	if counted != 2*50*8 {
+		t.Fatalf("%d field values counted of %d pushed (accepted %d, rejected %v)", counted, 2*50*8, m.FieldsAccepted, m.FieldsRejected)
+	}
+}
