@@ -33,19 +33,12 @@ func AddField[T ~float32](p *Pipeline, cfg systems.FieldConfig[T]) (*systems.Fie
 	if p.initialized {
 		return nil, fmt.Errorf("ecs: AddField after the pipeline's first Update")
 	}
-	if p.fields == nil {
-		in := systems.NewFieldInbox(p.cfg.InboxCapacity)
-		p.fields = &fieldSet{inbox: in, receive: systems.NewFieldReceive(in)}
-		p.insertAfter(p.interpolate, p.fields.receive)
-	}
+	p.addFieldSet()
 	f, err := systems.NewField(cfg, p.fields.inbox, p.interpolate)
 	if err != nil {
 		return nil, err
 	}
-	// After the drain and the fields added before: in the order declared.
-	i := slices.Index(p.ordered, System(p.fields.receive))
-	p.ordered = slices.Insert(p.ordered, i+1+p.fields.n, System(f))
-	p.fields.n++
+	p.addFieldSystem(f)
 	return f, nil
 }
 
@@ -62,4 +55,37 @@ func (p *Pipeline) FieldInbox() *systems.FieldInbox {
 		return nil
 	}
 	return p.fields.inbox
+}
+
+// AddVecField declares a vector custom field, drawn as the component T
+// (type Tint [4]float32, type Offset [2]float32), carried in len(T)
+// consecutive field values from cfg.Index: [AddField] for vectors.
+func AddVecField[T systems.Vec](p *Pipeline, cfg systems.VecFieldConfig[T]) (*systems.VecField[T], error) {
+	if p.initialized {
+		return nil, fmt.Errorf("ecs: AddVecField after the pipeline's first Update")
+	}
+	p.addFieldSet()
+	f, err := systems.NewVecField(cfg, p.fields.inbox, p.interpolate)
+	if err != nil {
+		return nil, err
+	}
+	p.addFieldSystem(f)
+	return f, nil
+}
+
+// addFieldSet adds the field inbox and its drain, once.
+func (p *Pipeline) addFieldSet() {
+	if p.fields == nil {
+		in := systems.NewFieldInbox(p.cfg.InboxCapacity)
+		p.fields = &fieldSet{inbox: in, receive: systems.NewFieldReceive(in)}
+		p.insertAfter(p.interpolate, p.fields.receive)
+	}
+}
+
+// addFieldSystem adds a field's system after the drain and the fields
+// added before: they run in the order declared.
+func (p *Pipeline) addFieldSystem(f System) {
+	i := slices.Index(p.ordered, System(p.fields.receive))
+	p.ordered = slices.Insert(p.ordered, i+1+p.fields.n, f)
+	p.fields.n++
 }

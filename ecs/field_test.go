@@ -369,3 +369,55 @@ func TestFieldInboxConcurrent(t *testing.T) {
 		t.Fatalf("%d field values counted of %d pushed (accepted %d, rejected %v)", counted, 2*50*8, m.FieldsAccepted, m.FieldsRejected)
 	}
 }
+
+// TestVecField: a colour carried in three field values is drawn per
+// component at the render time, between the samples the position uses;
+// a message with a component out of range is refused and counted.
+func TestVecField(t *testing.T) {
+	type Tint [3]float32
+	r := newRig(t, cfgAt(20, 2))
+	if _, err := nsecs.AddVecField(r.Pipe, systems.VecFieldConfig[Tint]{Index: 2}); err == nil {
+		t.Fatal("a [3]float32 from index 2 accepted")
+	}
+	if _, err := nsecs.AddVecField(r.Pipe, systems.VecFieldConfig[Tint]{Index: 1, Min: 0, Max: 1}); err != nil {
+		t.Fatal(err)
+	}
+	truth := func(tick float64) Tint { return Tint{float32(tick / 40), 1 - float32(tick/40), 0.5} }
+	in := r.Pipe.FieldInbox()
+	tints := generic.NewMap1[Tint](&r.World)
+	spans := generic.NewMap1[components.Span](&r.World)
+	checked := 0
+	for f := 0; f < 90; f++ {
+		if f%3 == 0 {
+			tick := uint32(f/3 + 1)
+			r.Push(snap(1, tick, float32(tick)))
+			c := truth(float64(tick))
+			in.Push(systems.FieldMessage{NetID: 1, Tick: tick, Values: [systems.MaxFields]float32{99, c[0], c[1], c[2]}})
+		}
+		r.Frame(1.0 / 60)
+		e, ok := r.Pipe.Lookup(1)
+		if !ok || tints.Get(e) == nil {
+			continue
+		}
+		span := spans.Get(e)
+		if span.Mode != components.SpanLerp {
+			continue
+		}
+		got, want := *tints.Get(e), truth(r.RenderTick()-float64(span.Lag))
+		for k := range got {
+			if math.Abs(float64(got[k]-want[k])) > 1e-5 {
+				t.Fatalf("frame %d: tint %v, want %v", f, got, want)
+			}
+		}
+		checked++
+	}
+	if checked < 60 {
+		t.Fatalf("%d frames checked", checked)
+	}
+	in.Push(systems.FieldMessage{NetID: 1, Tick: 40, Values: [systems.MaxFields]float32{0, 0.5, 1.5, 0}})
+	r.Push(snap(1, 40, 40))
+	r.Frame(1.0 / 60)
+	if m := r.Pipe.Metrics(); m.FieldsRejected[systems.RejectInvalid] != 1 {
+		t.Fatalf("rejected %v, want one out of range", m.FieldsRejected)
+	}
+}
