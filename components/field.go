@@ -19,9 +19,15 @@ type FieldRing[T any] struct {
 
 	start uint8
 	count uint8
-	// Ticks and Vals are the samples' ticks and values, by physical slot.
-	Ticks [RingCapacity]uint32
-	Vals  [RingCapacity]T
+	// slots are the samples by physical slot, each tick beside its value
+	// so that reading or writing one touches one cache line.
+	slots [RingCapacity]fieldSample[T]
+}
+
+// fieldSample is one sample of a field.
+type fieldSample[T any] struct {
+	tick uint32
+	v    T
 }
 
 // Cached returns the values last drawn from for the span from..to (see
@@ -46,8 +52,8 @@ func (r *FieldRing[T]) phys(i int) int { return (int(r.start) + i) & ringMask }
 // At returns the tick and value of the i-th sample from the oldest
 // (0 <= i < Len).
 func (r *FieldRing[T]) At(i int) (uint32, T) {
-	p := r.phys(i)
-	return r.Ticks[p], r.Vals[p]
+	x := &r.slots[r.phys(i)]
+	return x.tick, x.v
 }
 
 // Put stores v as the sample of tick: appended when it is the newest (the
@@ -60,21 +66,20 @@ func (r *FieldRing[T]) Put(tick uint32, v T) bool {
 		r.cached = false
 	}
 	n := int(r.count)
-	if n == 0 || tick > r.Ticks[r.phys(n-1)] {
+	if n == 0 || tick > r.slots[r.phys(n-1)].tick {
 		if n == RingCapacity {
 			r.start = uint8(r.phys(1))
 			n--
 		}
-		p := r.phys(n)
-		r.Ticks[p], r.Vals[p] = tick, v
+		r.slots[r.phys(n)] = fieldSample[T]{tick, v}
 		r.count = uint8(n + 1)
 		return true
 	}
 	pos := n
 	for pos > 0 {
-		t := r.Ticks[r.phys(pos-1)]
+		t := r.slots[r.phys(pos-1)].tick
 		if t == tick {
-			r.Vals[r.phys(pos-1)] = v
+			r.slots[r.phys(pos-1)].v = v
 			return true
 		}
 		if t < tick {
@@ -91,11 +96,9 @@ func (r *FieldRing[T]) Put(tick uint32, v T) bool {
 		pos--
 	}
 	for i := n; i > pos; i-- {
-		d, s := r.phys(i), r.phys(i-1)
-		r.Ticks[d], r.Vals[d] = r.Ticks[s], r.Vals[s]
+		r.slots[r.phys(i)] = r.slots[r.phys(i-1)]
 	}
-	p := r.phys(pos)
-	r.Ticks[p], r.Vals[p] = tick, v
+	r.slots[r.phys(pos)] = fieldSample[T]{tick, v}
 	r.count = uint8(n + 1)
 	return true
 }
@@ -106,11 +109,11 @@ func (r *FieldRing[T]) Put(tick uint32, v T) bool {
 // from the newest sample, which the render time trails by a few.
 func (r *FieldRing[T]) Bracket(from, to uint32) (i, j int) {
 	k := int(r.count) - 1
-	for k >= 0 && r.Ticks[r.phys(k)] > to {
+	for k >= 0 && r.slots[r.phys(k)].tick > to {
 		k--
 	}
 	j = k
-	for k >= 0 && r.Ticks[r.phys(k)] > from {
+	for k >= 0 && r.slots[r.phys(k)].tick > from {
 		k--
 	}
 	return k, j
