@@ -122,8 +122,12 @@ func (r Record) Hash() uint64 {
 	h = mix64(h ^ (uint64(uint32(r.Vel[1])) | uint64(uint32(r.Vel[2]))<<32))
 	if r.Fields != ([MaxFields]int32{}) {
 		// Records without fields hash as they did before fields existed.
-		h = mix64(h ^ (uint64(uint32(r.Fields[0])) | uint64(uint32(r.Fields[1]))<<32))
-		h = mix64(h ^ (uint64(uint32(r.Fields[2])) | uint64(uint32(r.Fields[3]))<<32))
+		for i := 0; i+1 < MaxFields; i += 2 {
+			h = mix64(h ^ (uint64(uint32(r.Fields[i])) | uint64(uint32(r.Fields[i+1]))<<32))
+		}
+		if MaxFields%2 == 1 {
+			h = mix64(h ^ uint64(uint32(r.Fields[MaxFields-1])))
+		}
 	}
 	return h
 }

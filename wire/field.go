@@ -8,7 +8,10 @@ import (
 // MaxFields is the number of custom field values an entity record carries
 // at most: the size of [Entity.Fields] and [Record.Fields]. A game
 // declares how many it uses, and how each is quantised, in
-// [Quantizer.Fields]; records of a game that declares none carry none.
+// [Quantizer.Fields]; records of a game that declares none send none.
+// Every record holds room for them (4 bytes each), so the constant trades
+// fields for the size of every state table; it must stay at most 8 (the
+// field mask is a byte) and equal systems.MaxFields.
 const MaxFields = 4
 
 // maxFieldSteps bounds a field's number of steps, so that a difference of
@@ -128,3 +131,6 @@ func (f FieldSpec) apply(ref, d int32) (int32, bool) {
 	}
 	return int32(s), true
 }
+
+// The field mask is one byte.
+var _ [8 - MaxFields]struct{}

@@ -294,7 +294,13 @@ func readFields(r *reader, rec *Record, fields []FieldSpec) error {
 	return nil
 }
 
-var fieldNames = [MaxFields]string{"Fields[0]", "Fields[1]", "Fields[2]", "Fields[3]"}
+// fieldNames name the fields in errors.
+var fieldNames = func() (n [MaxFields]string) {
+	for i := range n {
+		n[i] = fmt.Sprintf("Fields[%d]", i)
+	}
+	return n
+}()
 
 func unchanged(field string) error {
 	return fmt.Errorf("%w: %s present but equal to the reference (fields are sent only when changed)", ErrMalformed, field)
