@@ -49,7 +49,17 @@ type SessionConfig struct {
 	// NoDelta makes the client acknowledge no tick, so that every
 	// snapshot is full: for measuring, or a link too lossy for deltas.
 	NoDelta bool
+	// Fields, if set, receives the custom field values
+	// (Wire.Quantizer.Fields) of every entity Receive pushes into the
+	// inbox, as one systems.FieldMessage each: the pipeline's field inbox
+	// (ecs.AddField, then pipe.FieldInbox()). Left nil, or with no field
+	// declared, nothing is pushed there.
+	Fields *systems.FieldInbox
 }
+
+// The pipeline's field messages carry the wire's field values.
+var _ [wire.MaxFields - systems.MaxFields]struct{}
+var _ [systems.MaxFields - wire.MaxFields]struct{}
 
 // Own is the controlled entity's record from one snapshot: the server's
 // state after applying the client's inputs up to Ack.
@@ -138,6 +148,8 @@ type Session struct {
 	sentAt   wire.SentTimes // of the input packets, to check echoes
 	ents     []wire.Entity
 	msgs     []systems.Message
+	fmsgs    []systems.FieldMessage // nil unless fields are declared and pushed
+	fields   *systems.FieldInbox    // nil unless fields are declared
 	sync     timeSync
 
 	// The newest tick seen and the server's send time of its first
@@ -187,7 +199,12 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	if cfg.Redundancy < 1 || cfg.Redundancy > cfg.Wire.MaxInputs {
 		return nil, fmt.Errorf("%w: Redundancy = %d, want 1..%d (Wire.MaxInputs, or 0 for it)", wire.ErrConfig, cfg.Redundancy, cfg.Wire.MaxInputs)
 	}
+	var fields *systems.FieldInbox
+	if len(cfg.Wire.Quantizer.Fields) > 0 {
+		fields = cfg.Fields
+	}
 	return &Session{
+		fields:     fields,
 		cfg:        cfg,
 		followRate: followRate,
 		dec:        dec,
@@ -393,6 +410,15 @@ func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 			continue
 		}
 		msgs = append(msgs, message(e, s.Tick))
+		if c.fields != nil && e.Flags&wire.Despawn == 0 {
+			c.fmsgs = append(c.fmsgs, systems.FieldMessage{NetID: components.NetID(e.NetID), Tick: s.Tick, Values: e.Fields})
+		}
+	}
+	if len(c.fmsgs) > 0 {
+		// Before the entities: a frame that takes an entity's sample
+		// finds its fields waiting.
+		c.fields.PushBatch(c.fmsgs)
+		c.fmsgs = c.fmsgs[:0]
 	}
 	if s.Done && s.Complete {
 		msgs = append(msgs, systems.Message{Kind: systems.Complete, Tick: s.Tick})

@@ -10,18 +10,25 @@ import (
 	"github.com/netsmooth/netsmooth/wire"
 )
 
+// fuzzWire declares two custom fields: a health and a wrapping angle.
+var fuzzWire = wire.Config{Quantizer: wire.Quantizer{Fields: []wire.FieldSpec{
+	{Min: 0, Max: 100, Precision: 0.5},
+	{Min: -180, Max: 180, Precision: 1, Wrap: true},
+}}}
+
 // fuzzServer returns the packets of a few ticks of a small world for
 // client 1, assigned NetID 3: a full snapshot, then deltas.
 func fuzzServer() [][]byte {
-	s, _ := server.NewSession(server.SessionConfig{})
+	s, _ := server.NewSession(server.SessionConfig{Wire: fuzzWire})
 	s.Connect(1)
 	s.Assign(1, 3)
-	c, _ := NewSession(SessionConfig{Inbox: systems.NewInbox(0)})
+	c, _ := NewSession(SessionConfig{Wire: fuzzWire, Inbox: systems.NewInbox(0), Fields: systems.NewFieldInbox(0)})
 	var out [][]byte
 	for tick := uint32(1); tick <= 3; tick++ {
 		s.BeginTick(tick)
-		s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{float32(tick), 0, 0}, Flags: wire.Spawn})
+		s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{float32(tick), 0, 0}, Flags: wire.Spawn, Fields: [wire.MaxFields]float32{100 - float32(tick), 170 + 5*float32(tick)}})
 		s.SetEntity(wire.Entity{NetID: 3, State: uint16(tick)})
+		s.SetEntity(wire.Entity{NetID: 4, Fields: [wire.MaxFields]float32{float32(tick)}})
 		if tick == 2 {
 			s.Despawn(1)
 		}
@@ -49,17 +56,17 @@ func FuzzClientReceive(f *testing.F) {
 		f.Add(p, packets[len(packets)-1])
 	}
 	f.Add([]byte("NS"), []byte{})
-	codecErrs := []error{wire.ErrTruncated, wire.ErrMagic, wire.ErrVersion, wire.ErrType, wire.ErrLimit, wire.ErrMalformed}
+	codecErrs := []error{wire.ErrTruncated, wire.ErrMagic, wire.ErrVersion, wire.ErrType, wire.ErrLimit, wire.ErrMalformed, wire.ErrRange}
 	// A good full snapshot of a tick far ahead, for after the fuzzed ones.
-	s, _ := server.NewSession(server.SessionConfig{})
+	s, _ := server.NewSession(server.SessionConfig{Wire: fuzzWire})
 	s.Connect(1)
 	s.BeginTick(1 << 30)
 	s.SetEntity(wire.Entity{NetID: 5})
 	good, _ := s.Snapshot(1, 0, nil)
 	f.Fuzz(func(t *testing.T, a, b []byte) {
-		inbox := systems.NewInbox(0)
+		inbox, fields := systems.NewInbox(0), systems.NewFieldInbox(0)
 		owns := 0
-		c, err := NewSession(SessionConfig{Inbox: inbox, OnOwn: func(Own) { owns++ }})
+		c, err := NewSession(SessionConfig{Wire: fuzzWire, Inbox: inbox, Fields: fields, OnOwn: func(Own) { owns++ }})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,6 +93,22 @@ func FuzzClientReceive(f *testing.F) {
 		msgs, dropped := inbox.Drain(nil)
 		if uint64(len(msgs))+dropped != st.Pushed || uint64(owns) != st.Own {
 			t.Fatalf("%d messages in the inbox, %d own records; stats %+v", len(msgs), owns, st)
+		}
+		// One field message per entity state pushed, its values in range.
+		states := 0
+		for _, m := range msgs {
+			if m.Kind != systems.Despawn && m.Kind != systems.Complete {
+				states++
+			}
+		}
+		if n := fields.Len(); n != states {
+			t.Fatalf("%d field messages for %d entity states", n, states)
+		}
+		fms, _ := fields.Drain(nil)
+		for _, fm := range fms {
+			if h, a := fm.Values[0], fm.Values[1]; !(h >= 0 && h <= 100) || !(a >= -180 && a < 180) {
+				t.Fatalf("field values %v out of their ranges", fm.Values)
+			}
 		}
 		if id := c.NetID(); id == 0 && st.Reassigned == 0 {
 			t.Fatalf("NetID 0 without a reassignment: %+v", st)

@@ -49,6 +49,7 @@ type Pipeline struct {
 	snap        *systems.Snap
 	ordered     []System
 	predictors  int
+	fields      *fieldSet // custom fields (AddField), nil without
 
 	initialized bool
 }

@@ -249,3 +249,30 @@ func (s *Session) Stats(id ClientID) (ClientStats, bool) {
 
 // tickBefore reports whether tick a comes before b, with wrap-around.
 func tickBefore(a, b uint32) bool { return int32(a-b) < 0 }
+
+// SetField sets custom field i (the one wire.Quantizer.Fields[i]
+// declares) of entity netID at the current tick, keeping the rest of its
+// state: for a game that changes a value (a health, a size) apart from
+// the motion it hands to SetEntity. Like every change it reaches each
+// client once, delta-encoded: an unchanged value costs nothing.
+//
+// It fails, changing nothing, with an error wrapping [ErrEntity] for an
+// entity the world does not hold, or wire.ErrRange for a field not
+// declared or a value its FieldSpec refuses (NaN, outside the range).
+func (s *Session) SetField(netID uint32, i int, v float32) error {
+	if i < 0 || i >= len(s.q.Fields) {
+		return fmt.Errorf("%w: field %d of NetID %d, %d declared", wire.ErrRange, i, netID, len(s.q.Fields))
+	}
+	step, err := s.q.Fields[i].Quantize(v)
+	if err != nil {
+		return fmt.Errorf("NetID %d Fields[%d]: %w", netID, i, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	slot, ok := s.world.slot(netID)
+	if !ok {
+		return fmt.Errorf("%w: SetField of NetID %d, not in the world", ErrEntity, netID)
+	}
+	s.world.ents[slot].rec.Fields[i] = step
+	return nil
+}

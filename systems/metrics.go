@@ -100,6 +100,15 @@ type Metrics struct {
 	Accepted uint64
 	// Rejected counts refused messages by reason.
 	Rejected [NumRejectReasons]uint64
+	// FieldsAccepted counts custom field values buffered, one per Field
+	// system per FieldMessage; FieldsRejected those refused, by reason:
+	// per value RejectNonFinite, RejectInvalid (outside the field's range)
+	// and RejectStale (older than a full ring); per message, for all its
+	// fields at once, RejectUnknown (no entity came for it),
+	// RejectPredicted and RejectInboxFull. They are apart from Accepted
+	// and Rejected, which count the inbox's messages.
+	FieldsAccepted uint64
+	FieldsRejected [NumRejectReasons]uint64
 
 	// Entities is the number of remote entities alive.
 	Entities int

@@ -49,7 +49,7 @@ type Config struct {
 	// MaxEntities bounds the entities of one tick's state table, and the
 	// entities a decoder tracks as alive (default 16384). It bounds the
 	// decoder's memory: (History + MaxPendingTicks) tables of MaxEntities
-	// 40-byte records at most.
+	// 56-byte records at most.
 	MaxEntities int
 	// History is how many acknowledged ticks' state tables are kept to
 	// delta-encode against (default 32, between 2 and 1024). A client's

@@ -12,7 +12,7 @@ func TestConfigDefaults(t *testing.T) {
 		c.MaxEntities != 16384 || c.MaxPendingTicks != 4 {
 		t.Fatalf("defaults %+v", c)
 	}
-	if c.Quantizer != (Quantizer{PosStep: 1.0 / 256, VelStep: 1.0 / 256, RotBits: 10}) {
+	if q := c.Quantizer; q.PosStep != 1.0/256 || q.VelStep != 1.0/256 || q.RotBits != 10 || q.Fields != nil {
 		t.Fatalf("quantizer defaults %+v", c.Quantizer)
 	}
 	if err := (Config{}).Validate(); err != nil {

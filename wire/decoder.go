@@ -594,4 +594,7 @@ func (d *Decoder) entity(e *Entity, r *Record, ev Flags) {
 	e.Pos = [3]float32{float32(float64(r.Pos[0]) * ps), float32(float64(r.Pos[1]) * ps), float32(float64(r.Pos[2]) * ps)}
 	e.Vel = [3]float32{float32(float64(r.Vel[0]) * vs), float32(float64(r.Vel[1]) * vs), float32(float64(r.Vel[2]) * vs)}
 	e.Rot = d.rot.unpack(r.Rot)
+	for i, f := range d.q.Fields {
+		e.Fields[i] = f.Value(r.Fields[i])
+	}
 }

@@ -151,7 +151,7 @@
 // Record (the reference is the entity's record in the baseline, or, when
 // the baseline does not hold it or the snapshot is full, the zero record:
 // position and velocity 0, identity rotation, state and epoch 0, no
-// velocity):
+// velocity, custom fields at step 0, their Min):
 //
 //	varint NetID - (previous record's NetID + 1); the first record: NetID
 //	varint field mask:
@@ -159,6 +159,7 @@
 //	       bit 4-6 velocity x, y, z    bit 7 state
 //	       bit 8 epoch                 bit 9 HasVelocity differs from the reference
 //	       bit 10 spawn   bit 11 despawn (alone: nothing follows)   bit 12 teleport
+//	       bit 13 custom fields differ (Quantizer.Fields)
 //	then, for each bit set, in this order:
 //	       position: varint zigzag(steps - reference steps), per axis
 //	       rotation: smallest-three, ceil((2+3·RotBits)/8) bytes (4 at 10 bits):
@@ -168,6 +169,9 @@
 //	       velocity: varint zigzag(steps - reference steps), per axis
 //	       state:    varint
 //	       epoch:    1 byte
+//	       fields:   1 byte field mask (bit i: Fields[i] differs; nonzero, only
+//	                 declared fields), then per field set varint zigzag(steps -
+//	                 reference steps), the short way round for a Wrap field
 //
 // A field is present if and only if it differs from the reference (the
 // decoder refuses one that does not); differences wrap at 32 bits, so any

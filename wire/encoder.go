@@ -20,6 +20,7 @@ type Encoder struct {
 	cfg      Config
 	rotBytes int
 	zero     Record
+	fields   []FieldSpec // the custom fields declared
 
 	hdr   Header
 	info  SnapshotInfo
@@ -43,7 +44,7 @@ func NewEncoder(cfg Config) (*Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Encoder{cfg: c, rotBytes: c.Quantizer.rotationBytes(), zero: c.Quantizer.Zero(0)}, nil
+	return &Encoder{cfg: c, rotBytes: c.Quantizer.rotationBytes(), zero: c.Quantizer.Zero(0), fields: c.Quantizer.Fields}, nil
 }
 
 // Config returns the encoder's configuration with defaults filled in.
@@ -103,6 +104,11 @@ func (e *Encoder) Add(cur, base *Record, ev Flags) error {
 	if err := e.cfg.Quantizer.checkRotation(cur.Rot); err != nil {
 		return fmt.Errorf("NetID %d: %w", cur.NetID, err)
 	}
+	if cur.Fields != ([MaxFields]int32{}) {
+		if err := checkFields(cur, e.fields); err != nil {
+			return err
+		}
+	}
 	if base == nil {
 		base = &e.zero
 	}
@@ -117,7 +123,7 @@ func (e *Encoder) RecordSize(cur, base *Record, ev Flags) int {
 	if base == nil {
 		base = &e.zero
 	}
-	return recordBodySize(cur, base, recordMask(cur, base, ev), e.rotBytes)
+	return recordBodySize(cur, base, recordMask(cur, base, ev), e.rotBytes, e.fields)
 }
 
 // DespawnSize is the size of a despawn record without its NetID gap.
@@ -154,7 +160,7 @@ func (e *Encoder) add(id uint32, cur, base *Record, ev Flags) error {
 		if ev&Despawn != 0 {
 			p = appendDespawn(p, gap)
 		} else {
-			p = appendRecord(p, gap, cur, base, ev, e.rotBytes)
+			p = appendRecord(p, gap, cur, base, ev, e.rotBytes, e.fields)
 		}
 		if len(p) <= e.cfg.MaxPacket && e.count < 0xffff {
 			e.parts[i] = p
@@ -173,6 +179,23 @@ func (e *Encoder) add(id uint32, cur, base *Record, ev Flags) error {
 	e.next = uint64(id) + 1
 	e.last, e.any = id, true
 	e.records++
+	return nil
+}
+
+// checkFields refuses a record with a custom field step outside its
+// spec's range, or a nonzero one beyond the fields declared.
+func checkFields(r *Record, fields []FieldSpec) error {
+	for i, v := range r.Fields {
+		if i >= len(fields) {
+			if v != 0 {
+				return fmt.Errorf("%w: NetID %d: Fields[%d] = step %d, but only %d fields are declared", ErrRange, r.NetID, i, v, len(fields))
+			}
+			continue
+		}
+		if !fields[i].inRange(v) {
+			return fmt.Errorf("%w: NetID %d: Fields[%d] = step %d, outside 0..%d", ErrRange, r.NetID, i, v, fields[i].Steps())
+		}
+	}
 	return nil
 }
 

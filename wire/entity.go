@@ -71,10 +71,16 @@ type Entity struct {
 	Epoch uint8
 	// Flags: HasVelocity, and the events Spawn, Despawn, Teleport.
 	Flags Flags
+	// Fields are the game's custom field values (a size, a health, an
+	// angle), in the order of [Quantizer.Fields]; those beyond the fields
+	// declared are ignored, and zero when decoded. They are part of the
+	// state: a server that sets an entity sets its fields too (each must
+	// be in its FieldSpec's range, zero included).
+	Fields [MaxFields]float32
 }
 
 // Record is one entity's quantised state: what the wire carries and what
-// state tables hold. It is a fixed-size (40-byte), pointer-free value, so a
+// state tables hold. It is a fixed-size (56-byte), pointer-free value, so a
 // [Table] is one contiguous block and comparing two states is comparing two
 // values. Records are made by [Quantizer.Record] and turned back into world
 // units by [Quantizer.Entity].
@@ -95,10 +101,15 @@ type Record struct {
 	Epoch uint8
 	// Flags holds HasVelocity only; events travel beside records.
 	Flags Flags
+	// Fields are the custom field values in steps of their
+	// [FieldSpec]s (see [FieldSpec.Quantize]); zero beyond the fields
+	// declared.
+	Fields [MaxFields]int32
 }
 
 // Hash returns a 64-bit hash of the record's state: NetID, position,
-// velocity, rotation, state, epoch and HasVelocity (the flags that are
+// velocity, rotation, state, epoch, HasVelocity and the custom fields
+// (the flags that are
 // events are not state and do not count). Records that differ in any of
 // these hash differently but for a chance of 2^-64; a table's hash is the
 // XOR of its records' ([Table.Hash]), so that it follows every change at
@@ -108,7 +119,17 @@ func (r Record) Hash() uint64 {
 	h = mix64(h ^ r.Rot)
 	h = mix64(h ^ (uint64(uint32(r.Pos[0])) | uint64(uint32(r.Pos[1]))<<32))
 	h = mix64(h ^ (uint64(uint32(r.Pos[2])) | uint64(uint32(r.Vel[0]))<<32))
-	return mix64(h ^ (uint64(uint32(r.Vel[1])) | uint64(uint32(r.Vel[2]))<<32))
+	h = mix64(h ^ (uint64(uint32(r.Vel[1])) | uint64(uint32(r.Vel[2]))<<32))
+	if r.Fields != ([MaxFields]int32{}) {
+		// Records without fields hash as they did before fields existed.
+		for i := 0; i+1 < MaxFields; i += 2 {
+			h = mix64(h ^ (uint64(uint32(r.Fields[i])) | uint64(uint32(r.Fields[i+1]))<<32))
+		}
+		if MaxFields%2 == 1 {
+			h = mix64(h ^ uint64(uint32(r.Fields[MaxFields-1])))
+		}
+	}
+	return h
 }
 
 // mix64 is SplitMix64's finaliser: every input bit affects every output

@@ -23,6 +23,9 @@ type Quantizer struct {
 	// (default 10: 2+3·10 = 32 bits, 4 bytes per rotation, at most 0.37°
 	// of error, 0.22° the worst measured; each further bit halves it).
 	RotBits int
+	// Fields declares the game's custom field values, at most [MaxFields]:
+	// Entity.Fields[i] is quantised by Fields[i]. None by default.
+	Fields []FieldSpec
 }
 
 // DefaultQuantizer returns the quantizer with every default filled in.
@@ -59,6 +62,14 @@ func (q Quantizer) normalize() (Quantizer, error) {
 	if q.RotBits < 4 || q.RotBits > 20 {
 		return q, fmt.Errorf("%w: Quantizer.RotBits = %d, want 4..20", ErrConfig, q.RotBits)
 	}
+	if len(q.Fields) > MaxFields {
+		return q, fmt.Errorf("%w: %d Quantizer.Fields, want at most %d", ErrConfig, len(q.Fields), MaxFields)
+	}
+	for i, f := range q.Fields {
+		if err := f.validate(i); err != nil {
+			return q, err
+		}
+	}
 	return q, nil
 }
 
@@ -87,7 +98,8 @@ var axisNames = [2][3]string{{"Pos.X", "Pos.Y", "Pos.Z"}, {"Vel.X", "Vel.Y", "Ve
 // Record quantises e. Events in e.Flags (Spawn, Despawn, Teleport) are not
 // part of a record and are dropped; the velocity is quantised only with
 // HasVelocity (otherwise it is zero). It fails with [ErrRange] for a
-// non-finite or too distant position or velocity, or a non-finite rotation.
+// non-finite or too distant position or velocity, a non-finite rotation,
+// or a custom field value its [FieldSpec] refuses.
 func (q Quantizer) Record(e Entity) (Record, error) {
 	q = q.mustNorm()
 	r := Record{NetID: e.NetID, State: e.State, Epoch: e.Epoch, Flags: e.Flags & HasVelocity}
@@ -106,6 +118,11 @@ func (q Quantizer) Record(e Entity) (Record, error) {
 	}
 	if r.Rot, err = q.PackRotation(e.Rot); err != nil {
 		return Record{}, fmt.Errorf("NetID %d: %w", e.NetID, err)
+	}
+	for i, f := range q.Fields {
+		if r.Fields[i], err = f.Quantize(e.Fields[i]); err != nil {
+			return Record{}, fmt.Errorf("NetID %d Fields[%d]: %w", e.NetID, i, err)
+		}
 	}
 	return r, nil
 }
@@ -129,13 +146,16 @@ func (q *Quantizer) entity(r *Record) Entity {
 		e.Vel[i] = float32(float64(r.Vel[i]) * vs)
 	}
 	e.Rot = q.unpack(r.Rot)
+	for i, f := range q.Fields {
+		e.Fields[i] = f.Value(r.Fields[i])
+	}
 	return e
 }
 
 // Zero returns the record an entity is delta-encoded against when the
 // baseline does not hold it: position and velocity zero, identity rotation,
-// state and epoch zero, no velocity. Fields equal to these are omitted from
-// full records too.
+// state and epoch zero, no velocity, custom fields at step 0 (their Min).
+// Fields equal to these are omitted from full records too.
 func (q Quantizer) Zero(netID uint32) Record {
 	return Record{NetID: netID, Rot: q.mustNorm().identity()}
 }

@@ -21,13 +21,27 @@ const (
 	mSpawn
 	mDespawn
 	mTeleport
+	mFields // custom fields differ: a field mask and their deltas follow
 
-	maskLimit = 1<<13 - 1
+	maskLimit = 1<<14 - 1
 )
 
 // maxRecordSize bounds one encoded record: NetID gap 5, mask 2, position
-// 3×5, rotation 8, velocity 3×5, state 3, epoch 1.
-const maxRecordSize = 5 + 2 + 15 + 8 + 15 + 3 + 1
+// 3×5, rotation 8, velocity 3×5, state 3, epoch 1, custom fields: mask 1
+// and MaxFields×5.
+const maxRecordSize = 5 + 2 + 15 + 8 + 15 + 3 + 1 + 1 + MaxFields*5
+
+// fieldMask returns the mask of the custom fields (of the first nf) in
+// which cur differs from ref.
+func fieldMask(cur, ref *Record, nf int) uint32 {
+	var m uint32
+	for i := range nf {
+		if cur.Fields[i] != ref.Fields[i] {
+			m |= 1 << i
+		}
+	}
+	return m
+}
 
 // recordMask returns the field mask of cur's record relative to ref with
 // the given events: a bit for every field that differs.
@@ -59,12 +73,15 @@ func recordMask(cur, ref *Record, ev Flags) uint32 {
 	if ev&Teleport != 0 {
 		mask |= mTeleport
 	}
+	if cur.Fields != ref.Fields {
+		mask |= mFields
+	}
 	return mask
 }
 
 // recordBodySize returns the bytes appendRecord writes after the NetID
 // gap: the mask and the fields it names.
-func recordBodySize(cur, ref *Record, mask uint32, rotBytes int) int {
+func recordBodySize(cur, ref *Record, mask uint32, rotBytes int, fields []FieldSpec) int {
 	n := uvarintLen(mask)
 	for i := range 3 {
 		if mask&(mPosX<<i) != 0 {
@@ -83,13 +100,23 @@ func recordBodySize(cur, ref *Record, mask uint32, rotBytes int) int {
 	if mask&mEpoch != 0 {
 		n++
 	}
+	if mask&mFields != 0 {
+		n++
+		for i, f := range fields {
+			if cur.Fields[i] != ref.Fields[i] {
+				n += uvarintLen(zigzag(f.delta(cur.Fields[i], ref.Fields[i])))
+			}
+		}
+	}
 	return n
 }
 
 // appendRecord appends the record of cur relative to ref (the baseline's
 // record, or the zero record) with the given events. gap is the NetID's
 // distance from the one expected after the previous record.
-func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int) []byte {
+// fields are the custom fields declared: the record must hold no others
+// (the encoder checks).
+func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int, fields []FieldSpec) []byte {
 	mask := recordMask(cur, ref, ev)
 	b = appendUvarint(b, gap)
 	b = appendUvarint(b, mask)
@@ -113,6 +140,14 @@ func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int
 	}
 	if mask&mEpoch != 0 {
 		b = append(b, cur.Epoch)
+	}
+	if mask&mFields != 0 {
+		b = append(b, byte(fieldMask(cur, ref, len(fields))))
+		for i, f := range fields {
+			if cur.Fields[i] != ref.Fields[i] {
+				b = appendUvarint(b, zigzag(f.delta(cur.Fields[i], ref.Fields[i])))
+			}
+		}
 	}
 	return b
 }
@@ -209,6 +244,11 @@ func readRecordBody(r *reader, mask uint32, rec *Record, q *Quantizer, rotBytes 
 		}
 		rec.Epoch = e
 	}
+	if mask&mFields != 0 {
+		if err := readFields(r, rec, q.Fields); err != nil {
+			return 0, err
+		}
+	}
 	if mask&mVelFlip != 0 {
 		rec.Flags ^= HasVelocity
 	}
@@ -221,6 +261,46 @@ func readRecordBody(r *reader, mask uint32, rec *Record, q *Quantizer, rotBytes 
 	}
 	return ev, nil
 }
+
+// readFields reads a record's custom field section into rec, which holds
+// the reference: the field mask (nonzero, naming declared fields only) and
+// a zigzag varint difference per field it names, which must be nonzero,
+// the short way round for a wrapping field, and land in the field's range.
+func readFields(r *reader, rec *Record, fields []FieldSpec) error {
+	m, err := r.u8("field mask")
+	if err != nil {
+		return err
+	}
+	if m == 0 || m>>len(fields) != 0 {
+		return fmt.Errorf("%w: field mask %#x with %d fields declared", ErrMalformed, m, len(fields))
+	}
+	for i, f := range fields {
+		if m&(1<<i) == 0 {
+			continue
+		}
+		d, err := r.uvarint(fieldNames[i], 0xffffffff)
+		if err != nil {
+			return err
+		}
+		if d == 0 {
+			return unchanged(fieldNames[i])
+		}
+		s, ok := f.apply(rec.Fields[i], unzigzag(d))
+		if !ok {
+			return fmt.Errorf("%w: %s = step %d%+d, outside 0..%d (or not the short way round)", ErrRange, fieldNames[i], rec.Fields[i], unzigzag(d), f.Steps())
+		}
+		rec.Fields[i] = s
+	}
+	return nil
+}
+
+// fieldNames name the fields in errors.
+var fieldNames = func() (n [MaxFields]string) {
+	for i := range n {
+		n[i] = fmt.Sprintf("Fields[%d]", i)
+	}
+	return n
+}()
 
 func unchanged(field string) error {
 	return fmt.Errorf("%w: %s present but equal to the reference (fields are sent only when changed)", ErrMalformed, field)

@@ -46,6 +46,6 @@ func TestBytesPerEntity(t *testing.T) {
 	// The cost of one record of a moving entity, field by field.
 	b := tableOf(t, q, circleWorld(2, 100, 20, true, false))
 	c := tableOf(t, q, circleWorld(2, 103, 20, true, false))
-	rec := appendRecord(nil, 0, &c.recs[1], &b.recs[1], 0, q.rotationBytes())
+	rec := appendRecord(nil, 0, &c.recs[1], &b.recs[1], 0, q.rotationBytes(), nil)
 	t.Logf("one moving entity, 3 ticks after its baseline, with velocity: %d bytes % x", len(rec), rec)
 }

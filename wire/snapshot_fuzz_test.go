@@ -7,6 +7,10 @@ import (
 	"testing"
 )
 
+// fuzzFields are the custom fields of the fuzz targets' decoders: a
+// linear one of 1001 steps and a wrapping angle of 360.
+var fuzzFields = []FieldSpec{{Min: 0, Max: 100, Precision: 0.1}, {Min: -180, Max: 180, Precision: 1, Wrap: true}}
+
 // fuzzBase is the baseline (tick 100) of the decoders the fuzz targets use.
 func fuzzBase(t testing.TB) *Table {
 	q := DefaultQuantizer()
@@ -34,7 +38,23 @@ func FuzzDecodeSnapshot(f *testing.F) {
 	for _, p := range encodeInfo(f, enc, SnapshotInfo{Tick: 104, Delta: true, Baseline: 100, InputAck: 3, HasInputAck: true, Controlled: 1000, HasControlled: true}, base, cur) {
 		f.Add(p)
 	}
-	cfg := Config{MaxEntities: 256}
+	// Custom fields: a delta in which some entities' fields change (one
+	// across the wrap of the angle), and a full snapshot carrying them.
+	cfg := Config{MaxEntities: 256, Quantizer: Quantizer{Fields: fuzzFields}}
+	fenc, _ := NewEncoder(Config{MaxPacket: 400, MaxInputs: 1, MaxInputSize: 8, Quantizer: cfg.Quantizer})
+	withFields := tableOf(f, q, circleWorld(64, 103, 20, true, true))
+	for i, r := range withFields.Records() {
+		if i%3 == 0 {
+			r.Fields = [MaxFields]int32{int32(i * 7), int32(359 - i%2*358)}
+			withFields.Set(r)
+		}
+	}
+	for _, p := range encodeDiff(f, fenc, 105, 100, base, withFields) {
+		f.Add(p)
+	}
+	for _, p := range encodeDiff(f, fenc, 106, 0, nil, withFields) {
+		f.Add(p)
+	}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		dec, _ := NewDecoder(cfg)
 		enc, _ := NewEncoder(cfg)
