@@ -3,6 +3,7 @@ package ecs_test
 import (
 	"math"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -309,24 +310,35 @@ func TestFieldsRefused(t *testing.T) {
 }
 
 // TestFieldsNoAllocs: a frame with fields allocates nothing once the
-// entities have theirs.
+// entities have theirs. MemStats counts the whole process's allocations,
+// the runtime's own included (a blocked goroutine's first sudog, say), so
+// a stretch of 60 frames is measured up to three times: an allocation of
+// the frame's shows in every one.
 func TestFieldsNoAllocs(t *testing.T) {
 	f := newFieldRig(t)
 	f.run(2, nil)
-	var before, after runtime.MemStats
-	var allocs uint64
-	for i := 0; i < 60; i++ {
-		if i%3 == 0 {
-			f.serverTick() // the sessions' work is not the pipeline's
+	// The collector's workers allocate too: measure with it stopped.
+	runtime.GC()
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	var allocs []uint64
+	for range 3 {
+		var before, after runtime.MemStats
+		var n uint64
+		for i := 0; i < 60; i++ {
+			if i%3 == 0 {
+				f.serverTick() // the sessions' work is not the pipeline's
+			}
+			runtime.ReadMemStats(&before)
+			f.r.Frame(1.0 / 60)
+			runtime.ReadMemStats(&after)
+			n += after.Mallocs - before.Mallocs
 		}
-		runtime.ReadMemStats(&before)
-		f.r.Frame(1.0 / 60)
-		runtime.ReadMemStats(&after)
-		allocs += after.Mallocs - before.Mallocs
+		if n == 0 {
+			return
+		}
+		allocs = append(allocs, n)
 	}
-	if allocs != 0 {
-		t.Fatalf("%d allocations in 60 frames", allocs)
-	}
+	t.Fatalf("allocations in three stretches of 60 frames: %v", allocs)
 }
 
 // TestFieldInboxConcurrent: transports push field values from their own

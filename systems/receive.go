@@ -142,6 +142,7 @@ type Receive struct {
 	arrivals *Arrivals
 
 	cols       columns
+	spans      *generic.Filter1[c.Span] // every remote entity's span, built once
 	spare      indexEntry // where the shortcut reads an entry of the sparse index
 	alone      storing    // the world goroutine's storing (see appendNewest)
 	remoteIDs  []ecs.ID
@@ -190,6 +191,7 @@ func (r *Receive) Initialize(w *ecs.World) {
 	r.arrivals = mustResource[Arrivals](w)
 	r.despawns = mustResource[Despawns](w)
 	r.cols = newColumns(w)
+	r.spans = generic.NewFilter1[c.Span]().With(generic.T[c.Remote]())
 	r.remoteIDs = r.cols.remoteIDs(w)
 	r.remoteMask = ecs.All(r.remoteIDs...)
 	r.netIDs = generic.NewMap1[c.NetID](w)
@@ -437,7 +439,7 @@ func (r *Receive) forgetBeyond(w *ecs.World, horizon float64) {
 	case horizon > 0:
 		h = uint32(horizon)
 	}
-	q := generic.NewFilter1[c.Span]().With(generic.T[c.Remote]()).Query(w)
+	q := r.spans.Query(w)
 	for q.Next() {
 		span := q.Get()
 		span.Interval = 0 // measured again on the new timeline
