@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -36,7 +37,10 @@ import (
 // fetches a ticket and joins over WebTransport (trusting the server's
 // self-signed certificate by its hash) and gets a player; holding D
 // moves that player right on the server; the canvas shows the arena (not
-// one colour: the bots around the player); pressing N asks the server
+// one colour: the bots around the player); holding space fires at the
+// bots the player faces, and the page's overlay (which it logs) counts
+// shots claimed and confirmed by the server with lag compensation, and
+// after C the server judges them against its present; pressing N asks the server
 // for every entity (the server then sends the page several times its
 // budget) and N again for its area only; a second tab, told to
 // (?transport=ws), joins over the WebSocket fallback instead and is a
@@ -121,6 +125,7 @@ func TestBrowser(t *testing.T) {
 	if dir := os.Getenv("ARENA_SHOTS"); dir != "" {
 		_ = os.WriteFile(filepath.Join(dir, "browser.png"), shot, 0o644)
 	}
+	fire(t, tab, srv, first, &console1)
 	pressN(t, tab, srv, first)
 
 	// A second tab, on the WebSocket fallback, is a second player.
@@ -196,6 +201,18 @@ func (c *consoleLog) has(text string) bool {
 	return slices.ContainsFunc(c.lines, func(l string) bool { return strings.Contains(l, text) })
 }
 
+// last is the newest message re matches, "" if none.
+func (c *consoleLog) last(re *regexp.Regexp) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.lines) - 1; i >= 0; i-- {
+		if re.MatchString(c.lines[i]) {
+			return c.lines[i]
+		}
+	}
+	return ""
+}
+
 // all is every message so far.
 func (c *consoleLog) all() string {
 	c.mu.Lock()
@@ -250,6 +267,62 @@ func key(typ input.DispatchKeyEventType, letter byte) chromedp.Action[chromedp.V
 			Type: typ, Key: string(letter), Code: "Key" + string(rune(code)), WindowsVirtualKeyCode: code, NativeVirtualKeyCode: code})
 		return err
 	})
+}
+
+// space is the space bar going down or up in a page.
+func space(typ input.DispatchKeyEventType) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, input.DispatchKeyEvent, input.DispatchKeyEventParams{
+			Type: typ, Key: " ", Code: "Space", WindowsVirtualKeyCode: 32, NativeVirtualKeyCode: 32})
+		return err
+	})
+}
+
+// fire holds space in tab for three seconds: player p fires at the bots
+// it faces (right, after holdD). The page logs its overlay's count of
+// shots claimed and confirmed with lag compensation, both above zero, and
+// the server's counts agree. C then switches compensation off: the
+// server judges the next shots against its present.
+func fire(t *testing.T, tab context.Context, srv *Server, p PlayerInfo, console *consoleLog) {
+	t.Helper()
+	if err := chromedp.Do(tab, space(input.DispatchKeyEventTypeKeyDown), chromedp.Sleep(3*time.Second),
+		space(input.DispatchKeyEventTypeKeyUp)); err != nil {
+		t.Fatal(err)
+	}
+	counts := regexp.MustCompile(`shots with it: claimed ([0-9]+), confirmed ([0-9]+)`)
+	var line string
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		line = console.last(counts)
+		if m := counts.FindStringSubmatch(line); m != nil && m[1] != "0" && m[2] != "0" {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("20 s after holding space, the page logged %q; want shots claimed and confirmed", console.all())
+		}
+	}
+	t.Logf("the page: %s; the server: %+v", line, playerInfo(srv, p).Shots)
+	if err := chromedp.Do(tab, key(input.DispatchKeyEventTypeKeyDown, 'c'), chromedp.Sleep(time.Second),
+		key(input.DispatchKeyEventTypeKeyUp, 'c')); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(20 * time.Second); playerInfo(srv, p).LagComp; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("20 s after C, the server still judges the page's shots with lag compensation")
+		}
+	}
+	if err := chromedp.Do(tab, space(input.DispatchKeyEventTypeKeyDown), chromedp.Sleep(2*time.Second),
+		space(input.DispatchKeyEventTypeKeyUp), chromedp.Sleep(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	s := playerInfo(srv, p).Shots
+	t.Logf("after C, the server: %+v", s)
+	if s.Judged[1] == 0 || s.Confirmed[1] == 0 || s.Judged[0] == 0 {
+		t.Errorf("the server judged %d shots with compensation (%d confirmed), %d without: want some of each, and hits with it",
+			s.Judged[1], s.Confirmed[1], s.Judged[0])
+	}
+	if s.Refused != 0 {
+		t.Errorf("the server refused %d of the page's shots, want none", s.Refused)
+	}
 }
 
 // pressN presses N twice in tab, for player p: the first asks the server
