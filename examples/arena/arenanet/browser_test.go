@@ -37,17 +37,17 @@ import (
 // fetches a ticket and joins over WebTransport (trusting the server's
 // self-signed certificate by its hash) and gets a player; holding D
 // moves that player right on the server; the canvas shows the arena (not
-// one colour: the bots around the player); holding space fires at the
-// bots the player faces, and the page's overlay (which it logs) counts
-// shots claimed and confirmed by the server with lag compensation, and
-// after C the server judges them against its present; pressing N asks the server
+// one colour: the bots around the player); pressing N asks the server
 // for every entity (the server then sends the page several times its
 // budget) and N again for its area only; a second tab, told to
 // (?transport=ws), joins over the WebSocket fallback instead and is a
 // second player, which D moves too; a third tab, served
 // over HTTPS by a TLS-terminating reverse proxy in front of the server
 // (as README suggests for the internet), joins with wss:// through it and
-// is a third player.
+// is a third player. Then, in the first tab, holding space fires at the
+// bots the player faces: the page's overlay (which it logs) counts shots
+// claimed and confirmed by the server with lag compensation, and after C
+// the server judges them against its present.
 func TestBrowser(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	arenatest.Needs(t, "Chromium (Debian's chromium package)", err == nil)
@@ -125,7 +125,6 @@ func TestBrowser(t *testing.T) {
 	if dir := os.Getenv("ARENA_SHOTS"); dir != "" {
 		_ = os.WriteFile(filepath.Join(dir, "browser.png"), shot, 0o644)
 	}
-	fire(t, tab, srv, first, &console1)
 	pressN(t, tab, srv, first)
 
 	// A second tab, on the WebSocket fallback, is a second player.
@@ -141,6 +140,9 @@ func TestBrowser(t *testing.T) {
 	tab3, cancel3 := context.WithTimeout(tab3, time.Minute) // without a connection, no canvas ever shows
 	defer cancel3()
 	openTab(t, tab3, srv, proxy.URL+"/?transport=ws", []PlayerInfo{first, second}, transport.KindMessage, "WebSocket")
+
+	// The first player fires, with lag compensation and without.
+	fire(t, tab, srv, first, &console1)
 
 	// Kicked, the first two players learn it: the page logs what its
 	// overlay shows. Over the WebSocket the server's Close message says
