@@ -283,8 +283,8 @@ func (s *shooting) follow(state uint16, now time.Time) {
 	}
 }
 
-// at is the k-th newest pending-or-not shot counting from the oldest
-// pending: at(s.pending) is the oldest waiting, at(1) the newest fired.
+// at returns the k-th newest shot fired (k from 1 to shotsKept): at(1)
+// is the newest, at(s.pending) the oldest still waiting for its verdict.
 func (s *shooting) at(k int) *firedShot {
 	return &s.fired[(s.nFired-k+shotsKept*2)%shotsKept]
 }
