@@ -48,6 +48,9 @@ var (
 	ghostColour  = [4]float32{1, 0.85, 0.2, 0.35}   // the server's latest state of it
 	truthColour  = [4]float32{0.3, 0.95, 0.45, 0.7} // trails: the true path
 	drawnColour  = [4]float32{1, 0.35, 0.8, 0.9}    // trails: the drawn path
+	tracerColour = [4]float32{1, 1, 0.75, 0.9}      // a shot, from the player to the bot aimed at
+	hitColour    = [4]float32{0.3, 1, 0.4, 1}       // a shot the server confirmed
+	missColour   = [4]float32{1, 0.3, 0.3, 0.9}     // a shot the server judged a miss
 )
 
 // shot asks the game to save the screen after a number of frames and
@@ -87,8 +90,16 @@ type game struct {
 	help    bool
 	lost    bool // the connection's end was logged
 	// autopilot drives the player instead of the keys (for screenshots
-	// and recordings).
+	// and recordings); autofire holds the trigger.
 	autopilot bool
+	autofire  bool
+	marks     []arenanet.ShotMark
+	// logShots logs the shots' counts when they change, at most once a
+	// second (the browser version: its console shows them; shotsAt is
+	// when it last did, shotsSeen what).
+	logShots  bool
+	shotsAt   time.Time
+	shotsSeen arenanet.ShotStats
 	start     time.Time
 	// steadyAt and steadyFrom: the time and frame count one second in,
 	// from which the screenshot mode reports the frame rate.
@@ -152,9 +163,15 @@ func (g *game) Update() error {
 	if g.autopilot {
 		st = autopilot(now.Sub(g.start))
 	}
+	trigger := g.autofire || trigger()
+	g.c.SetTrigger(trigger)
 	g.c.Step(dt, st)
 	if g.other != nil {
+		g.other.SetTrigger(trigger)
 		g.other.Step(dt, st)
+	}
+	if g.logShots {
+		g.logShotCounts(now)
 	}
 	if err := g.c.Err(); err != nil && !g.lost {
 		g.lost = true
@@ -179,6 +196,24 @@ func stick() scenario.Stick {
 		s.Y--
 	}
 	return s
+}
+
+// trigger reports whether the player holds the trigger: space, a mouse
+// button or a touch.
+func trigger() bool {
+	return ebiten.IsKeyPressed(ebiten.KeySpace) || ebiten.IsMouseButtonPressed(ebiten.MouseButtonLeft) ||
+		ebiten.IsMouseButtonPressed(ebiten.MouseButtonRight) || len(ebiten.AppendTouchIDs(nil)) > 0
+}
+
+// logShotCounts logs the shots' counts (shotLine) when they have changed,
+// at most once a second.
+func (g *game) logShotCounts(now time.Time) {
+	st := g.c.ShotStats()
+	if st == g.shotsSeen || now.Sub(g.shotsAt) < time.Second {
+		return
+	}
+	g.shotsSeen, g.shotsAt = st, now
+	log.Printf("arena: %s", shotLine(st))
 }
 
 // autopilot is the player's stick at time t after the start: a square
@@ -220,6 +255,8 @@ func (g *game) keys() error {
 		s.Overlay = !s.Overlay
 	case pressed(ebiten.KeyN):
 		s.Interest = !s.Interest
+	case pressed(ebiten.KeyC):
+		s.LagComp = !s.LagComp
 	case pressed(ebiten.KeyH):
 		g.help = !g.help
 		return nil
@@ -293,6 +330,44 @@ func (g *game) drawArena(dst *ebiten.Image, c *arenanet.Client) {
 		g.drawTrails(dst, c)
 	}
 	g.drawEntities(dst, c)
+	g.drawShots(dst, c)
+}
+
+// drawShots draws the client's recent shots: a tracer from the player to
+// the bot aimed at, fading in a quarter of a second, then the server's
+// verdict where the bot was drawn: a green ring that widens for a
+// confirmed hit, a small red cross for a miss.
+func (g *game) drawShots(dst *ebiten.Image, c *arenanet.Client) {
+	g.marks = c.ShotMarks(g.marks[:0])
+	if len(g.marks) == 0 {
+		return
+	}
+	g.verts, g.idx = g.verts[:0], g.idx[:0]
+	for _, m := range g.marks {
+		ax, ay := g.cam.toScreen(m.From[0], m.From[1])
+		bx, by := g.cam.toScreen(m.To[0], m.To[1])
+		if m.Age < 0.25 {
+			col := tracerColour
+			col[3] *= float32(1 - m.Age/0.25)
+			g.line(ax, ay, bx, by, 2, col)
+		}
+		if m.VerdictAge >= 0.6 {
+			continue
+		}
+		fade := float32(1 - m.VerdictAge/0.6)
+		switch m.Verdict {
+		case arenanet.Confirmed:
+			col := hitColour
+			col[3] *= fade
+			g.ring(bx, by, 8+float32(m.VerdictAge)*30, 3, 24, false, col)
+		case arenanet.Missed:
+			col := missColour
+			col[3] *= fade
+			g.line(bx-5, by-5, bx+5, by+5, 2, col)
+			g.line(bx-5, by+5, bx+5, by-5, 2, col)
+		}
+	}
+	g.flush(dst, g.white)
 }
 
 // camera shows the world on the screen: (x0, y0) is the world's point at
@@ -582,8 +657,10 @@ func (g *game) drawOverlay(screen *ebiten.Image) {
 	fmt.Fprintf(&b, "RTT %s   down %.1f kB/s   up %.1f kB/s   lost %d down, %d up\n", rtt, s.Down, s.Up, s.LostDown, s.LostUp)
 	fmt.Fprintf(&b, "network (each way): %s\n", set.Network())
 	b.WriteString(scaleLines(s))
+	b.WriteString(shotLine(g.c.ShotStats()))
+	b.WriteString("\n")
 	if g.help {
-		b.WriteString("\nmove: arrows/WASD  I interp  Q delay  E extrapolation  N interest\nK latency  J jitter  L loss  B bursts  T trails  O overlay  H keys\n")
+		b.WriteString("\nmove: arrows/WASD  fire: space/click  C lag compensation  I interp  Q delay\nE extrapolation  N interest  K latency  J jitter  L loss  B bursts  T trails  O overlay  H keys\n")
 		b.WriteString("blue: interpolated  orange: extrapolated  red: held  white: snapped\ngreen line: true path  pink line: drawn path")
 	}
 	g.panel(screen, b.String(), 6, 4)
@@ -630,6 +707,28 @@ func scaleLines(s arenanet.Stats) string {
 		fmt.Fprintf(&b, "  with interest management %s: held %d entities, down %.1f kB/s\n", other, o.Entities, o.Down)
 	}
 	return b.String()
+}
+
+// shotLine is the overlay's line about the shots: whether the server
+// judges them against what the client drew (lag compensation, key C) or
+// against its present, and for each the shots claimed (fired at a bot
+// drawn in the line of fire) and confirmed by the server.
+func shotLine(s arenanet.ShotStats) string {
+	mode := func(i int) string {
+		if s.Claimed[i] == 0 {
+			return "no shots"
+		}
+		pct := ""
+		if s.Ruled[i] > 0 {
+			pct = fmt.Sprintf(" (%.0f%%)", 100*float64(s.Confirmed[i])/float64(s.Ruled[i]))
+		}
+		return fmt.Sprintf("claimed %d, confirmed %d%s", s.Claimed[i], s.Confirmed[i], pct)
+	}
+	on := "ON (as you saw them)"
+	if !s.LagComp {
+		on = "OFF (the server's present)"
+	}
+	return fmt.Sprintf("lag compensation %s   shots with it: %s   without: %s", on, mode(1), mode(0))
 }
 
 // everyFrames is how often the minimap's dim dots move: 10 times a

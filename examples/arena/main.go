@@ -13,11 +13,15 @@
 // (netsim) whose latency, jitter, loss and burst loss the keys change
 // while it runs; other keys switch interpolation off, change the delay
 // and the extrapolation policy, and draw each entity's true and drawn
-// paths. The overlay shows the delay, underruns, corrections, RTT,
-// bandwidth, what netsmooth costs per frame, the entities the client
-// holds and the bytes a second it receives against its budget. -small
-// plays the arena before it grew: one screen, 400 bots, every entity to
-// every client.
+// paths. Space or a mouse click fires at the nearest bot the player
+// faces; the client sends what it drew with its inputs and the server
+// judges the shot against the bots as the client drew them (lag
+// compensation), or, after key C, against its present, to compare. The
+// overlay shows the shots claimed and confirmed, the delay, underruns,
+// corrections, RTT, bandwidth, what netsmooth costs per frame, the
+// entities the client holds and the bytes a second it receives against
+// its budget. -small plays the arena before it grew: one screen, 400
+// bots, every entity to every client.
 //
 //	go run ./examples/arena                        # server + window
 //	go run ./examples/arena -join 127.0.0.1:7777   # a second player, from another terminal
@@ -73,6 +77,7 @@ type options struct {
 	gifFrames  int
 	compare    bool
 	autopilot  bool
+	autofire   bool
 	seconds    float64
 	wasm       string
 	set        arenanet.Settings
@@ -116,6 +121,7 @@ func parseFlags(args []string) (*options, error) {
 	fs.StringVar(&o.gif, "gif", "", "also record the last -gif-frames frames (every other one) as an animated GIF here, and exit")
 	fs.IntVar(&o.gifFrames, "gif-frames", 90, "frames of the GIF")
 	fs.BoolVar(&o.autopilot, "autopilot", false, "the player drives itself in a square (for screenshots and recordings)")
+	fs.BoolVar(&o.autofire, "autofire", false, "the trigger is held: the player fires whenever a bot is in its line of fire (for screenshots and recordings)")
 	fs.BoolVar(&o.compare, "compare", false, "two clients side by side, zoomed in: interpolation on (left) and off (right), in the small world (-small) unless told otherwise")
 	fs.Float64Var(&o.seconds, "seconds", 0, "stop after this many seconds (0: run until closed)")
 	fs.StringVar(&o.wasm, "wasm", "", "serve this prebuilt arena.wasm instead of building one")
@@ -128,6 +134,7 @@ func parseFlags(args []string) (*options, error) {
 	burst := fs.Bool("burst", false, "burst loss (key B)")
 	overlay := fs.Bool("overlay", true, "show the metrics overlay (key O)")
 	interest := fs.Bool("interest", true, "ask the server for your area only: its interest management (key N)")
+	lagComp := fs.Bool("lagcomp", true, "the server judges your shots against what you saw: lag compensation (key C)")
 	delay := fs.String("delay", arenanet.Delays[o.set.Delay].Name, fmt.Sprintf("interpolation delay, one of %q (key Q)", delayNames()))
 	extrap := fs.String("extrap", arenanet.Policies[o.set.Policy].String(), fmt.Sprintf("extrapolation policy, one of %q (key E)", policyNames()))
 	if err := fs.Parse(args); err != nil {
@@ -136,7 +143,7 @@ func parseFlags(args []string) (*options, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q: every setting is a flag (-h lists them)", fs.Arg(0))
 	}
-	o.set.Interp, o.set.Trails, o.set.Burst, o.set.Overlay, o.set.Interest = *interp, *trails, *burst, *overlay, *interest
+	o.set.Interp, o.set.Trails, o.set.Burst, o.set.Overlay, o.set.Interest, o.set.LagComp = *interp, *trails, *burst, *overlay, *interest, *lagComp
 	var err error
 	if o.rules, err = rules(o.compare); err != nil {
 		return nil, err
@@ -282,7 +289,7 @@ func ticketURLOfWS(wsURL string) (string, error) {
 // screenshot is saved.
 func window(ctx context.Context, c, other *arenanet.Client, o *options) error {
 	g := newGame(c, other, shot{path: o.screenshot, frames: o.frames, gif: o.gif, gifFrames: o.gifFrames})
-	g.autopilot = o.autopilot
+	g.autopilot, g.autofire = o.autopilot, o.autofire
 	g.report = func(frames int, elapsed time.Duration, s arenanet.Stats) {
 		rate := "too short to measure the frame rate (it is measured after the first second)"
 		if elapsed > 0 && frames > 0 {
@@ -291,6 +298,7 @@ func window(ctx context.Context, c, other *arenanet.Client, o *options) error {
 		fmt.Printf("arena: %s; netsmooth %.3f ms/frame (peak %.3f) for %d entities; delay %.0f ms, past the newest sample %.2f%% of entity-frames (%.1f%% of frames)\n",
 			rate, ms(s.Cost), ms(s.Peak), s.Entities+int(min(s.NetID, 1)), s.Delay, s.PastNewestPct, s.UnderrunPct)
 		fmt.Printf("arena: %v; held %d remote entities, received %.1f kB/s\n", s.Rules, s.Entities, s.Down)
+		fmt.Printf("arena: %s\n", shotLine(c.ShotStats()))
 	}
 	go func() {
 		<-ctx.Done()

@@ -45,5 +45,7 @@ func runBrowser() error {
 	}
 	defer c.Close()
 	js.Global().Get("document").Set("title", fmt.Sprintf("netsmooth arena (%v)", c.Stats().Via))
-	return ebiten.RunGame(newGame(c, nil, shot{}))
+	g := newGame(c, nil, shot{})
+	g.logShots = true // the console shows the shots' counts too
+	return ebiten.RunGame(g)
 }

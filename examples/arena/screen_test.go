@@ -37,7 +37,10 @@ func buildArena(t *testing.T) string {
 // overlay's text. In the big world (the default) the screen shows the
 // player's surroundings, the client holds its area only (a few hundred
 // of 5,000 bots), and the minimap in the bottom-right corner shows them;
-// the small world (-small) fits the screen with 1000 bots.
+// the small world (-small) fits the screen with 1000 bots. The trigger
+// is held (-autofire): the player fires at the bots it faces, and the
+// report (the overlay's line) counts shots claimed and confirmed by the
+// server with lag compensation.
 func TestScreenshotMode(t *testing.T) {
 	arenatest.Needs(t, "an X display ($DISPLAY)", os.Getenv("DISPLAY") != "")
 	bin := buildArena(t)
@@ -99,19 +102,29 @@ func TestScreenshotMode(t *testing.T) {
 			if held < tc.held[0] || held > tc.held[1] {
 				t.Errorf("the client held %d remote entities, want %d..%d", held, tc.held[0], tc.held[1])
 			}
-			t.Logf("%.1f FPS, %d bot pixels, %d player pixels, %d pixels of the minimap's background; held %s entities, received %s kB/s", fps, bots, me, ground, h[1], h[2])
+			sh := regexp.MustCompile(`shots with it: claimed ([0-9]+), confirmed ([0-9]+)`).FindStringSubmatch(out)
+			if sh == nil {
+				t.Fatalf("no shots reported:\n%s", out)
+			}
+			claimed, _ := strconv.Atoi(sh[1])
+			confirmed, _ := strconv.Atoi(sh[2])
+			if claimed == 0 || confirmed == 0 {
+				t.Errorf("%d shots claimed, %d confirmed: want the player firing, and hits confirmed", claimed, confirmed)
+			}
+			t.Logf("%.1f FPS, %d bot pixels, %d player pixels, %d pixels of the minimap's background; held %s entities, received %s kB/s; shots claimed %d, confirmed %d",
+				fps, bots, me, ground, h[1], h[2], claimed, confirmed)
 		})
 	}
 }
 
 // screenshot runs the arena's screenshot mode with args (240 frames, on
-// free ports) and returns the picture and what the command printed.
+// free ports, the trigger held) and returns the picture and what the command printed.
 func screenshot(t *testing.T, bin string, args ...string) (image.Image, string) {
 	t.Helper()
 	shot := filepath.Join(t.TempDir(), "shot.png")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, append([]string{"-screenshot", shot, "-frames", "240", "-addr", "127.0.0.1:0", "-http", ""}, args...)...)
+	cmd := exec.CommandContext(ctx, bin, append([]string{"-screenshot", shot, "-frames", "240", "-addr", "127.0.0.1:0", "-http", "", "-autofire"}, args...)...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Run(); err != nil {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -43,7 +44,10 @@ import (
 // second player, which D moves too; a third tab, served
 // over HTTPS by a TLS-terminating reverse proxy in front of the server
 // (as README suggests for the internet), joins with wss:// through it and
-// is a third player.
+// is a third player. Then, in the first tab, holding space fires at the
+// bots the player faces: the page's overlay (which it logs) counts shots
+// claimed and confirmed by the server with lag compensation, and after C
+// the server judges them against its present.
 func TestBrowser(t *testing.T) {
 	chromium, err := exec.LookPath("chromium")
 	arenatest.Needs(t, "Chromium (Debian's chromium package)", err == nil)
@@ -137,6 +141,9 @@ func TestBrowser(t *testing.T) {
 	defer cancel3()
 	openTab(t, tab3, srv, proxy.URL+"/?transport=ws", []PlayerInfo{first, second}, transport.KindMessage, "WebSocket")
 
+	// The first player fires, with lag compensation and without.
+	fire(t, tab, srv, first, &console1)
+
 	// Kicked, the first two players learn it: the page logs what its
 	// overlay shows. Over the WebSocket the server's Close message says
 	// why; over WebTransport its Close datagram does, ahead of the
@@ -196,6 +203,18 @@ func (c *consoleLog) has(text string) bool {
 	return slices.ContainsFunc(c.lines, func(l string) bool { return strings.Contains(l, text) })
 }
 
+// last is the newest message re matches, "" if none.
+func (c *consoleLog) last(re *regexp.Regexp) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i := len(c.lines) - 1; i >= 0; i-- {
+		if re.MatchString(c.lines[i]) {
+			return c.lines[i]
+		}
+	}
+	return ""
+}
+
 // all is every message so far.
 func (c *consoleLog) all() string {
 	c.mu.Lock()
@@ -250,6 +269,62 @@ func key(typ input.DispatchKeyEventType, letter byte) chromedp.Action[chromedp.V
 			Type: typ, Key: string(letter), Code: "Key" + string(rune(code)), WindowsVirtualKeyCode: code, NativeVirtualKeyCode: code})
 		return err
 	})
+}
+
+// space is the space bar going down or up in a page.
+func space(typ input.DispatchKeyEventType) chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, input.DispatchKeyEvent, input.DispatchKeyEventParams{
+			Type: typ, Key: " ", Code: "Space", WindowsVirtualKeyCode: 32, NativeVirtualKeyCode: 32})
+		return err
+	})
+}
+
+// fire holds space in tab for three seconds: player p fires at the bots
+// it faces (right, after holdD). The page logs its overlay's count of
+// shots claimed and confirmed with lag compensation, both above zero, and
+// the server's counts agree. C then switches compensation off: the
+// server judges the next shots against its present.
+func fire(t *testing.T, tab context.Context, srv *Server, p PlayerInfo, console *consoleLog) {
+	t.Helper()
+	if err := chromedp.Do(tab, space(input.DispatchKeyEventTypeKeyDown), chromedp.Sleep(3*time.Second),
+		space(input.DispatchKeyEventTypeKeyUp)); err != nil {
+		t.Fatal(err)
+	}
+	counts := regexp.MustCompile(`shots with it: claimed ([0-9]+), confirmed ([0-9]+)`)
+	var line string
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		line = console.last(counts)
+		if m := counts.FindStringSubmatch(line); m != nil && m[1] != "0" && m[2] != "0" {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("20 s after holding space, the page logged %q; want shots claimed and confirmed", console.all())
+		}
+	}
+	t.Logf("the page: %s; the server: %+v", line, playerInfo(srv, p).Shots)
+	if err := chromedp.Do(tab, key(input.DispatchKeyEventTypeKeyDown, 'c'), chromedp.Sleep(time.Second),
+		key(input.DispatchKeyEventTypeKeyUp, 'c')); err != nil {
+		t.Fatal(err)
+	}
+	for end := time.Now().Add(20 * time.Second); playerInfo(srv, p).LagComp; time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("20 s after C, the server still judges the page's shots with lag compensation")
+		}
+	}
+	if err := chromedp.Do(tab, space(input.DispatchKeyEventTypeKeyDown), chromedp.Sleep(2*time.Second),
+		space(input.DispatchKeyEventTypeKeyUp), chromedp.Sleep(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	s := playerInfo(srv, p).Shots
+	t.Logf("after C, the server: %+v", s)
+	if s.Judged[1] == 0 || s.Confirmed[1] == 0 || s.Judged[0] == 0 {
+		t.Errorf("the server judged %d shots with compensation (%d confirmed), %d without: want some of each, and hits with it",
+			s.Judged[1], s.Confirmed[1], s.Judged[0])
+	}
+	if s.Refused != 0 {
+		t.Errorf("the server refused %d of the page's shots, want none", s.Refused)
+	}
 }
 
 // pressN presses N twice in tab, for player p: the first asks the server

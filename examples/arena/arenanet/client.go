@@ -66,13 +66,17 @@ type Settings struct {
 	// management, on a server with Rules.View); off, for every entity,
 	// to compare. The client's inputs carry the request.
 	Interest bool
+	// LagComp asks the server to judge the client's shots against what
+	// it drew (lag compensation); off, against the server's present, to
+	// compare. The client's inputs carry the request.
+	LagComp bool
 }
 
 // DefaultSettings: interpolation on, adaptive delay, Coast, a 50 ms
 // link with ±10 ms of jitter and no loss, trails and overlay shown,
-// interest management on.
+// interest management and lag compensation on.
 func DefaultSettings() Settings {
-	return Settings{Interp: true, Latency: 2, Jitter: 1, Trails: true, Overlay: true, Interest: true}
+	return Settings{Interp: true, Latency: 2, Jitter: 1, Trails: true, Overlay: true, Interest: true, LagComp: true}
 }
 
 // Conditions is the simulated network of each direction.
@@ -129,6 +133,7 @@ type ownState struct {
 	mu    sync.Mutex
 	netID components.NetID
 	state scenario.Mover
+	word  uint16 // the record's State: the shots' verdicts (verdictState)
 	ok    bool
 }
 
@@ -182,6 +187,8 @@ type Client struct {
 	// stale is scratch for dropStale; dropped counts the bots it dropped.
 	stale   []components.NetID
 	dropped uint64
+
+	shots shooting
 }
 
 // staleTicks is how long a bot may go without a record from a server with
@@ -210,12 +217,16 @@ type Reception struct {
 // Connect then gives it its link.
 func newClient(rules Rules) (*Client, client.SessionConfig, error) {
 	c := &Client{world: ecs.NewWorld(), set: DefaultSettings(), rules: rules, own: &ownState{}, paths: map[components.NetID]*Trail{}, trailEvery: 40}
+	c.shots.facing, c.shots.sinceShot = mgl32.Vec2{1, 0}, ShotEvery
 	c.encode = func(dst []byte, s scenario.Stick) []byte {
 		var switches byte
 		if !c.set.Interest {
 			switches |= inInterestOff
 		}
-		return encodeInput(dst, s, switches)
+		if !c.set.LagComp {
+			switches |= inLagCompOff
+		}
+		return c.shots.encodeShot(encodeInput(dst, s, switches))
 	}
 	cfg := nsecs.DefaultConfig() // 20 Hz: TickRate
 	cfg.Predict.DeadZone = 0.05
@@ -237,7 +248,7 @@ func newClient(rules Rules) (*Client, client.SessionConfig, error) {
 		OnOwn: func(o client.Own) {
 			m := moverOf(o.Entity)
 			own.mu.Lock()
-			own.netID, own.state, own.ok = components.NetID(o.Entity.NetID), m, true
+			own.netID, own.state, own.word, own.ok = components.NetID(o.Entity.NetID), m, o.Entity.State, true
 			own.mu.Unlock()
 			pred.Inbox().Push(client.Authoritative(o, m))
 		},
@@ -273,11 +284,13 @@ func Connect(ctx context.Context, set Settings, t Ticket, tr Transport, seed uin
 
 // Step runs one frame of dt seconds with the player's stick (netsmooth's
 // scenario.Stick: X and Y each -1, 0 or 1, y up): the predicted player
-// follows the server's assignment, the pipeline runs (timed), the inputs
-// go out.
+// follows the server's assignment, the pipeline runs (timed), a shot is
+// aimed while the trigger is held (SetTrigger), the inputs go out with
+// what the client draws, the server's verdicts come in.
 func (c *Client) Step(dt float64, stick scenario.Stick) {
 	c.frame++
 	c.followAssignment()
+	c.shots.face(stick)
 	if c.meID != 0 {
 		cmd, _ := c.cmds.Get(c.me)
 		cmd.Input = stick
@@ -289,8 +302,13 @@ func (c *Client) Step(dt float64, stick scenario.Stick) {
 	c.entityFrames += uint64(c.pipe.Metrics().Entities)
 	c.sent = c.pred.Outbox().Drain(c.sent)
 	if len(c.sent) > 0 {
+		c.aim()
 		_ = client.QueueInputs(c.link.Session(), c.sent, c.encode) // in order by construction
 	}
+	c.own.mu.Lock()
+	word := c.own.word
+	c.own.mu.Unlock()
+	c.shots.follow(word, time.Now())
 	// An input packet per tick's inputs, and an acknowledgement at least
 	// every tick when there are none.
 	if now := time.Now(); len(c.sent) > 0 || now.Sub(c.lastSend) >= time.Second/TickRate {

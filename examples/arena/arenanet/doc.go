@@ -9,11 +9,17 @@
 //     serves the browser build and the development backend's tickets.
 //     It assigns every client its player when it joins, and sends each
 //     client the entities around its player (interest management) within
-//     its budget, or every entity when the client asks (key N);
+//     its budget, or every entity when the client asks (key N). It keeps
+//     the bots' history and judges each shot a client fires against the
+//     bots as that client drew them (lag compensation: the client sends
+//     what it drew with its inputs), or against its present when the
+//     client asks (key C), treating the shot as the client's claim: at
+//     most one every ShotEvery ticks, from where its player is;
 //   - the client: netsmooth's pipeline with a predicted player, over QUIC,
 //     WebTransport or a WebSocket through a simulated network that can
 //     change while it runs, with trails and the numbers the overlay shows
-//     (what it holds, what it receives against its budget).
+//     (what it holds, what it receives against its budget, its shots
+//     claimed and confirmed).
 //
 // The arena command draws it with Ebitengine; the tests here play it
 // headless, and drive the browser build in Chromium.

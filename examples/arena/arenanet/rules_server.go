@@ -17,17 +17,27 @@ func (r Rules) botEntity(k int, t uint32) wire.Entity {
 	return wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{pos[0], pos[1], 0}, Rot: rot, Epoch: epoch}
 }
 
-// inputSize is the length of an input's wire form (encodeInput).
+// inputSize is the length of an input's wire form without a shot
+// (encodeInput); with one (switch inShot), shotSize bytes follow.
 const inputSize = 3
 
 // decodeInput reads an input: the stick, each axis kept within -1..1 as
-// a server must, and the switches. Anything but inputSize bytes is no
-// input (ok false).
+// a server must, and the switches. An input is inputSize bytes, or, with
+// the inShot switch, inputSize+shotSize (shotOf reads the shot); anything
+// else is no input (ok false).
 func decodeInput(b []byte) (stick scenario.Stick, switches byte, ok bool) {
-	if len(b) != inputSize {
+	if len(b) < inputSize || (len(b) == inputSize) != (b[2]&inShot == 0) || len(b) > inputSize && len(b) != inputSize+shotSize {
 		return scenario.Stick{}, 0, false
 	}
 	return scenario.Stick{X: max(-1, min(1, int8(b[0]))), Y: max(-1, min(1, int8(b[1])))}, b[2], true
+}
+
+// shotOf reads the shot of an input decodeInput accepted, if it has one.
+func shotOf(b []byte) (shot, bool) {
+	if len(b) != inputSize+shotSize || b[2]&inShot == 0 {
+		return shot{}, false
+	}
+	return readShot(b[inputSize:])
 }
 
 // playerEntity is a player's wire state: position and velocity.

@@ -55,6 +55,7 @@ type Server struct {
 
 	tick     uint32
 	nextID   uint32
+	shaped   bool // the bots have their hit shapes
 	events   []server.Event
 	clientMu sync.Mutex // guards players for Players()
 	players  map[server.ClientID]*serverPlayer
@@ -71,8 +72,15 @@ type serverPlayer struct {
 	netID    uint32
 	state    scenario.Mover
 	last     scenario.Stick
-	switches byte    // the newest input's (inInterestOff)
+	switches byte    // the newest input's (inInterestOff, inLagCompOff)
 	moved    float32 // distance travelled, for tests
+	// sinceShot counts the inputs since the last shot judged (up to
+	// ShotEvery); shots, lastShot and lastHit are its shots' counts and
+	// newest verdict (the State its client reads).
+	sinceShot int
+	shots     ShotCounts
+	lastShot  uint8
+	lastHit   bool
 }
 
 // PlayerInfo is what Players reports of a player.
@@ -92,6 +100,11 @@ type PlayerInfo struct {
 	// has not asked for every entity (key N). On a server without it
 	// (Rules.View 0) it tells only what the client asks.
 	Interest bool
+	// LagComp says its client's shots are judged against what it drew
+	// (lag compensation); off (key C), against the present.
+	LagComp bool
+	// Shots are its shots' counts: judged, confirmed, refused.
+	Shots ShotCounts
 }
 
 // StartServer listens for QUIC and WebTransport clients on udpAddr and,
@@ -161,9 +174,9 @@ func (s *Server) TicketURL() string {
 // rules.View, interest management in cells of a quarter of the view
 // radius (as server.InterestConfig advises); with rules.Budget, each
 // client's budget by priority (by distance from its player, the
-// default).
+// default); the bots' history for lag compensation (shotHistory).
 func sessionConfig(rules Rules) server.SessionConfig {
-	cfg := server.SessionConfig{MaxClients: 64, Budget: server.BudgetConfig{BytesPerSecond: rules.Budget}}
+	cfg := server.SessionConfig{MaxClients: 64, Budget: server.BudgetConfig{BytesPerSecond: rules.Budget}, History: shotHistory()}
 	if rules.View > 0 {
 		cfg.Interest = &server.InterestConfig{CellSize: max(4, rules.View/4)}
 	}
@@ -258,7 +271,7 @@ func (s *Server) Players() []PlayerInfo {
 	for id, p := range s.players {
 		info, _ := s.srv.Client(id)
 		out = append(out, PlayerInfo{NetID: p.netID, Client: id, Via: info.Kind, State: p.state, Moved: p.moved,
-			Interest: p.switches&inInterestOff == 0})
+			Interest: p.switches&inInterestOff == 0, LagComp: p.switches&inLagCompOff == 0, Shots: p.shots})
 	}
 	return out
 }
@@ -299,8 +312,10 @@ func (s *Server) close() {
 	s.wsWG.Wait()
 }
 
-// step runs one tick: players joining and leaving, inputs, each
-// client's view from its player, the world, snapshots to every client.
+// step runs one tick: the bots, players joining and leaving, inputs
+// (and the shots they carry, judged against the bots of this tick and
+// the history), each client's view from its player, snapshots to every
+// client.
 func (s *Server) step() error {
 	sess := s.srv.Session()
 	s.events = s.srv.Events(s.events[:0])
@@ -308,13 +323,27 @@ func (s *Server) step() error {
 	if err := sess.BeginTick(s.tick); err != nil {
 		return err
 	}
+	for k := range s.rules.Bots {
+		if err := sess.SetEntity(s.rules.botEntity(k, s.tick)); err != nil {
+			return err
+		}
+	}
+	if !s.shaped {
+		// The bots' hit shapes, once: they live as long as the server.
+		for k := range s.rules.Bots {
+			sess.SetShape(uint32(k+1), botShape)
+		}
+		s.shaped = true
+	}
 	s.clientMu.Lock()
 	for _, ev := range s.events {
 		s.handle(ev)
 	}
 	for id, p := range s.players {
 		s.applyInputs(id, p)
-		if err := sess.SetEntity(playerEntity(p.netID, p.state)); err != nil {
+		e := playerEntity(p.netID, p.state)
+		e.State = p.verdicts()
+		if err := sess.SetEntity(e); err != nil {
 			s.clientMu.Unlock()
 			return err
 		}
@@ -324,11 +353,6 @@ func (s *Server) step() error {
 		_ = sess.SetView(id, server.View{Pos: mgl32.Vec3{p.state.Pos[0], p.state.Pos[1], 0}, Radius: s.viewRadius()})
 	}
 	s.clientMu.Unlock()
-	for k := range s.rules.Bots {
-		if err := sess.SetEntity(s.rules.botEntity(k, s.tick)); err != nil {
-			return err
-		}
-	}
 	return s.srv.SendSnapshots()
 }
 
@@ -353,7 +377,7 @@ func (s *Server) handle(ev server.Event) {
 			return
 		}
 		s.nextID++
-		p := &serverPlayer{netID: PlayerBase + s.nextID}
+		p := &serverPlayer{netID: PlayerBase + s.nextID, sinceShot: ShotEvery}
 		p.state = quantized(s.q, p.netID, s.spawn(p.netID))
 		if err := s.srv.Session().Assign(ev.Client, p.netID); err != nil {
 			return // gone already: its Leave follows
@@ -372,9 +396,10 @@ func (s *Server) handle(ev server.Event) {
 // hands out one a tick, two when the client is catching up
 // (server.SessionConfig.MaxCatchUp): sending more does not move a player
 // faster. An input whose switches ask for interest management off (or
-// back on) turns it so for the client.
+// back on) turns it so for the client. A shot an input carries is judged
+// from where that input leaves the player (shoot).
 func (s *Server) applyInputs(id server.ClientID, p *serverPlayer) {
-	var buf [8]byte
+	var buf [inputSize + shotSize]byte
 	for {
 		in, err := s.srv.Session().NextInput(id, buf[:0])
 		if err != nil || in.Status == server.InputEmpty {
@@ -393,6 +418,15 @@ func (s *Server) applyInputs(id server.ClientID, p *serverPlayer) {
 		next := quantized(s.q, p.netID, s.rules.stepPlayer(p.state, p.last, 1.0/TickRate))
 		p.moved += next.Pos.Sub(p.state.Pos).Len()
 		p.state = next
+		if in.Status == server.InputReady {
+			var drawn *wire.Drawn
+			if in.HasDrawn {
+				drawn = &in.Drawn
+			}
+			s.shoot(id, p, in.Payload, drawn)
+		} else {
+			p.sinceShot = min(p.sinceShot+1, ShotEvery) // a lost input is a tick too
+		}
 	}
 }
 
