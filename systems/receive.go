@@ -143,8 +143,8 @@ type Receive struct {
 
 	cols       columns
 	spans      *generic.Filter1[c.Span] // every remote entity's span, built once
-	spare      indexEntry // where the shortcut reads an entry of the sparse index
-	alone      storing    // the world goroutine's storing (see appendNewest)
+	spare      indexEntry               // where the shortcut reads an entry of the sparse index
+	alone      storing                  // the world goroutine's storing (see appendNewest)
 	remoteIDs  []ecs.ID
 	remoteMask ecs.Mask // remoteIDs
 	netIDs     generic.Map1[c.NetID]
