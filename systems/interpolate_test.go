@@ -330,3 +330,35 @@ func TestEntitySentLessOftenIsDrawnLater(t *testing.T) {
 		t.Fatalf("drawn %v units behind the entity sent every tick, want 3", d)
 	}
 }
+
+// TestLostSamplesAreNoSlowerRate: an entity sent every tick that loses
+// pairs and single samples, three ticks in seven, keeps its measured
+// interval of one tick and is never drawn later than the others, while an
+// entity that then really is sent every 3 ticks gets its interval and lag.
+func TestLostSamplesAreNoSlowerRate(t *testing.T) {
+	r := newRig(t, cfgAt(20, 1.5))
+	spans := generic.NewMap1[components.Span](&r.World)
+	maxLag := float32(0)
+	for tick := uint32(98); tick < 300; tick++ {
+		r.Push(snap(1, tick, float32(tick)))
+		if k := tick % 7; tick < 200 && (k == 0 || k == 1 || k == 4 || k == 5) || tick >= 200 && tick%3 == 0 {
+			r.Push(snap(2, tick, float32(tick)))
+		}
+		for f := 0; f < 3; f++ {
+			r.Frame(1.0 / 60)
+		}
+		if tick == 199 {
+			lossy := spans.Get(r.Entity(2))
+			if lossy.Interval > 1.1 || maxLag != 0 {
+				t.Fatalf("entity losing samples: interval %v, largest lag %v; want 1 and 0", lossy.Interval, maxLag)
+			}
+		}
+		if tick < 200 {
+			maxLag = max(maxLag, spans.Get(r.Entity(2)).Lag)
+		}
+	}
+	slow := spans.Get(r.Entity(2))
+	if math.Abs(float64(slow.Interval)-3) > 0.1 || math.Abs(float64(slow.Lag)-2) > 0.1 {
+		t.Fatalf("entity sent every 3 ticks: interval %v, lag %v; want 3 and 2", slow.Interval, slow.Lag)
+	}
+}

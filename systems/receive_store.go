@@ -102,7 +102,7 @@ func (r *Receive) appendNewest(st *storing, w *ecs.World, e ecs.Entity, span *c.
 		if uint32(i)%sampling.Every == st.sampled {
 			st.waits = append(st.waits, r.wait(span, known))
 		}
-		r.measureInterval(span, known, msg.Tick)
+		r.measureInterval(w, e, span, known, msg.Tick)
 	}
 }
 
@@ -161,9 +161,10 @@ func (r *Receive) wait(span *c.Span, known uint32) float64 {
 
 // measureInterval folds the gap between the tick the entity was last known
 // at (its newest sample, or a Complete marker after it) and a newer sample
-// at tick into its measured send interval, so an entity sent only when it
-// changes is not mistaken for a slow one.
-func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
+// at tick, just appended to the ring of entity e, into its measured send
+// interval, so an entity sent only when it changes is not mistaken for a
+// slow one, nor one that lost a sample.
+func (r *Receive) measureInterval(w *ecs.World, e ecs.Entity, span *c.Span, known, tick uint32) {
 	d := tick - known
 	if float32(d) == span.Interval {
 		// The steady state: nothing to change (and nothing to write). An
@@ -182,6 +183,15 @@ func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
 		// Losses only ever lengthen gaps: a shorter one is the send
 		// interval showing through, followed quickly.
 		span.Interval += 0.5 * (gap - span.Interval)
+	case gap > span.Interval+0.5 && float64(gap) <= 2*r.interval+1 && r.afterRegularGap(w, e, span, known):
+		// A gap of two or three of the stream's intervals right after
+		// one at the stream's interval: a lost sample or two, most
+		// likely, and no change of rate (which shows as two
+		// long gaps in a row, and is followed from the second one). Lost
+		// samples must not make the entity look sent less often: it would
+		// be drawn later for a while, slowed down and then sped up. (An
+		// entity a bandwidth budget starts sending less often shows a
+		// longer gap at once, and is followed from the first one.)
 	default:
 		// A lost sample doubles one gap: clip long gaps so a loss moves
 		// the estimate a little, while a real change of rate gets there
@@ -189,6 +199,19 @@ func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
 		gap = min(gap, 2*span.Interval+1)
 		span.Interval += 0.2 * (gap - span.Interval)
 	}
+}
+
+// afterRegularGap reports whether the sample of entity e at known (second
+// newest in its ring) followed the one before it at no more than the
+// stream's send interval (plus half a tick).
+func (r *Receive) afterRegularGap(w *ecs.World, e ecs.Entity, span *c.Span, known uint32) bool {
+	head := &span.Ring
+	n := head.Len()
+	if n < 3 {
+		return false
+	}
+	prev := r.cols.slot(w, e, head.Phys(n-3)).Tick
+	return prev < known && float64(known-prev) <= r.interval+0.5
 }
 
 // sampleFlags returns the flags of the sample msg stores: Cut for a
