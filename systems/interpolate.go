@@ -135,6 +135,9 @@ type Interpolate struct {
 	lagShrink    float32 // how far a lag may shrink this frame, in ticks
 	lagStep      float32 // the frame's render-time advance that lags shrink within
 	maxLag       float32 // ticks
+	sendInterval float64 // the stream's send interval, seconds
+	newestBefore uint32  // the newest tick received before this frame
+	newest       uint32  // the newest tick received by this frame
 	base         float64 // the pipeline's render time
 	resets       uint64  // the clock's reset count at the last frame
 	generation   uint64  // the clock's timeline at the last frame
@@ -243,6 +246,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 	s.rate = s.clock.TickRate()
 	s.limit = s.cfg.ExtrapolationLimit
 	s.lastComplete, s.complete = s.complete, s.clock.Complete()
+	s.newestBefore, s.newest = s.newest, s.clock.NewestTick()
 	s.setLagBounds(s.base - prev)
 	resets, gen := s.clock.Resets(), s.clock.Generation()
 	s.jumped, s.resets = resets != s.resets || gen != s.generation, resets
@@ -462,6 +466,7 @@ var _ = [1]struct{}{}[24-unsafe.Sizeof(c.Correction{})]
 func (s *Interpolate) setLagBounds(advance float64) {
 	interval := float32(max(s.clock.Stats().Interval, 1))
 	s.lagFrom = interval + 0.5
+	s.sendInterval = float64(interval) / s.rate
 	adv := float32(max(advance, 0))
 	if s.jumped {
 		adv = 0
@@ -751,21 +756,24 @@ func (s *Interpolate) refresh(q *ecs.Query, p *interpPass, span *c.Span, corr *c
 	fc.corrMax = math.Max(fc.corrMax, dist)
 }
 
-// takeUpDeficit continues an entity that was extrapolating (or holding
-// at the end of it), and whose real samples now arrived, from where it is
-// drawn along its true path: the extrapolation policy travelled less
-// than the time that passed (Coast eases to a stop), so the entity's
-// render time falls behind by the difference, as a lag (within MaxLag)
-// that slewLag then works off at no more than 1.4 times its speed. Only
-// what the policy got wrong about the path is left to Correction.
-// Without it, the whole distance the extrapolation fell behind became a
-// correction, closed at Smooth's rate on top of the entity's full speed:
-// a visible sprint after every lost sample. Where the new samples turn
-// away from the velocity extrapolated along (vel, from sample from on),
-// the entity is not drawn later: it would run through the turn again.
+// takeUpDeficit continues an entity that was extrapolating (or holding at
+// the limit for less than a send interval) while the stream brought newer
+// ticks for others, and whose real samples now arrived (from: the sample
+// it extrapolated from, vel: along what), from where it is drawn along its
+// true path: the extrapolation policy travelled less than the time that
+// passed (Coast eases to a stop), so the entity's render time falls
+// behind by the difference, as a lag (within MaxLag) that slewLag then
+// works off at no more than 1.4 times its speed. Only what the policy got
+// wrong about the path is left to Correction. Without it, the whole
+// distance the extrapolation fell behind became a correction, closed at
+// Smooth's rate on top of the entity's full speed: a visible sprint after
+// every lost sample. Not taken: when the whole stream stopped (an outage:
+// catching up quickly matters more there, and the clock does its own),
+// below minDeficit, or where the new samples turn away from the velocity
+// extrapolated along (the entity would run through the turn again).
 func (s *Interpolate) takeUpDeficit(p *interpPass, span *c.Span, ring *c.Ring, from uint32, vel *mgl32.Vec3) {
 	ahead := float32((p.rt - float64(from)) / s.rate)
-	if ahead > float32(s.limit) {
+	if from >= s.newestBefore || float64(ahead) > s.limit+s.sendInterval {
 		return
 	}
 	deficit := float64(ahead-s.cfg.Extrapolation.Travel(ahead, float32(s.limit))) * s.rate

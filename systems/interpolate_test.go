@@ -360,10 +360,11 @@ func TestLostSamplesAreNoSlowerRate(t *testing.T) {
 }
 
 // TestExtrapolationDeficitIsTakenUpAsLag: an entity moving one unit per
-// tick loses three samples and is extrapolated (Coast eases it toward a
-// stop); when its samples return it continues from where it is drawn,
-// a little later than the others, and catches up gently, instead of
-// sprinting to close the distance Coast fell behind.
+// tick loses three samples that another entity's packets bring, and is
+// extrapolated (Coast eases it toward a stop); when its samples return it
+// continues from where it is drawn, a little later than the others, and
+// catches up gently, instead of sprinting to close the distance Coast
+// fell behind.
 func TestExtrapolationDeficitIsTakenUpAsLag(t *testing.T) {
 	r := newRig(t, cfgAt(20, 1.5))
 	spans := generic.NewMap1[components.Span](&r.World)
@@ -374,6 +375,7 @@ func TestExtrapolationDeficitIsTakenUpAsLag(t *testing.T) {
 		if tick < 120 || tick > 122 {
 			r.Push(snap(1, tick, float32(tick)))
 		}
+		r.Push(snap(2, tick, 0))
 		for f := 0; f < 3; f++ {
 			r.Frame(1.0 / 60)
 			d := r.Render(1)

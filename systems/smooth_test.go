@@ -208,10 +208,8 @@ func TestExtrapolationRecoveryIsSmoothed(t *testing.T) {
 		prev = cur
 	}
 	m := r.Pipe.Metrics()
-	if m.Extrapolated == 0 {
-		// The recovery is a correction, or (on a straight path, as here)
-		// only a lag that Interpolate works off.
-		t.Fatalf("extrapolated %d: the scenario did not happen", m.Extrapolated)
+	if m.Extrapolated == 0 || m.Corrections == 0 {
+		t.Fatalf("extrapolated %d, corrections %d: the scenario did not happen", m.Extrapolated, m.Corrections)
 	}
 	// True motion is 100/60 = 1.67 per frame; recovery from the coast's
 	// lag may run faster, but never pop.
