@@ -100,7 +100,7 @@ func (r *Receive) appendNewest(st *storing, w *ecs.World, e ecs.Entity, span *c.
 	}
 	if known != msg.Tick {
 		if uint32(i)%sampling.Every == st.sampled {
-			st.waits = append(st.waits, r.wait(span, known))
+			st.waits = append(st.waits, r.wait(span, known, msg.Tick))
 		}
 		r.measureInterval(w, e, span, known, msg.Tick)
 	}
@@ -147,17 +147,44 @@ func (r *Receive) appendStill(st *storing, w *ecs.World, e ecs.Entity, head *c.R
 }
 
 // wait returns how long the entity's data had to last (from its last known
-// tick to the estimated server time of the frame before this one), less
-// the lag the entity gets for being sent less often: what the delay must
-// cover for this entity. Unlike the stream as a whole, it sees the samples
-// an entity lost.
-func (r *Receive) wait(span *c.Span, known uint32) float64 {
+// tick to the estimated server time of the frame before this one, when its
+// sample at tick arrived), less the lag the entity gets for being sent
+// less often: what the delay must cover for this entity. Unlike the
+// stream as a whole, it sees the samples an entity lost.
+//
+// Of the ticks in between that the stream delivered to other entities
+// (lost for this one alone: a lost packet of a snapshot split into
+// several), only half a send interval each counts, for an entity sent at
+// the stream's rate: buffering for the whole of every such loss costs
+// every entity a send interval of delay as soon as a few percent of
+// packets are lost, while a lost sample is well extrapolated, and
+// Interpolate continues the entity from its extrapolation without a
+// sprint. A tick the whole stream lost still counts in full, as do the
+// gaps of an entity sent less often.
+func (r *Receive) wait(span *c.Span, known, tick uint32) float64 {
 	wait := r.serverBefore - float64(known)
 	if iv := float64(span.Interval); iv > r.interval+0.5 {
-		wait -= iv - r.interval
+		return wait - (iv - r.interval)
+	}
+	if tick-known <= maxPartialGap {
+		lost := 0
+		for t := known + 1; t < tick; t++ {
+			if r.clock.Seen(t) {
+				lost++
+			}
+		}
+		wait -= partialLossCover * float64(lost) * r.interval
 	}
 	return wait
 }
+
+// partialLossCover is the share of a send interval left out of an entity's
+// wait for every tick it lost alone (see Receive.wait), and maxPartialGap
+// the longest gap, in ticks, whose ticks are looked up.
+const (
+	partialLossCover = 0.5
+	maxPartialGap    = 8
+)
 
 // measureInterval folds the gap between the tick the entity was last known
 // at (its newest sample, or a Complete marker after it) and a newer sample

@@ -706,6 +706,17 @@ func (c *Clock) RenderTick() float64 { return c.render }
 // server by the fastest one-way trip).
 func (c *Clock) ServerTick() float64 { return c.local*c.cfg.TickRate + c.offset }
 
+// Seen reports whether a message of tick arrived, among the 64 ticks
+// before the newest observed (and the newest itself): a tick the stream
+// delivered that one entity lacks was lost for that entity alone.
+func (c *Clock) Seen(tick uint32) bool {
+	if !c.anySeen || tick > c.newest {
+		return false
+	}
+	back := c.newest - tick
+	return back == 0 || back <= 64 && c.seenMask&(1<<(back-1)) != 0
+}
+
 // NewestTick is the newest server tick observed.
 func (c *Clock) NewestTick() uint32 { return c.newest }
 

@@ -447,3 +447,18 @@ func TestLongFrameTakesUpTarget(t *testing.T) {
 		}
 	}
 }
+
+// TestSeenTicks: the clock tells which of the recent ticks arrived.
+func TestSeenTicks(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	c.beginFrame(0)
+	for _, tick := range []uint32{100, 101, 103, 106} {
+		c.observeN(tick, 1)
+	}
+	c.advance()
+	for tick, want := range map[uint32]bool{99: false, 100: true, 101: true, 102: false, 103: true, 105: false, 106: true, 107: false} {
+		if got := c.Seen(tick); got != want {
+			t.Errorf("Seen(%d) = %v, want %v", tick, got, want)
+		}
+	}
+}
