@@ -102,7 +102,10 @@ func (r *Receive) appendNewest(st *storing, w *ecs.World, e ecs.Entity, span *c.
 		if uint32(i)%sampling.Every == st.sampled {
 			st.waits = append(st.waits, r.wait(span, known, msg.Tick))
 		}
-		r.measureInterval(w, e, span, known, msg.Tick)
+		if float32(msg.Tick-known) != span.Interval {
+			// The steady state (the same gap again) changes nothing.
+			r.measureInterval(w, e, span, known, msg.Tick)
+		}
 	}
 }
 
