@@ -135,6 +135,9 @@ type Interpolate struct {
 	lagShrink    float32 // how far a lag may shrink this frame, in ticks
 	lagStep      float32 // the frame's render-time advance that lags shrink within
 	maxLag       float32 // ticks
+	sendInterval float64 // the stream's send interval, seconds
+	newestBefore uint32  // the newest tick received before this frame
+	newest       uint32  // the newest tick received by this frame
 	base         float64 // the pipeline's render time
 	resets       uint64  // the clock's reset count at the last frame
 	generation   uint64  // the clock's timeline at the last frame
@@ -243,6 +246,7 @@ func (s *Interpolate) Update(w *ecs.World) {
 	s.rate = s.clock.TickRate()
 	s.limit = s.cfg.ExtrapolationLimit
 	s.lastComplete, s.complete = s.complete, s.clock.Complete()
+	s.newestBefore, s.newest = s.newest, s.clock.NewestTick()
 	s.setLagBounds(s.base - prev)
 	resets, gen := s.clock.Resets(), s.clock.Generation()
 	s.jumped, s.resets = resets != s.resets || gen != s.generation, resets
@@ -462,6 +466,7 @@ var _ = [1]struct{}{}[24-unsafe.Sizeof(c.Correction{})]
 func (s *Interpolate) setLagBounds(advance float64) {
 	interval := float32(max(s.clock.Stats().Interval, 1))
 	s.lagFrom = interval + 0.5
+	s.sendInterval = float64(interval) / s.rate
 	adv := float32(max(advance, 0))
 	if s.jumped {
 		adv = 0
@@ -701,7 +706,7 @@ func (s *Interpolate) refresh(q *ecs.Query, p *interpPass, span *c.Span, corr *c
 	fc := &p.fc
 	shown := span.Mode != c.SpanEmpty && span.Flags&c.SpanHidden == 0
 	dirty := span.Flags&c.SpanDirty != 0
-	oldFrom := span.From
+	oldFrom, oldMode, oldVel := span.From, span.Mode, span.Pos1
 	var before c.Render
 	if dirty && shown {
 		// What the old span would draw now, knowing only what it knew:
@@ -728,6 +733,9 @@ func (s *Interpolate) refresh(q *ecs.Query, p *interpPass, span *c.Span, corr *c
 		// no reference: draw the new target.
 		return
 	}
+	if oldMode == c.SpanPast && before.Flags&(c.Extrapolated|c.Held) != 0 && (span.Mode == c.SpanLerp || span.Mode == c.SpanPast) {
+		s.takeUpDeficit(p, span, &ring, oldFrom, &oldVel)
+	}
 	var after c.Render
 	s.eval(p, span, &after)
 	d := mgl32.Vec3{before.Pos[0] - after.Pos[0], before.Pos[1] - after.Pos[1], before.Pos[2] - after.Pos[2]}
@@ -747,6 +755,58 @@ func (s *Interpolate) refresh(q *ecs.Query, p *interpPass, span *c.Span, corr *c
 	fc.corrDist += dist
 	fc.corrMax = math.Max(fc.corrMax, dist)
 }
+
+// takeUpDeficit continues an entity that was extrapolating (or holding at
+// the limit for less than a send interval) while the stream brought newer
+// ticks for others, and whose real samples now arrived (from: the sample
+// it extrapolated from, vel: along what), from where it is drawn along its
+// true path: the extrapolation policy travelled less than the time that
+// passed (Coast eases to a stop), so the entity's render time falls
+// behind by the difference, as a lag (within MaxLag) that slewLag then
+// works off at no more than 1.4 times its speed. Only what the policy got
+// wrong about the path is left to Correction. Without it, the whole
+// distance the extrapolation fell behind became a correction, closed at
+// Smooth's rate on top of the entity's full speed: a visible sprint after
+// every lost sample. Not taken: when the whole stream stopped (an outage:
+// catching up quickly matters more there, and the clock does its own),
+// below minDeficit, or where the new samples turn away from the velocity
+// extrapolated along (the entity would run through the turn again).
+func (s *Interpolate) takeUpDeficit(p *interpPass, span *c.Span, ring *c.Ring, from uint32, vel *mgl32.Vec3) {
+	ahead := float32((p.rt - float64(from)) / s.rate)
+	if from >= s.newestBefore || float64(ahead) > s.limit+s.sendInterval {
+		return
+	}
+	deficit := float64(ahead-s.cfg.Extrapolation.Travel(ahead, float32(s.limit))) * s.rate
+	lag := min(deficit, float64(s.maxLag-span.Lag))
+	if !(lag >= minDeficit) {
+		return // a correction closes it as gently as a lag would
+	}
+	rt := p.rt
+	span.Lag += float32(lag)
+	p.rt -= lag
+	s.rebuild(p, span, ring)
+	dir := span.Pos1 // a Past span's velocity
+	if span.Mode == c.SpanLerp {
+		dir = span.Pos1.Sub(span.Pos0)
+	}
+	if dot := vel.Dot(dir); dot <= 0 || dot*dot < turnCos2*blend.LenSq(vel)*blend.LenSq(&dir) || span.Mode != c.SpanLerp && span.Mode != c.SpanPast {
+		span.Lag -= float32(lag)
+		p.rt = rt
+		s.rebuild(p, span, ring)
+	}
+}
+
+// minDeficit is the smallest deficit, in ticks, that takeUpDeficit takes
+// as a lag. Smooth closes a correction of d ticks' worth of motion at
+// first about 0.7·d times as fast as the entity moves (at its default
+// rate), and a lag shrinks at no less than 5% of the speed: below a tenth
+// of a tick, the correction is the gentler.
+const minDeficit = 0.1
+
+// turnCos2 is the square of the cosine of the largest angle between the
+// extrapolated and the real direction of motion that takeUpDeficit takes
+// for no turn (about 18 degrees).
+const turnCos2 = 0.9
 
 // rebuild points the span at the samples that bracket the render time and
 // returns the ring index of its first sample (-1 if none).

@@ -330,3 +330,70 @@ func TestEntitySentLessOftenIsDrawnLater(t *testing.T) {
 		t.Fatalf("drawn %v units behind the entity sent every tick, want 3", d)
 	}
 }
+
+// TestLostSamplesAreNoSlowerRate: an entity sent every tick that loses
+// pairs and single samples, three ticks in seven, keeps its measured
+// interval of one tick, while an entity that then really is sent every 3
+// ticks gets its interval and lag.
+func TestLostSamplesAreNoSlowerRate(t *testing.T) {
+	r := newRig(t, cfgAt(20, 1.5))
+	spans := generic.NewMap1[components.Span](&r.World)
+	for tick := uint32(98); tick < 300; tick++ {
+		r.Push(snap(1, tick, float32(tick)))
+		if k := tick % 7; tick < 200 && (k == 0 || k == 1 || k == 4 || k == 5) || tick >= 200 && tick%3 == 0 {
+			r.Push(snap(2, tick, float32(tick)))
+		}
+		for f := 0; f < 3; f++ {
+			r.Frame(1.0 / 60)
+		}
+		if tick == 199 {
+			lossy := spans.Get(r.Entity(2))
+			if lossy.Interval > 1.1 {
+				t.Fatalf("entity losing samples: interval %v, want 1", lossy.Interval)
+			}
+		}
+	}
+	slow := spans.Get(r.Entity(2))
+	if math.Abs(float64(slow.Interval)-3) > 0.1 || math.Abs(float64(slow.Lag)-2) > 0.1 {
+		t.Fatalf("entity sent every 3 ticks: interval %v, lag %v; want 3 and 2", slow.Interval, slow.Lag)
+	}
+}
+
+// TestExtrapolationDeficitIsTakenUpAsLag: an entity moving one unit per
+// tick loses three samples that another entity's packets bring, and is
+// extrapolated (Coast eases it toward a stop); when its samples return it
+// continues from where it is drawn, a little later than the others, and
+// catches up gently, instead of sprinting to close the distance Coast
+// fell behind.
+func TestExtrapolationDeficitIsTakenUpAsLag(t *testing.T) {
+	r := newRig(t, cfgAt(20, 1.5))
+	spans := generic.NewMap1[components.Span](&r.World)
+	const perFrame = 1.0 / 3 // true motion per frame: one unit a tick, three frames a tick
+	var prev float32
+	maxRatio, maxLag, extrapolated := 0.0, float32(0), false
+	for tick := uint32(100); tick < 160; tick++ {
+		if tick < 120 || tick > 122 {
+			r.Push(snap(1, tick, float32(tick)))
+		}
+		r.Push(snap(2, tick, 0))
+		for f := 0; f < 3; f++ {
+			r.Frame(1.0 / 60)
+			d := r.Render(1)
+			extrapolated = extrapolated || d.Flags&components.Extrapolated != 0
+			if tick > 105 {
+				maxRatio = max(maxRatio, float64(d.Pos[0]-prev)/perFrame)
+			}
+			prev = d.Pos[0]
+			maxLag = max(maxLag, spans.Get(r.Entity(1)).Lag)
+		}
+	}
+	if !extrapolated || maxLag < 0.3 {
+		t.Fatalf("extrapolated %v, largest lag %v ticks; want extrapolation and a lag of about 0.6", extrapolated, maxLag)
+	}
+	if maxRatio > 1.2 {
+		t.Fatalf("largest frame's motion %.2f× the true motion, want at most 1.2", maxRatio)
+	}
+	if lag := spans.Get(r.Entity(1)).Lag; lag != 0 {
+		t.Fatalf("lag %v ticks after 1.8 s, want 0", lag)
+	}
+}

@@ -100,9 +100,12 @@ func (r *Receive) appendNewest(st *storing, w *ecs.World, e ecs.Entity, span *c.
 	}
 	if known != msg.Tick {
 		if uint32(i)%sampling.Every == st.sampled {
-			st.waits = append(st.waits, r.wait(span, known))
+			st.waits = append(st.waits, r.wait(span, known, msg.Tick))
 		}
-		r.measureInterval(span, known, msg.Tick)
+		if float32(msg.Tick-known) != span.Interval {
+			// The steady state (the same gap again) changes nothing.
+			r.measureInterval(w, e, span, known, msg.Tick)
+		}
 	}
 }
 
@@ -147,23 +150,51 @@ func (r *Receive) appendStill(st *storing, w *ecs.World, e ecs.Entity, head *c.R
 }
 
 // wait returns how long the entity's data had to last (from its last known
-// tick to the estimated server time of the frame before this one), less
-// the lag the entity gets for being sent less often: what the delay must
-// cover for this entity. Unlike the stream as a whole, it sees the samples
-// an entity lost.
-func (r *Receive) wait(span *c.Span, known uint32) float64 {
+// tick to the estimated server time of the frame before this one, when its
+// sample at tick arrived), less the lag the entity gets for being sent
+// less often: what the delay must cover for this entity. Unlike the
+// stream as a whole, it sees the samples an entity lost.
+//
+// Of the ticks in between that the stream delivered to other entities
+// (lost for this one alone: a lost packet of a snapshot split into
+// several), only half a send interval each counts, for an entity sent at
+// the stream's rate: buffering for the whole of every such loss costs
+// every entity a send interval of delay as soon as a few percent of
+// packets are lost, while a lost sample is well extrapolated, and
+// Interpolate continues the entity from its extrapolation without a
+// sprint. A tick the whole stream lost still counts in full, as do the
+// gaps of an entity sent less often.
+func (r *Receive) wait(span *c.Span, known, tick uint32) float64 {
 	wait := r.serverBefore - float64(known)
 	if iv := float64(span.Interval); iv > r.interval+0.5 {
-		wait -= iv - r.interval
+		return wait - (iv - r.interval)
+	}
+	if tick-known <= maxPartialGap {
+		lost := 0
+		for t := known + 1; t < tick; t++ {
+			if r.clock.Seen(t) {
+				lost++
+			}
+		}
+		wait -= partialLossCover * float64(lost) * r.interval
 	}
 	return wait
 }
 
+// partialLossCover is the share of a send interval left out of an entity's
+// wait for every tick it lost alone (see Receive.wait), and maxPartialGap
+// the longest gap, in ticks, whose ticks are looked up.
+const (
+	partialLossCover = 0.5
+	maxPartialGap    = 8
+)
+
 // measureInterval folds the gap between the tick the entity was last known
 // at (its newest sample, or a Complete marker after it) and a newer sample
-// at tick into its measured send interval, so an entity sent only when it
-// changes is not mistaken for a slow one.
-func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
+// at tick, just appended to the ring of entity e, into its measured send
+// interval, so an entity sent only when it changes is not mistaken for a
+// slow one, nor one that lost a sample.
+func (r *Receive) measureInterval(w *ecs.World, e ecs.Entity, span *c.Span, known, tick uint32) {
 	d := tick - known
 	if float32(d) == span.Interval {
 		// The steady state: nothing to change (and nothing to write). An
@@ -182,6 +213,15 @@ func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
 		// Losses only ever lengthen gaps: a shorter one is the send
 		// interval showing through, followed quickly.
 		span.Interval += 0.5 * (gap - span.Interval)
+	case gap > span.Interval+0.5 && float64(gap) <= 2*r.interval+1 && r.afterRegularGap(w, e, span, known):
+		// A gap of two or three of the stream's intervals right after
+		// one at the stream's interval: a lost sample or two, most
+		// likely, and no change of rate (which shows as two
+		// long gaps in a row, and is followed from the second one). Lost
+		// samples must not make the entity look sent less often: it would
+		// be drawn later for a while, slowed down and then sped up. (An
+		// entity a bandwidth budget starts sending less often shows a
+		// longer gap at once, and is followed from the first one.)
 	default:
 		// A lost sample doubles one gap: clip long gaps so a loss moves
 		// the estimate a little, while a real change of rate gets there
@@ -189,6 +229,19 @@ func (r *Receive) measureInterval(span *c.Span, known, tick uint32) {
 		gap = min(gap, 2*span.Interval+1)
 		span.Interval += 0.2 * (gap - span.Interval)
 	}
+}
+
+// afterRegularGap reports whether the sample of entity e at known (second
+// newest in its ring) followed the one before it at no more than the
+// stream's send interval (plus half a tick).
+func (r *Receive) afterRegularGap(w *ecs.World, e ecs.Entity, span *c.Span, known uint32) bool {
+	head := &span.Ring
+	n := head.Len()
+	if n < 3 {
+		return false
+	}
+	prev := r.cols.slot(w, e, head.Phys(n-3)).Tick
+	return prev < known && float64(known-prev) <= r.interval+0.5
 }
 
 // sampleFlags returns the flags of the sample msg stores: Cut for a

@@ -403,3 +403,33 @@ func TestShortcutTakesTheCommonCase(t *testing.T) {
 		t.Fatalf("the frame after: the shortcut stored %d, want all %d", got, n)
 	}
 }
+
+// TestLossOfOneEntityCostsLessDelay: when half the entities each lose
+// every tenth sample, at different ticks, while the stream delivers every
+// tick (lost packets of a snapshot split in several), the adaptive delay
+// buffers only half a send interval for those losses: when the whole
+// stream loses a tick now and then, it buffers all of it.
+func TestLossOfOneEntityCostsLessDelay(t *testing.T) {
+	delay := func(partial bool) float64 {
+		r := newRig(t, nsecs.DefaultConfig().WithTickRate(20))
+		for tick := uint32(100); tick < 260; tick++ {
+			for id := components.NetID(1); id <= 16; id++ {
+				lost := tick%10 == 5
+				if partial {
+					lost = id <= 8 && (tick+uint32(id))%10 == 0
+				}
+				if !lost {
+					r.Push(snap(id, tick, float32(tick)))
+				}
+			}
+			for f := 0; f < 3; f++ {
+				r.Frame(1.0 / 60)
+			}
+		}
+		return r.Pipe.Clock().Delay()
+	}
+	whole, partial := delay(false), delay(true)
+	if !(partial < whole-0.3) {
+		t.Fatalf("delay %.2f ticks when entities lost samples alone, %.2f when the stream did; want at least 0.3 less", partial, whole)
+	}
+}

@@ -521,10 +521,21 @@ func (c *Clock) moveRender(anchored bool) {
 	// The error left if this frame advanced at real-time speed.
 	err := target - (c.render + c.dt*rate)
 	switch {
-	case err > bound && (anchored || c.dt > c.cfg.ResetThreshold || err > catchUpLimit*bound):
-		// Forward discontinuity: a new timeline, a frame that hid a
-		// suspend or stall (nothing was drawn meanwhile), or a gap too
-		// long to fast-forward through. Jump to the target, but not past
+	case c.dt > c.cfg.ResetThreshold && err > -bound:
+		// A frame that hid a suspend or stall: nothing was drawn
+		// meanwhile, so the render time takes up its target at once (not
+		// past the clamp window). Slewing through it would stretch the
+		// frame's small error in time scale over the whole pause, and
+		// leave a gap to fast-forward through once drawing resumes.
+		next := math.Max(c.render, math.Min(target, float64(c.newest)+c.cfg.MaxAhead*rate))
+		if next > c.render+c.dt*rate+bound {
+			c.resets++
+		}
+		c.render, c.scale = next, 1
+		return
+	case err > bound && (anchored || err > catchUpLimit*bound):
+		// Forward discontinuity: a new timeline, or a gap too long to
+		// fast-forward through. Jump to the target, but not past
 		// the clamp window below. A shorter gap (data stopped while the
 		// client kept drawing) is caught up at the bounded speed below.
 		next := math.Max(c.render, math.Min(target, float64(c.newest)+c.cfg.MaxAhead*rate))
@@ -694,6 +705,17 @@ func (c *Clock) RenderTick() float64 { return c.render }
 // local time plus the offset of the fastest recent arrivals (so it lags the
 // server by the fastest one-way trip).
 func (c *Clock) ServerTick() float64 { return c.local*c.cfg.TickRate + c.offset }
+
+// Seen reports whether a message of tick arrived, among the 64 ticks
+// before the newest observed (and the newest itself): a tick the stream
+// delivered that one entity lacks was lost for that entity alone.
+func (c *Clock) Seen(tick uint32) bool {
+	if !c.anySeen || tick > c.newest {
+		return false
+	}
+	back := c.newest - tick
+	return back == 0 || back <= 64 && c.seenMask&(1<<(back-1)) != 0
+}
 
 // NewestTick is the newest server tick observed.
 func (c *Clock) NewestTick() uint32 { return c.newest }

@@ -426,3 +426,39 @@ func TestRefusedArrivalsSync(t *testing.T) {
 		t.Fatalf("a refused arrival after sync moved the estimate to %v", c.ServerTick())
 	}
 }
+
+// TestLongFrameTakesUpTarget checks that a frame that hid a suspend (3 s,
+// reported honestly) leaves the render time at its target even when the
+// server's ticks over the pause were a little more or fewer than local
+// time says: slewing through the pause would stretch the small error over
+// 3 s and leave ticks to catch up (or to wait for) once drawing resumes.
+func TestLongFrameTakesUpTarget(t *testing.T) {
+	for _, moved := range []uint32{57, 59, 61} {
+		c := newTestClock(t, 20, FixedDelay(0.1))
+		c.beginFrame(0)
+		c.observeN(100, 1)
+		c.advance() // render 98
+		c.beginFrame(3)
+		c.observeN(100+moved, 1)
+		c.advance()
+		want := float64(100+moved) - 2
+		if rt := c.RenderTick(); math.Abs(rt-want) > 1e-9 || c.Scale() != 1 {
+			t.Errorf("server moved %d ticks in a 3 s frame: render %v at scale %v, want %v at 1", moved, rt, c.Scale(), want)
+		}
+	}
+}
+
+// TestSeenTicks: the clock tells which of the recent ticks arrived.
+func TestSeenTicks(t *testing.T) {
+	c := newTestClock(t, 20, FixedDelay(0.1))
+	c.beginFrame(0)
+	for _, tick := range []uint32{100, 101, 103, 106} {
+		c.observeN(tick, 1)
+	}
+	c.advance()
+	for tick, want := range map[uint32]bool{99: false, 100: true, 101: true, 102: false, 103: true, 105: false, 106: true, 107: false} {
+		if got := c.Seen(tick); got != want {
+			t.Errorf("Seen(%d) = %v, want %v", tick, got, want)
+		}
+	}
+}

@@ -46,6 +46,7 @@ func main() {
 // card is everything measured.
 type card struct {
 	remote    []scenarioResults
+	rough     []scenarioResults
 	predicted scenarioResults
 	frontiers []scenario.Frontier
 	network   network
@@ -70,6 +71,14 @@ func measure(quick bool, log io.Writer) (card, error) {
 			sr.results = append(sr.results, scenario.Run(sc, f))
 		}
 		c.remote = append(c.remote, sr)
+	}
+	for _, sc := range scenario.RoughEdges() {
+		fmt.Fprintf(log, "scenario %s\n", sc.Name)
+		sr := scenarioResults{name: sc.Name, about: describe(sc)}
+		for _, f := range clients {
+			sr.results = append(sr.results, scenario.Run(sc, f))
+		}
+		c.rough = append(c.rough, sr)
 	}
 	ps := scenario.StandardPredicted()
 	fmt.Fprintf(log, "scenario %s\n", ps.Name)
@@ -101,6 +110,9 @@ func describe(sc scenario.Scenario) string {
 		entities = 20
 	}
 	parts = append(parts, fmt.Sprintf("%d entities, %.0f s, %.0f Hz snapshots, %v ± %v", entities, secs, rate, sc.Link.Latency, sc.Link.Jitter))
+	if sc.Paths != scenario.Circles {
+		parts = append(parts, sc.Paths.String())
+	}
 	if sc.Link.Loss > 0 {
 		parts = append(parts, fmt.Sprintf("%.0f%% loss", 100*sc.Link.Loss))
 	}
@@ -132,7 +144,7 @@ func describe(sc scenario.Scenario) string {
 		parts = append(parts, fmt.Sprintf("entities alternate %v moving and %v standing still; the server sends an entity only when it moved, with a Complete marker every tick", sc.StopGo, sc.StopGo))
 	}
 	if b := sc.Link.Burst; b.Enter > 0 {
-		parts = append(parts, fmt.Sprintf("Gilbert–Elliott burst loss: bursts of %.0f snapshots on average, %.0f%% of the time", 1/b.Exit, 100*b.Enter/(b.Enter+b.Exit)))
+		parts = append(parts, fmt.Sprintf("Gilbert–Elliott burst loss: bursts of %.0f snapshots on average, %.0f%% of the time (enter %.3g, exit %.3g per packet)", 1/b.Exit, 100*b.Enter/(b.Enter+b.Exit), b.Enter, b.Exit))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -55,6 +55,15 @@ Clients: **netsmooth** with its default configuration (adaptive delay, Coast ext
 			return err
 		}
 	}
+	if len(c.rough) > 0 {
+		fmt.Fprintln(b, "\n## Rough edges\n\nSlow and sharply turning motion, where a small unevenness in the drawing is a large share of a frame's true motion: 8 entities unless said otherwise, on circles of radius 10–14 at 3–5 units/s (each its own) and on zig-zags at 4 units/s along x and 4 units/s in y that flip y every 0.7–1.0 s. Max jump and backward frames are measured against each entity's own speed and direction. Goals: after a 3 s suspend, max jump at most 1.5×; at 10 Hz with ±40 ms jitter and 5% loss, mean delay at most 243 ms at a max jump of at most 1.5×, with 8 entities and with 2000; through burst loss on zig-zags, max jump at most 3× and no backward frames.")
+		for _, sr := range c.rough {
+			fmt.Fprintf(b, "\n### %s\n\n%s.\n\n", sr.name, sr.about)
+			if err := scenario.WriteTable(b, sr.results); err != nil {
+				return err
+			}
+		}
+	}
 	if len(c.frontiers) > 0 {
 		fmt.Fprintf(b, "\n## Delay frontier\n\nEvery scenario again (at most %d s each) with fixed-delay lerps from 50 to 300 ms in steps of 25 ms: netsmooth's own timeline at a fixed delay, holding instead of extrapolating. A fixed delay *dominates* netsmooth's default if it gives both a lower mean delay and a max jump and underrun share no worse. The plots are below.\n\n", frontierSeconds)
 		if err := writeFrontierTable(b, c.frontiers); err != nil {

@@ -306,7 +306,7 @@ func (m *remoteMeter) entity(f Instant, k int, id components.NetID) {
 			g.Underrun++
 		}
 	}
-	speedDt := Speed * (1 / sc.FPS)
+	speedDt := sc.speed(k) / sc.FPS
 	if pp, ok := m.prevPos[id]; ok && !f.Resumed && !sc.teleportBetween(m.prevPres[id], presented) {
 		dx, dy := float64(pos[0])-pp[0], float64(pos[1])-pp[1]
 		move := math.Hypot(dx, dy)

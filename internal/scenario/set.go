@@ -55,6 +55,31 @@ func Standard() []Scenario {
 	}
 }
 
+// RoughEdges returns the scorecard's scenarios of slow and sharply turning
+// motion, where a small unevenness in the drawing is a large share of a
+// frame's true motion: 8 entities (unless said otherwise) on circles of
+// radius 10 to 14 at 3 to 5 units/s and on zig-zags.
+func RoughEdges() []Scenario {
+	sec := func(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+	link := func(latency, jitter time.Duration, loss float64) netsim.Config {
+		return netsim.Config{Latency: latency, Jitter: jitter, Loss: loss}
+	}
+	suspend := Scenario{Name: "slow paths: 3 s suspend", Entities: 8, Paths: Mixed, Seed: 1,
+		Link: link(60*time.Millisecond, 10*time.Millisecond, 0), Disturbance: netsim.Window{From: sec(8), To: sec(11)}}
+	suspend.Link.Suspends = []netsim.Window{suspend.Disturbance}
+	bursts := Scenario{Name: "zig-zags: burst loss, 200 entities", Entities: 200, Paths: ZigZags, Seconds: 30, Seed: 1,
+		Link: link(60*time.Millisecond, 10*time.Millisecond, 0)}
+	bursts.Link.Burst = netsim.Burst{Enter: 0.02, Exit: 0.25}
+	return []Scenario{
+		suspend,
+		{Name: "slow paths: 10 Hz, ±40 ms, 5% loss", Entities: 8, Paths: Mixed, TickRate: 10, Seed: 1,
+			Link: link(50*time.Millisecond, 40*time.Millisecond, 0.05)},
+		bursts,
+		{Name: "circles: 2000 entities, 10 Hz, ±40 ms, 5% loss", Entities: 2000, Paths: VariedCircles, TickRate: 10, Seconds: 30, Seed: 1,
+			Link: link(50*time.Millisecond, 40*time.Millisecond, 0.05)},
+	}
+}
+
 // StandardPredicted returns the scorecard's predicted-player scenario:
 // 100 ms round trip, 10% loss each way, 60 Hz ticks.
 func StandardPredicted() PredictedScenario {
