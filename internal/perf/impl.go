@@ -97,3 +97,21 @@ func New(name string, n int) scenario.Client {
 	}
 	panic(fmt.Sprintf("bench: unknown implementation %q", name))
 }
+
+// waitOf is the wait the pipeline's Receive samples for an entity whose
+// newest sample was at tick newest when one of tick arrives, the server
+// time of the frame before being before: the time its data had to last,
+// less half a send interval (one tick in the steady scenario) for every
+// tick between that the stream delivered and this entity lacked (a sample
+// refused, for the garbled stream), as Receive counts them.
+func waitOf(clock *timeline.Clock, before float64, newest, tick uint32) float64 {
+	wait := before - float64(newest)
+	if gap := tick - newest; gap > 1 && gap <= 8 {
+		for t := newest + 1; t < tick; t++ {
+			if clock.Seen(t) {
+				wait -= 0.5
+			}
+		}
+	}
+	return wait
+}

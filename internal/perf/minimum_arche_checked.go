@@ -66,7 +66,7 @@ func (m *MinimumOnArcheChecked) Ingest(dt float64) {
 				continue
 			}
 			if (m.seen+i)%sampling.Every == 0 {
-				m.clock.AddWait(before - float64(h.Newest))
+				m.clock.AddWait(waitOf(m.clock.Clock, before, h.Newest, msg.Tick))
 			}
 		}
 		*(*minSample)(w.GetUnchecked(e, m.ring[h.append(msg.Tick)])) = sampleOf(msg)

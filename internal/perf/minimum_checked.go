@@ -89,7 +89,7 @@ func (m *MinimumChecked) Ingest(dt float64) {
 				continue
 			}
 			if (m.seen+i)%sampling.Every == 0 {
-				m.clock.AddWait(before - float64(h.Newest))
+				m.clock.AddWait(waitOf(m.clock.Clock, before, h.Newest, msg.Tick))
 			}
 		}
 		m.slots[h.append(msg.Tick)][k] = sampleOf(msg)

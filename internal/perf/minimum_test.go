@@ -119,7 +119,8 @@ func steadyRun(impl scenario.Client, n int, positionOnly bool) *run {
 // time past an entity's newest one for a frame or two, where the pipeline
 // extrapolates and the lower bounds, made for the steady stream, hold
 // still: those entity-frames, and those in which the pipeline still
-// smooths out the difference, are not compared.)
+// smooths out the difference, are not compared; the adaptive delay covers
+// only half of a sample one entity lost, so they are about half.)
 func TestMinimumCheckedAgrees(t *testing.T) {
 	const n = 64
 	pipe, checked, unchecked := NewPipeline(n), NewMinimumChecked(n), NewMinimum(n)
@@ -154,8 +155,8 @@ func TestMinimumCheckedAgrees(t *testing.T) {
 			}
 		}
 	}
-	if compared < 40*FramesPerTick*n {
-		t.Fatalf("compared %d entity-frames, want most of %d", compared, 60*FramesPerTick*n)
+	if compared < 20*FramesPerTick*n {
+		t.Fatalf("compared %d entity-frames, want at least a third of %d", compared, 60*FramesPerTick*n)
 	}
 	m := pipe.Pipeline().Metrics()
 	refusedByPipe := m.Rejected[systems.RejectNonFinite] + m.Rejected[systems.RejectInvalid]
