@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/netsmooth/netsmooth/wire"
@@ -97,8 +96,8 @@ func (s *Session) choose(c *peer) {
 		return
 	}
 	c.bucket = min(c.bucket+perTick, 2*perTick)
-	records := 0.0       // bytes of the records chosen
-	order := c.order[:0] // score (descending) and index, to sort as one word
+	records := 0.0                    // bytes of the records chosen
+	order := room(c.order, len(cand)) // score (descending) and index, to sort as one word
 	maxWait := s.maxWaitTicks()
 	for i := range cand {
 		k := &cand[i]
@@ -115,7 +114,7 @@ func (s *Session) choose(c *peer) {
 		// they sort the highest first; ties go by NetID (the index).
 		order = append(order, uint64(^math.Float32bits(k.score))<<32|uint64(i))
 	}
-	slices.Sort(order)
+	s.sortTmp = sortHigh(order, s.sortTmp)
 	for _, o := range order {
 		k := &cand[uint32(o)]
 		if s.snapshotBytes(records+float64(k.size)) > c.bucket {

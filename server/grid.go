@@ -7,16 +7,26 @@ type cellKey struct{ x, y, z int32 }
 
 // grid is a uniform spatial hash of the world's entities: square (2D) or
 // cubic (3D) cells of size quantisation steps on a side, each a list of
-// slots. An entity moves to another cell's list only when it crosses a
-// cell border, which most entities do not in most ticks; empty cells are
-// given back, so a world of any extent holds only the cells it uses.
+// slots with their positions. An entity moves to another cell's list only
+// when it crosses a cell border, which most entities do not in most ticks
+// (otherwise only its position in the list is updated); empty cells are
+// given back, so a world of any extent holds only the cells it uses. A
+// relevance query measures distances in one pass over each cell's list,
+// without visiting the world's entries.
 type grid struct {
 	size  int32 // cell side, in quantisation steps
 	dims  int   // 2: x and y; 3: x, y and z
 	index map[cellKey]int32
-	keys  []cellKey // of each list
-	lists [][]int32 // slots per cell
-	free  []int32   // empty lists, their memory kept
+	keys  []cellKey   // of each list
+	lists [][]cellEnt // entities per cell
+	free  []int32     // empty lists, their memory kept
+}
+
+// cellEnt is an entity in a cell: its slot, NetID and position in steps.
+type cellEnt struct {
+	slot  int32
+	netID uint32
+	pos   [3]int32
 }
 
 func newGrid(size int32, dims int) *grid {
@@ -47,6 +57,7 @@ func (g *grid) place(w *world, slot int32) {
 	we := &w.ents[slot]
 	k := g.key(&we.rec.Pos)
 	if we.cell >= 0 && g.keys[we.cell] == k {
+		g.lists[we.cell][we.inCell].pos = we.rec.Pos
 		return
 	}
 	g.leave(w, slot)
@@ -57,14 +68,24 @@ func (g *grid) place(w *world, slot int32) {
 			g.keys[list] = k
 		} else {
 			list = int32(len(g.lists))
-			g.lists = append(g.lists, nil)
+			g.lists = append(g.lists, make([]cellEnt, 0, cellRoom))
 			g.keys = append(g.keys, k)
 		}
 		g.index[k] = list
 	}
 	we.cell, we.inCell = list, int32(len(g.lists[list]))
-	g.lists[list] = append(g.lists[list], slot)
+	l := g.lists[list]
+	// Room for twice the mean cell (and twice what it holds when full):
+	// a cell whose count wanders stops growing, and the cells made while
+	// the world filled up catch up with it as entities cross into them.
+	if want := 2*(w.n/max(1, len(g.index))) + cellRoom; len(l) == cap(l) || cap(l) < want {
+		l = append(make([]cellEnt, 0, max(2*len(l)+cellRoom, want)), l...)
+	}
+	g.lists[list] = append(l, cellEnt{slot: slot, netID: we.rec.NetID, pos: we.rec.Pos})
 }
+
+// cellRoom is the room a new cell's list starts with.
+const cellRoom = 8
 
 // leave takes slot out of its cell, if it is in one.
 func (g *grid) leave(w *world, slot int32) {
@@ -78,7 +99,7 @@ func (g *grid) leave(w *world, slot int32) {
 	if int(at) != last {
 		moved := l[last]
 		l[at] = moved
-		w.ents[moved].inCell = at
+		w.ents[moved.slot].inCell = at
 	}
 	g.lists[list] = l[:last]
 	if last == 0 {
@@ -102,7 +123,7 @@ func (g *grid) query(center *[3]int32, radius int64, dst []int32) []int32 {
 		// More cells in the box than in use: walk the cells in use.
 		for list, k := range g.keys {
 			if len(g.lists[list]) > 0 && abs32(k.x-c.x) <= r && abs32(k.y-c.y) <= r && k.z >= z0 && k.z <= z1 {
-				dst = append(dst, g.lists[list]...)
+				dst = appendSlots(dst, g.lists[list])
 			}
 		}
 		return dst
@@ -112,12 +133,78 @@ func (g *grid) query(center *[3]int32, radius int64, dst []int32) []int32 {
 		for y := int64(c.y) - int64(r); y <= int64(c.y)+int64(r); y++ {
 			for x := int64(c.x) - int64(r); x <= int64(c.x)+int64(r); x++ {
 				if list, ok := g.index[cellKey{int32(x), int32(y), int32(z)}]; ok && int64(int32(x)) == x && int64(int32(y)) == y {
-					dst = append(dst, g.lists[list]...)
+					dst = appendSlots(dst, g.lists[list])
 				}
 			}
 		}
 	}
 	return dst
+}
+
+func appendSlots(dst []int32, l []cellEnt) []int32 {
+	for i := range l {
+		dst = append(dst, l[i].slot)
+	}
+	return dst
+}
+
+// cells appends to dst the lists of the cells in use that reach within
+// radius steps of center: the box of cells around it, less the cells of
+// each row (and, in 3D, layer) wholly beyond the radius. The caller
+// measures each entity's distance.
+func (g *grid) cells(center *[3]int32, radius float64, dst []int32) []int32 {
+	r := int32(min(int64(math.Ceil(radius))/int64(g.size)+1, 1<<20))
+	c := g.key(center)
+	z0, z1 := c.z, c.z
+	if g.dims == 3 {
+		z0, z1 = int32(max(int64(c.z)-int64(r), math.MinInt32)), int32(min(int64(c.z)+int64(r), math.MaxInt32))
+	}
+	side := float64(2*int64(r) + 1)
+	if n := side * side * float64(int64(z1)-int64(z0)+1); n > float64(len(g.index)) {
+		// More cells in the box than in use: take the cells in use.
+		for list, k := range g.keys {
+			if len(g.lists[list]) > 0 && abs32(k.x-c.x) <= r && abs32(k.y-c.y) <= r && k.z >= z0 && k.z <= z1 {
+				dst = append(dst, int32(list))
+			}
+		}
+		return dst
+	}
+	size := float64(g.size)
+	r2 := radius * radius
+	for z := int64(z0); z <= int64(z1); z++ {
+		dz := 0.0
+		if g.dims == 3 {
+			dz = gap(float64(center[2]), float64(z)*size, size)
+		}
+		for y := int64(c.y) - int64(r); y <= int64(c.y)+int64(r); y++ {
+			dy := gap(float64(center[1]), float64(y)*size, size)
+			rest := r2 - dy*dy - dz*dz
+			if rest < 0 || int64(int32(y)) != y {
+				continue
+			}
+			// The cells of the row within the radius along x.
+			half := math.Sqrt(rest) + 1 // a step more, against rounding
+			x0 := max(int64(c.x)-int64(r), int64(math.Floor((float64(center[0])-half)/size)))
+			x1 := min(int64(c.x)+int64(r), int64(math.Floor((float64(center[0])+half)/size)))
+			for x := x0; x <= x1; x++ {
+				if list, ok := g.index[cellKey{int32(x), int32(y), int32(z)}]; ok && int64(int32(x)) == x {
+					dst = append(dst, list)
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// gap is the distance from v to the interval [lo, lo+size), 0 inside it.
+func gap(v, lo, size float64) float64 {
+	switch {
+	case v < lo:
+		return lo - v
+	case v >= lo+size:
+		return v - (lo + size)
+	}
+	return 0
 }
 
 func abs32(v int32) int32 {

@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/go-gl/mathgl/mgl32"
 )
@@ -92,6 +91,13 @@ func (c InterestConfig) normalize() (InterestConfig, error) {
 		return c, fmt.Errorf("server: Interest.Every = %d, want at least 1 (or 0 for 100 ms worth of ticks)", c.Every)
 	}
 	return c, nil
+}
+
+// nearEnt is an entity a relevance query found, with its squared
+// distance in steps (-1 when always relevant, -2 when controlled).
+type nearEnt struct {
+	slot int32
+	dist float32
 }
 
 // relEntry is an entity relevant to a client, with the client's priority
@@ -200,7 +206,7 @@ func (s *Session) refresh(c *peer) {
 // everything makes c's relevant set the whole world, keeping the
 // priority state of the entities it already had.
 func (s *Session) everything(c *peer) {
-	next := c.relNext[:0]
+	next := room(c.relNext, s.world.n)
 	for _, slot := range s.world.sorted() {
 		next = append(next, relEntry{netID: s.world.ents[slot].rec.NetID, slot: slot, priority: priority{since: s.tick}})
 	}
@@ -215,38 +221,56 @@ func (s *Session) nearby(c *peer) {
 	w := &s.world
 	center := c.center
 	var enter2 float64
-	keys := s.keys[:0] // NetID and slot, to sort as one word
+	// NetID and an index in s.near (or, past its end, a slot), to sort as
+	// one word by NetID.
+	var keys []uint64
+	var near []nearEnt
 	if c.hasView {
 		r := float64(c.view.Radius) / float64(s.q.PosStep)
 		enter2 = r * r
 		leave := r * (1 + float64(s.cfg.Interest.Hysteresis))
 		leave2 := leave * leave
-		s.cand = s.grid.query(&center, int64(math.Ceil(leave)), s.cand[:0])
-		for _, slot := range s.cand {
-			if dist2(&w.ents[slot].rec.Pos, &center, s.grid.dims) <= leave2 {
-				keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(slot))
+		s.cells = s.grid.cells(&center, math.Ceil(leave), s.cells[:0])
+		found := 0
+		for _, list := range s.cells {
+			found += len(s.grid.lists[list])
+		}
+		n := found + len(w.always) + 1
+		keys, near = room(s.keys, n), room(s.near, n)
+		dims := s.grid.dims
+		for _, list := range s.cells {
+			for _, e := range s.grid.lists[list] {
+				if d := dist2(&e.pos, &center, dims); d <= leave2 {
+					keys = append(keys, uint64(e.netID)<<32|uint64(len(near)))
+					near = append(near, nearEnt{slot: e.slot, dist: float32(d)})
+				}
 			}
 		}
 	}
+	if !c.hasView {
+		keys, near = room(s.keys, len(w.always)+1), room(s.near, len(w.always)+1)
+	}
 	for _, slot := range w.always {
-		keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(slot))
+		keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(len(near)))
+		near = append(near, nearEnt{slot: slot, dist: -1})
 	}
 	if slot, ok := w.slot(c.netID); ok && c.netID != 0 {
-		keys = append(keys, uint64(c.netID)<<32|uint64(slot))
+		keys = append(keys, uint64(c.netID)<<32|uint64(len(near)))
+		near = append(near, nearEnt{slot: slot, dist: -2})
 	}
-	slices.Sort(keys)
-	s.keys = keys
-	next := c.relNext[:0]
+	s.sortTmp = sortHigh(keys, s.sortTmp)
+	s.keys, s.near = keys, near
+	next := room(c.relNext, len(keys))
 	for _, k := range keys {
-		slot := int32(uint32(k))
-		e := relEntry{netID: uint32(k >> 32), slot: slot}
+		n := near[uint32(k)]
+		e := relEntry{netID: uint32(k >> 32), slot: n.slot}
 		switch {
 		case e.netID == c.netID:
 			e.dist = -2
-		case w.ents[slot].always:
+		case w.ents[n.slot].always:
 			e.dist = -1
 		default:
-			e.dist = float32(dist2(&w.ents[slot].rec.Pos, &center, s.grid.dims))
+			e.dist = n.dist // found in the grid: neither always nor controlled
 		}
 		next = append(next, e)
 	}

@@ -168,7 +168,11 @@ func (s *Session) live(r *relEntry) *worldEntry {
 // collect lists in c.cand, in NetID order, every entity c's snapshot may
 // carry, with its size and priority when a budget needs them.
 func (s *Session) collect(c *peer, base *sentTick) {
-	c.cand = c.cand[:0]
+	held := 0
+	if base != nil {
+		held = len(base.recs)
+	}
+	c.cand = room(c.cand, len(c.rel)+held+len(s.graves))
 	weigh := s.bytesPerTick() > 0
 	m := s.merger(c, base)
 	var b []sentRec
@@ -287,6 +291,7 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 		b = base.recs
 		held = len(b)
 	}
+	table.recs = room(table.recs, held+len(c.cand))
 	m := s.merger(c, base)
 	next := 0 // the next candidate
 	for {

@@ -123,18 +123,39 @@ func (w *world) sorted() []int32 {
 // SessionConfig.Wire.MaxEntities entities, or [ErrEntity] for NetID 0 or a
 // Despawn flag.
 func (s *Session) SetEntity(e wire.Entity) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.setEntity(&e)
+}
+
+// SetEntities sets the state of every entity of es at the current tick,
+// as SetEntity does for each in turn, under one acquisition of the
+// session's lock: the way to hand over a large world every tick. It stops
+// at the first entity SetEntity would refuse and returns that error; the
+// entities before it are set.
+func (s *Session) SetEntities(es []wire.Entity) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range es {
+		if err := s.setEntity(&es[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setEntity is SetEntity with the lock held.
+func (s *Session) setEntity(e *wire.Entity) error {
 	if e.NetID == 0 {
 		return fmt.Errorf("%w: NetID 0 is reserved (it means no entity)", ErrEntity)
 	}
 	if e.Flags&wire.Despawn != 0 {
 		return fmt.Errorf("%w: NetID %d has the Despawn flag: call Despawn", ErrEntity, e.NetID)
 	}
-	r, err := s.q.Record(e)
+	r, err := s.q.Record(*e)
 	if err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	w := &s.world
 	slot, ok := w.slot(e.NetID)
 	if !ok {

@@ -65,6 +65,9 @@ func (q Quantizer) normalize() (Quantizer, error) {
 // mustNorm returns q normalised, or the defaults where q is invalid; the
 // conversion methods use it so that they never fail on configuration.
 func (q Quantizer) mustNorm() Quantizer {
+	if q.PosStep >= 1e-9 && q.PosStep <= 1e9 && q.VelStep >= 1e-9 && q.VelStep <= 1e9 && q.RotBits >= 4 && q.RotBits <= 20 {
+		return q // normalised already: what every call but the first sees
+	}
 	n, err := q.normalize()
 	if err != nil {
 		return DefaultQuantizer()
