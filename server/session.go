@@ -61,6 +61,7 @@ type Session struct {
 	keys    []uint64  // relevance's scratch: NetID and index in near
 	near    []nearEnt // relevance's scratch: the entities found
 	sortTmp []uint64  // the radix sorts' scratch
+	alive   []bool    // collect's scratch: which relevant entities live
 	graves  []grave   // recent despawns, by NetID
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive

@@ -155,16 +155,6 @@ func (s *Session) merger(c *peer, base *sentTick) merger {
 	return m
 }
 
-// live returns the world's entry of relevant-set entry r, nil if the
-// entity is gone (its slot freed, or reused by another).
-func (s *Session) live(r *relEntry) *worldEntry {
-	we := &s.world.ents[r.slot]
-	if !we.alive || we.rec.NetID != r.netID {
-		return nil
-	}
-	return we
-}
-
 // collect lists in c.cand, in NetID order, every entity c's snapshot may
 // carry, with its size and priority when a budget needs them.
 func (s *Session) collect(c *peer, base *sentTick) {
@@ -174,6 +164,17 @@ func (s *Session) collect(c *peer, base *sentTick) {
 	}
 	c.cand = room(c.cand, len(c.rel)+held+len(s.graves))
 	weigh := s.bytesPerTick() > 0
+	// First, in one tight pass, which relevant entities are still alive:
+	// their world entries' cache misses overlap, and the walk below finds
+	// them at hand.
+	ents := s.world.ents
+	alive := room(s.alive, len(c.rel))
+	for i := range c.rel {
+		r := &c.rel[i]
+		we := &ents[r.slot]
+		alive = append(alive, we.alive && we.rec.NetID == r.netID)
+	}
+	s.alive = alive
 	m := s.merger(c, base)
 	var b []sentRec
 	if base != nil {
@@ -185,8 +186,8 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			return
 		}
 		var we *worldEntry
-		if ri >= 0 {
-			we = s.live(&c.rel[ri])
+		if ri >= 0 && alive[ri] {
+			we = &ents[c.rel[ri].slot]
 		}
 		k := candidate{netID: id, rel: int32(ri), base: int32(bi)}
 		switch {

@@ -152,20 +152,25 @@ func (s *Session) setEntity(e *wire.Entity) error {
 	if e.Flags&wire.Despawn != 0 {
 		return fmt.Errorf("%w: NetID %d has the Despawn flag: call Despawn", ErrEntity, e.NetID)
 	}
-	r, err := s.q.Record(*e)
-	if err != nil {
-		return err
-	}
 	w := &s.world
 	slot, ok := w.slot(e.NetID)
-	if !ok {
+	if ok {
+		// Quantised in place: left as it was on error.
+		if err := s.q.RecordTo(&w.ents[slot].rec, e); err != nil {
+			return err
+		}
+	} else {
+		var r wire.Record
+		if err := s.q.RecordTo(&r, e); err != nil {
+			return err
+		}
 		if w.n >= s.cfg.Wire.MaxEntities {
 			return fmt.Errorf("%w: NetID %d would be entity %d > MaxEntities %d", wire.ErrLimit, e.NetID, w.n+1, s.cfg.Wire.MaxEntities)
 		}
 		slot = w.add(e.NetID)
+		w.ents[slot].rec = r
 	}
 	we := &w.ents[slot]
-	we.rec = r
 	if e.Flags&wire.Spawn != 0 {
 		we.spawn, we.hasSpawn = s.tick, true
 	}
