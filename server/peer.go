@@ -44,7 +44,9 @@ type peer struct {
 	builtView  View        // the view rel was built from
 	cand       []candidate // the tick's candidates, in NetID order
 	order      []uint64    // candidates by priority, choose's scratch
-	bucket     float64     // bytes the budget allows now
+	bucket     float64     // bytes the budget allows now, before the window
+	allow      float64     // what the budget allowed this tick's snapshot
+	spent      []spentTick // the budget's window: bytes sent per tick, by tick modulo its length
 }
 
 // sentTick is the table of what a client holds after a tick, with its
