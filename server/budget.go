@@ -63,6 +63,7 @@ func defaultImportance(distance float32) float32 {
 type candidate struct {
 	netID uint32
 	rel   int32 // index in the client's relevant set, -1 for a despawn
+	gone  int32 // index in the client's entities that left, -1 for none
 	base  int32 // index in the baseline table, -1 when it holds none
 	ev    wire.Flags
 	size  int32   // bytes of its record, NetID gap included

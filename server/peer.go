@@ -43,6 +43,7 @@ type peer struct {
 	everything bool        // interest management off for this client (SetInterest)
 	builtView  View        // the view rel was built from
 	cand       []candidate // the tick's candidates, in NetID order
+	gone       []leftEntry // entities that left rel, in NetID order, until their despawn is acknowledged
 	order      []uint64    // candidates by priority, choose's scratch
 	bucket     float64     // bytes the budget allows now, before the window
 	allow      float64     // what the budget allowed this tick's snapshot
