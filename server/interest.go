@@ -346,7 +346,7 @@ func (s *Session) dropped(c *peer, old, next []relEntry) {
 			c.gone[at] = leftEntry{netID: id} // left again: a new despawn to acknowledge
 		case len(c.gone) < s.cfg.Wire.MaxEntities:
 			if len(c.gone) == cap(c.gone) {
-				c.gone = append(make([]leftEntry, 0, 2*len(c.gone)+16), c.gone...)
+				c.gone = append(make([]leftEntry, 0, 2*len(c.gone)+64), c.gone...)
 			}
 			c.gone = slices.Insert(c.gone, at, leftEntry{netID: id})
 		}

@@ -70,6 +70,7 @@ func newPeer(id ClientID, cfg *SessionConfig) *peer {
 	return &peer{
 		id:     id,
 		sent:   make([]sentTick, cfg.Wire.History),
+		gone:   make([]leftEntry, 0, 64), // what a view leaves behind over a round trip
 		inputs: newInputBuffer(cfg.InputWindow, cfg.Wire.MaxInputSize, cfg.Wire.MaxLate),
 	}
 }
