@@ -225,8 +225,7 @@ func (s *Session) nearby(c *peer) {
 	w := &s.world
 	center := c.center
 	var enter2 float64
-	// NetID and an index in s.near (or, past its end, a slot), to sort as
-	// one word by NetID.
+	// NetID and an index in near, to sort as one word by NetID.
 	var keys []uint64
 	var near []nearEnt
 	if c.hasView {

@@ -171,7 +171,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 	if base != nil {
 		held = len(base.recs)
 	}
-	c.cand = room(c.cand, len(c.rel)+held+len(s.graves))
+	c.cand = room(c.cand, len(c.rel)+held+len(s.graves)+len(c.gone))
 	weigh := s.bytesPerTick() > 0
 	// First, in one tight pass, which relevant entities are still alive:
 	// their world entries' cache misses overlap, and the walk below finds
