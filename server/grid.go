@@ -7,26 +7,18 @@ type cellKey struct{ x, y, z int32 }
 
 // grid is a uniform spatial hash of the world's entities: square (2D) or
 // cubic (3D) cells of size quantisation steps on a side, each a list of
-// slots with their positions. An entity moves to another cell's list only
-// when it crosses a cell border, which most entities do not in most ticks
-// (otherwise only its position in the list is updated); empty cells are
-// given back, so a world of any extent holds only the cells it uses. A
-// relevance query measures distances in one pass over each cell's list,
-// without visiting the world's entries.
+// slots. An entity moves to another cell's list only when it crosses a
+// cell border, which most entities do not in most ticks: then the grid
+// is not written at all, since a write to a cell's list is a write to a
+// random place in memory. Empty cells are given back, so a world of any
+// extent holds only the cells it uses.
 type grid struct {
 	size  int32 // cell side, in quantisation steps
 	dims  int   // 2: x and y; 3: x, y and z
 	index map[cellKey]int32
-	keys  []cellKey   // of each list
-	lists [][]cellEnt // entities per cell
-	free  []int32     // empty lists, their memory kept
-}
-
-// cellEnt is an entity in a cell: its slot, NetID and position in steps.
-type cellEnt struct {
-	slot  int32
-	netID uint32
-	pos   [3]int32
+	keys  []cellKey // of each list
+	lists [][]int32 // slots per cell
+	free  []int32   // empty lists, their memory kept
 }
 
 func newGrid(size int32, dims int) *grid {
@@ -67,7 +59,6 @@ func (g *grid) within(k *cellKey, pos *[3]int32) bool {
 func (g *grid) place(w *world, slot int32) {
 	we := &w.ents[slot]
 	if we.cell >= 0 && g.within(&g.keys[we.cell], &we.rec.Pos) {
-		g.lists[we.cell][we.inCell].pos = we.rec.Pos
 		return
 	}
 	k := g.key(&we.rec.Pos)
@@ -79,7 +70,7 @@ func (g *grid) place(w *world, slot int32) {
 			g.keys[list] = k
 		} else {
 			list = int32(len(g.lists))
-			g.lists = append(g.lists, make([]cellEnt, 0, cellRoom))
+			g.lists = append(g.lists, make([]int32, 0, cellRoom))
 			g.keys = append(g.keys, k)
 		}
 		g.index[k] = list
@@ -90,9 +81,9 @@ func (g *grid) place(w *world, slot int32) {
 	// a cell whose count wanders stops growing, and the cells made while
 	// the world filled up catch up with it as entities cross into them.
 	if want := 2*(w.n/max(1, len(g.index))) + cellRoom; len(l) == cap(l) || cap(l) < want {
-		l = append(make([]cellEnt, 0, max(2*len(l)+cellRoom, want)), l...)
+		l = append(make([]int32, 0, max(2*len(l)+cellRoom, want)), l...)
 	}
-	g.lists[list] = append(l, cellEnt{slot: slot, netID: we.rec.NetID, pos: we.rec.Pos})
+	g.lists[list] = append(l, slot)
 }
 
 // cellRoom is the room a new cell's list starts with.
@@ -110,7 +101,7 @@ func (g *grid) leave(w *world, slot int32) {
 	if int(at) != last {
 		moved := l[last]
 		l[at] = moved
-		w.ents[moved.slot].inCell = at
+		w.ents[moved].inCell = at
 	}
 	g.lists[list] = l[:last]
 	if last == 0 {
@@ -134,7 +125,7 @@ func (g *grid) query(center *[3]int32, radius int64, dst []int32) []int32 {
 		// More cells in the box than in use: walk the cells in use.
 		for list, k := range g.keys {
 			if len(g.lists[list]) > 0 && abs32(k.x-c.x) <= r && abs32(k.y-c.y) <= r && k.z >= z0 && k.z <= z1 {
-				dst = appendSlots(dst, g.lists[list])
+				dst = append(dst, g.lists[list]...)
 			}
 		}
 		return dst
@@ -144,17 +135,10 @@ func (g *grid) query(center *[3]int32, radius int64, dst []int32) []int32 {
 		for y := int64(c.y) - int64(r); y <= int64(c.y)+int64(r); y++ {
 			for x := int64(c.x) - int64(r); x <= int64(c.x)+int64(r); x++ {
 				if list, ok := g.index[cellKey{int32(x), int32(y), int32(z)}]; ok && int64(int32(x)) == x && int64(int32(y)) == y {
-					dst = appendSlots(dst, g.lists[list])
+					dst = append(dst, g.lists[list]...)
 				}
 			}
 		}
-	}
-	return dst
-}
-
-func appendSlots(dst []int32, l []cellEnt) []int32 {
-	for i := range l {
-		dst = append(dst, l[i].slot)
 	}
 	return dst
 }

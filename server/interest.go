@@ -242,10 +242,11 @@ func (s *Session) nearby(c *peer) {
 		keys, near = room(s.keys, n), room(s.near, n)
 		dims := s.grid.dims
 		for _, list := range s.cells {
-			for _, e := range s.grid.lists[list] {
-				if d := dist2(&e.pos, &center, dims); d <= leave2 {
-					keys = append(keys, uint64(e.netID)<<32|uint64(len(near)))
-					near = append(near, nearEnt{slot: e.slot, dist: float32(d)})
+			for _, slot := range s.grid.lists[list] {
+				rec := &w.ents[slot].rec
+				if d := dist2(&rec.Pos, &center, dims); d <= leave2 {
+					keys = append(keys, uint64(rec.NetID)<<32|uint64(len(near)))
+					near = append(near, nearEnt{slot: slot, dist: float32(d)})
 				}
 			}
 		}
