@@ -3,7 +3,6 @@ package server
 import (
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	"github.com/netsmooth/netsmooth/wire"
@@ -64,6 +63,7 @@ func defaultImportance(distance float32) float32 {
 type candidate struct {
 	netID uint32
 	rel   int32 // index in the client's relevant set, -1 for a despawn
+	gone  int32 // index in the client's entities that left, -1 for none
 	base  int32 // index in the baseline table, -1 when it holds none
 	ev    wire.Flags
 	size  int32   // bytes of its record, NetID gap included
@@ -92,13 +92,12 @@ func (s *Session) choose(c *peer) {
 		k := &cand[i]
 		k.send = k.kind == kDespawn || k.kind == kOwn || filter == nil || filter(c.id, k.netID, s.tick)
 	}
-	perTick := s.bytesPerTick()
-	if perTick <= 0 {
+	if s.bytesPerTick() <= 0 {
 		return
 	}
-	c.bucket = min(c.bucket+perTick, 2*perTick)
-	records := 0.0       // bytes of the records chosen
-	order := c.order[:0] // score (descending) and index, to sort as one word
+	allow := s.allowance(c)
+	records := 0.0                    // bytes of the records chosen
+	order := room(c.order, len(cand)) // score (descending) and index, to sort as one word
 	maxWait := s.maxWaitTicks()
 	for i := range cand {
 		k := &cand[i]
@@ -115,26 +114,125 @@ func (s *Session) choose(c *peer) {
 		// they sort the highest first; ties go by NetID (the index).
 		order = append(order, uint64(^math.Float32bits(k.score))<<32|uint64(i))
 	}
-	slices.Sort(order)
+	s.sortTmp = sortHigh(order, s.sortTmp)
 	for _, o := range order {
 		k := &cand[uint32(o)]
-		if s.snapshotBytes(records+float64(k.size)) > c.bucket {
+		if s.snapshotBytes(records+float64(k.size)) > allow {
 			k.send = false
 			continue
 		}
 		records += float64(k.size)
 	}
+	// The sizes above count a byte for each NetID gap: the gaps between
+	// the entities chosen are often longer. Bound the snapshot's bytes
+	// exactly and leave out the lowest priorities until it fits.
+	last := len(order)
+	for {
+		over := s.bound(cand) - allow
+		if over <= 0 {
+			break
+		}
+		for over > 0 && last > 0 {
+			last--
+			if k := &cand[uint32(order[last])]; k.send {
+				k.send = false
+				over -= float64(k.size)
+			}
+		}
+		if last == 0 {
+			break // what is left is forced
+		}
+	}
 	c.order = order[:0]
 }
 
-// spend takes what a snapshot of n bytes cost from c's budget. What
-// MaxInterval forced beyond the budget is not owed for longer than a
-// tick: a burst (many entities entering at once) does not starve the
-// client of its budget for seconds afterwards.
-func (s *Session) spend(c *peer, n int) {
-	if perTick := s.bytesPerTick(); perTick > 0 {
-		c.bucket = max(c.bucket-float64(n), -perTick)
+// bound is at least the bytes of a snapshot carrying the candidates
+// marked to send: their records with the NetID gaps between them, split
+// into parts as the encoder splits them, each part with a bound of its
+// header and of the longer gap its first record may take where the
+// encoder splits elsewhere.
+func (s *Session) bound(cand []candidate) float64 {
+	const head = partHeader + 4
+	maxPacket := s.cfg.Wire.MaxPacket
+	total, part := 0, head
+	next := uint32(0) // the NetID after the previous record of the part
+	for i := range cand {
+		k := &cand[i]
+		if !k.send {
+			continue
+		}
+		body := int(k.size) - 1
+		n := uvarintLen(k.netID-next) + body
+		if part+n > maxPacket && part > head {
+			total += part
+			part = head
+			n = uvarintLen(k.netID) + body
+		}
+		part += n
+		next = k.netID + 1
 	}
+	return float64(total + part)
+}
+
+// uvarintLen is the length of v as a varint.
+func uvarintLen(v uint32) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// allowance is what c's snapshot of this tick may take: a tick's worth of
+// the budget and what the previous ticks left unused, up to two ticks'
+// worth (the bucket), and no more than what the ticks of the last second
+// (the window: TickRate ticks, at least one) left of the budget, so that
+// no second carries more than BytesPerSecond.
+func (s *Session) allowance(c *peer) float64 {
+	perTick := s.bytesPerTick()
+	c.bucket = min(c.bucket+perTick, 2*perTick)
+	w := s.windowTicks()
+	if len(c.spent) != w {
+		c.spent = make([]spentTick, w)
+	}
+	used := 0
+	for _, sp := range c.spent {
+		if sp.used && s.tick-sp.tick < uint32(w) {
+			used += sp.bytes
+		}
+	}
+	c.allow = max(0, min(c.bucket, float64(w)*perTick-float64(used)))
+	return c.allow
+}
+
+// spend takes what a snapshot of n bytes cost from c's budget: from its
+// bucket and into its window. What MaxInterval, despawns and the client's
+// own entity forced beyond the allowance is owed up to a tick's worth,
+// paid back within the second: beyond that, a burst (every entity
+// entering at once, forced out together) is forgotten, so that it does
+// not starve the client for a second afterwards.
+func (s *Session) spend(c *peer, n int) {
+	perTick := s.bytesPerTick()
+	if perTick <= 0 || len(c.spent) == 0 {
+		return
+	}
+	c.bucket = max(c.bucket-float64(n), -perTick)
+	owed := int(min(float64(n), c.allow+perTick))
+	c.spent[s.tick%uint32(len(c.spent))] = spentTick{tick: s.tick, bytes: owed, used: true}
+}
+
+// windowTicks is the number of ticks in the budget's window: a second's
+// worth, rounded down, at least one.
+func (s *Session) windowTicks() int {
+	return max(1, int(s.cfg.TickRate))
+}
+
+// spentTick is the bytes a client's snapshot of a tick took.
+type spentTick struct {
+	tick  uint32
+	bytes int
+	used  bool
 }
 
 // bytesPerTick is each client's budget for one tick, 0 for none.

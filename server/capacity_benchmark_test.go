@@ -69,7 +69,7 @@ func (c capacity) name() string {
 
 // benchCapacity measures the server's work per tick (relevance, priority,
 // delta encoding, copying each packet as a transport would; the world
-// handed over with SetEntity) for a configuration at 20 Hz, with every
+// handed over with SetEntities) for a configuration at 20 Hz, with every
 // client acknowledging the tick sent three ticks before. It reports ms per
 // tick and the bytes each client is sent a second, on average and at
 // most.
@@ -101,10 +101,8 @@ func benchCapacity(b *testing.B, cfg capacity) {
 		if err := s.BeginTick(tick); err != nil {
 			b.Fatal(err)
 		}
-		for k := range w.ents {
-			if err := s.SetEntity(w.ents[k]); err != nil {
-				b.Fatal(err)
-			}
+		if err := s.SetEntities(w.ents); err != nil {
+			b.Fatal(err)
 		}
 		for id := range cfg.clients {
 			cid := ClientID(id + 1)

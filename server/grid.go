@@ -8,8 +8,10 @@ type cellKey struct{ x, y, z int32 }
 // grid is a uniform spatial hash of the world's entities: square (2D) or
 // cubic (3D) cells of size quantisation steps on a side, each a list of
 // slots. An entity moves to another cell's list only when it crosses a
-// cell border, which most entities do not in most ticks; empty cells are
-// given back, so a world of any extent holds only the cells it uses.
+// cell border, which most entities do not in most ticks: then the grid
+// is not written at all, since a write to a cell's list is a write to a
+// random place in memory. Empty cells are given back, so a world of any
+// extent holds only the cells it uses.
 type grid struct {
 	size  int32 // cell side, in quantisation steps
 	dims  int   // 2: x and y; 3: x, y and z
@@ -41,14 +43,25 @@ func (g *grid) key(pos *[3]int32) cellKey {
 	return k
 }
 
+// within reports whether a position in steps lies in cell k: the test of
+// most entities in most ticks, by multiplication rather than division.
+func (g *grid) within(k *cellKey, pos *[3]int32) bool {
+	size := int64(g.size)
+	in := func(c, p int32) bool {
+		lo := int64(c) * size
+		return int64(p) >= lo && int64(p) < lo+size
+	}
+	return in(k.x, pos[0]) && in(k.y, pos[1]) && (g.dims != 3 || in(k.z, pos[2]))
+}
+
 // place puts slot in the cell of its position, moving it from its old
 // cell if it crossed a border.
 func (g *grid) place(w *world, slot int32) {
 	we := &w.ents[slot]
-	k := g.key(&we.rec.Pos)
-	if we.cell >= 0 && g.keys[we.cell] == k {
+	if we.cell >= 0 && g.within(&g.keys[we.cell], &we.rec.Pos) {
 		return
 	}
+	k := g.key(&we.rec.Pos)
 	g.leave(w, slot)
 	list, ok := g.index[k]
 	if !ok {
@@ -57,14 +70,24 @@ func (g *grid) place(w *world, slot int32) {
 			g.keys[list] = k
 		} else {
 			list = int32(len(g.lists))
-			g.lists = append(g.lists, nil)
+			g.lists = append(g.lists, make([]int32, 0, cellRoom))
 			g.keys = append(g.keys, k)
 		}
 		g.index[k] = list
 	}
 	we.cell, we.inCell = list, int32(len(g.lists[list]))
-	g.lists[list] = append(g.lists[list], slot)
+	l := g.lists[list]
+	// Room for twice the mean cell (and twice what it holds when full):
+	// a cell whose count wanders stops growing, and the cells made while
+	// the world filled up catch up with it as entities cross into them.
+	if want := 2*(w.n/max(1, len(g.index))) + cellRoom; len(l) == cap(l) || cap(l) < want {
+		l = append(make([]int32, 0, max(2*len(l)+cellRoom, want)), l...)
+	}
+	g.lists[list] = append(l, slot)
 }
+
+// cellRoom is the room a new cell's list starts with.
+const cellRoom = 8
 
 // leave takes slot out of its cell, if it is in one.
 func (g *grid) leave(w *world, slot int32) {
@@ -118,6 +141,65 @@ func (g *grid) query(center *[3]int32, radius int64, dst []int32) []int32 {
 		}
 	}
 	return dst
+}
+
+// cells appends to dst the lists of the cells in use that reach within
+// radius steps of center: the box of cells around it, less the cells of
+// each row (and, in 3D, layer) wholly beyond the radius. The caller
+// measures each entity's distance.
+func (g *grid) cells(center *[3]int32, radius float64, dst []int32) []int32 {
+	r := int32(min(int64(math.Ceil(radius))/int64(g.size)+1, 1<<20))
+	c := g.key(center)
+	z0, z1 := c.z, c.z
+	if g.dims == 3 {
+		z0, z1 = int32(max(int64(c.z)-int64(r), math.MinInt32)), int32(min(int64(c.z)+int64(r), math.MaxInt32))
+	}
+	side := float64(2*int64(r) + 1)
+	if n := side * side * float64(int64(z1)-int64(z0)+1); n > float64(len(g.index)) {
+		// More cells in the box than in use: take the cells in use.
+		for list, k := range g.keys {
+			if len(g.lists[list]) > 0 && abs32(k.x-c.x) <= r && abs32(k.y-c.y) <= r && k.z >= z0 && k.z <= z1 {
+				dst = append(dst, int32(list))
+			}
+		}
+		return dst
+	}
+	size := float64(g.size)
+	r2 := radius * radius
+	for z := int64(z0); z <= int64(z1); z++ {
+		dz := 0.0
+		if g.dims == 3 {
+			dz = gap(float64(center[2]), float64(z)*size, size)
+		}
+		for y := int64(c.y) - int64(r); y <= int64(c.y)+int64(r); y++ {
+			dy := gap(float64(center[1]), float64(y)*size, size)
+			rest := r2 - dy*dy - dz*dz
+			if rest < 0 || int64(int32(y)) != y {
+				continue
+			}
+			// The cells of the row within the radius along x.
+			half := math.Sqrt(rest) + 1 // a step more, against rounding
+			x0 := max(int64(c.x)-int64(r), int64(math.Floor((float64(center[0])-half)/size)))
+			x1 := min(int64(c.x)+int64(r), int64(math.Floor((float64(center[0])+half)/size)))
+			for x := x0; x <= x1; x++ {
+				if list, ok := g.index[cellKey{int32(x), int32(y), int32(z)}]; ok && int64(int32(x)) == x {
+					dst = append(dst, list)
+				}
+			}
+		}
+	}
+	return dst
+}
+
+// gap is the distance from v to the interval [lo, lo+size), 0 inside it.
+func gap(v, lo, size float64) float64 {
+	switch {
+	case v < lo:
+		return lo - v
+	case v >= lo+size:
+		return v - (lo + size)
+	}
+	return 0
 }
 
 func abs32(v int32) int32 {

@@ -94,6 +94,13 @@ func (c InterestConfig) normalize() (InterestConfig, error) {
 	return c, nil
 }
 
+// nearEnt is an entity a relevance query found, with its squared
+// distance in steps (-1 when always relevant, -2 when controlled).
+type nearEnt struct {
+	slot int32
+	dist float32
+}
+
 // relEntry is an entity relevant to a client, with the client's priority
 // state for it.
 type relEntry struct {
@@ -107,7 +114,9 @@ type relEntry struct {
 // when the relevant set is rebuilt.
 type priority struct {
 	acc   float32 // priority accumulated while changed and not sent
-	since uint32  // tick of its last record sent to the client, or of its entering
+	since uint32  // tick of its last record sent to the client, or of its entering (staggered)
+	fresh bool    // entered and not yet waiting: its since is its entering's
+	sent  bool    // a record of it was sent since it entered
 
 	// The last record sent, until its packet is acknowledged or known
 	// lost: then the entity waits again from when it started waiting
@@ -200,9 +209,10 @@ func (s *Session) refresh(c *peer) {
 // everything makes c's relevant set the whole world, keeping the
 // priority state of the entities it already had.
 func (s *Session) everything(c *peer) {
-	next := c.relNext[:0]
+	next := room(c.relNext, s.world.n)
 	for _, slot := range s.world.sorted() {
-		next = append(next, relEntry{netID: s.world.ents[slot].rec.NetID, slot: slot, priority: priority{since: s.tick}})
+		id := s.world.ents[slot].rec.NetID
+		next = append(next, relEntry{netID: id, slot: slot, priority: s.entering(id)})
 	}
 	s.adopt(c, next)
 	c.relVersion, c.relBuilt = s.world.version, true
@@ -215,38 +225,56 @@ func (s *Session) nearby(c *peer) {
 	w := &s.world
 	center := c.center
 	var enter2 float64
-	keys := s.keys[:0] // NetID and slot, to sort as one word
+	// NetID and an index in near, to sort as one word by NetID.
+	var keys []uint64
+	var near []nearEnt
 	if c.hasView {
 		r := float64(c.view.Radius) / float64(s.q.PosStep)
 		enter2 = r * r
 		leave := r * (1 + float64(s.cfg.Interest.Hysteresis))
 		leave2 := leave * leave
-		s.cand = s.grid.query(&center, int64(math.Ceil(leave)), s.cand[:0])
-		for _, slot := range s.cand {
-			if dist2(&w.ents[slot].rec.Pos, &center, s.grid.dims) <= leave2 {
-				keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(slot))
+		s.cells = s.grid.cells(&center, math.Ceil(leave), s.cells[:0])
+		found := 0
+		for _, list := range s.cells {
+			found += len(s.grid.lists[list])
+		}
+		n := found + len(w.always) + 1
+		keys, near = room(s.keys, n), room(s.near, n)
+		dims := s.grid.dims
+		for _, list := range s.cells {
+			for _, slot := range s.grid.lists[list] {
+				rec := &w.ents[slot].rec
+				if d := dist2(&rec.Pos, &center, dims); d <= leave2 {
+					keys = append(keys, uint64(rec.NetID)<<32|uint64(len(near)))
+					near = append(near, nearEnt{slot: slot, dist: float32(d)})
+				}
 			}
 		}
 	}
+	if !c.hasView {
+		keys, near = room(s.keys, len(w.always)+1), room(s.near, len(w.always)+1)
+	}
 	for _, slot := range w.always {
-		keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(slot))
+		keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(len(near)))
+		near = append(near, nearEnt{slot: slot, dist: -1})
 	}
 	if slot, ok := w.slot(c.netID); ok && c.netID != 0 {
-		keys = append(keys, uint64(c.netID)<<32|uint64(slot))
+		keys = append(keys, uint64(c.netID)<<32|uint64(len(near)))
+		near = append(near, nearEnt{slot: slot, dist: -2})
 	}
-	slices.Sort(keys)
-	s.keys = keys
-	next := c.relNext[:0]
+	s.sortTmp = sortHigh(keys, s.sortTmp)
+	s.keys, s.near = keys, near
+	next := room(c.relNext, len(keys))
 	for _, k := range keys {
-		slot := int32(uint32(k))
-		e := relEntry{netID: uint32(k >> 32), slot: slot}
+		n := near[uint32(k)]
+		e := relEntry{netID: uint32(k >> 32), slot: n.slot}
 		switch {
 		case e.netID == c.netID:
 			e.dist = -2
-		case w.ents[slot].always:
+		case w.ents[n.slot].always:
 			e.dist = -1
 		default:
-			e.dist = float32(dist2(&w.ents[slot].rec.Pos, &center, s.grid.dims))
+			e.dist = n.dist // found in the grid: neither always nor controlled
 		}
 		next = append(next, e)
 	}
@@ -271,11 +299,58 @@ func (s *Session) nearby(c *peer) {
 		if held {
 			e.priority = old[j].priority
 		} else {
-			e.since = s.tick
+			e.priority = s.entering(e.netID)
 		}
 		out = append(out, e)
 	}
+	s.dropped(c, old, out)
 	c.relNext, c.rel = c.rel[:0], out
+}
+
+// leftEntry is an entity that left a client's relevant set after a record
+// of it was sent: the client may hold it, from a tick it has not
+// acknowledged, until it acknowledges a tick that carried its despawn.
+type leftEntry struct {
+	netID        uint32
+	despawned    uint32 // the first of the ticks since, each of which carried its despawn
+	hasDespawned bool
+}
+
+// acked reports whether the client acknowledged a tick that carried the
+// entity's despawn: one of the run of ticks that did, up to the latest.
+func (l *leftEntry) acked(c *peer) bool {
+	return l.hasDespawned && c.hasAcked && !tickBefore(c.acked, l.despawned)
+}
+
+// dropped adds to c's entities that left those of old, its relevant set,
+// missing from next, its new one, that were sent to it: each gets a
+// despawn until the client acknowledges one (like the graves of the
+// entities that died), since the client may know it from a tick it has not
+// acknowledged, which the baseline does not hold.
+func (s *Session) dropped(c *peer, old, next []relEntry) {
+	j := 0
+	for i := range old {
+		if !old[i].sent {
+			continue
+		}
+		id := old[i].netID
+		for j < len(next) && next[j].netID < id {
+			j++
+		}
+		if j < len(next) && next[j].netID == id {
+			continue
+		}
+		at, found := slices.BinarySearchFunc(c.gone, id, func(l leftEntry, id uint32) int { return cmpUint32(l.netID, id) })
+		switch {
+		case found:
+			c.gone[at] = leftEntry{netID: id} // left again: a new despawn to acknowledge
+		case len(c.gone) < s.cfg.Wire.MaxEntities:
+			if len(c.gone) == cap(c.gone) {
+				c.gone = append(make([]leftEntry, 0, 2*len(c.gone)+64), c.gone...)
+			}
+			c.gone = slices.Insert(c.gone, at, leftEntry{netID: id})
+		}
+	}
 }
 
 // keep decides whether entity e (its dist holding its squared distance in
@@ -304,6 +379,18 @@ func (s *Session) keep(c *peer, e *relEntry, held bool, enter2 float64) bool {
 	return held || float64(e.dist) <= enter2
 }
 
+// entering is the priority state of an entity entering a client's
+// relevant set: waiting since this tick, or up to half of MaxInterval
+// before, by its NetID. Entities that enter together (a view that jumps,
+// interest turned off, the first snapshot) and are left out by the
+// budget are then forced out by MaxInterval over several ticks instead
+// of all in one, and stay spread out after that, each waiting again from
+// its own send.
+func (s *Session) entering(netID uint32) priority {
+	spread := max(1, s.maxWaitTicks()/2)
+	return priority{since: s.tick - (netID*0x9e3779b1>>16)%spread, fresh: true}
+}
+
 // adopt makes next c's relevant set, carrying over the priority state of
 // the entities c already had.
 func (s *Session) adopt(c *peer, next []relEntry) {
@@ -318,6 +405,7 @@ func (s *Session) adopt(c *peer, next []relEntry) {
 			e.priority = old[j].priority
 		}
 	}
+	s.dropped(c, old, next)
 	c.relNext, c.rel = c.rel[:0], next
 }
 

@@ -43,8 +43,11 @@ type peer struct {
 	everything bool        // interest management off for this client (SetInterest)
 	builtView  View        // the view rel was built from
 	cand       []candidate // the tick's candidates, in NetID order
+	gone       []leftEntry // entities that left rel, in NetID order, until their despawn is acknowledged
 	order      []uint64    // candidates by priority, choose's scratch
-	bucket     float64     // bytes the budget allows now
+	bucket     float64     // bytes the budget allows now, before the window
+	allow      float64     // what the budget allowed this tick's snapshot
+	spent      []spentTick // the budget's window: bytes sent per tick, by tick modulo its length
 }
 
 // sentTick is the table of what a client holds after a tick, with its
@@ -67,6 +70,7 @@ func newPeer(id ClientID, cfg *SessionConfig) *peer {
 	return &peer{
 		id:     id,
 		sent:   make([]sentTick, cfg.Wire.History),
+		gone:   make([]leftEntry, 0, 64), // what a view leaves behind over a round trip
 		inputs: newInputBuffer(cfg.InputWindow, cfg.Wire.MaxInputSize, cfg.Wire.MaxLate),
 	}
 }

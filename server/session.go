@@ -54,11 +54,15 @@ type Session struct {
 	tick    uint32
 	started bool
 	world   world
-	grid    *grid    // nil without interest management
-	hist    *history // nil without lag compensation
-	cand    []int32  // grid queries' scratch
-	keys    []uint64 // relevance's scratch: NetID and slot
-	graves  []grave  // recent despawns, by NetID
+	grid    *grid     // nil without interest management
+	hist    *history  // nil without lag compensation
+	cand    []int32   // grid queries' scratch
+	cells   []int32   // relevance's scratch: the cells a view reaches
+	keys    []uint64  // relevance's scratch: NetID and index in near
+	near    []nearEnt // relevance's scratch: the entities found
+	sortTmp []uint64  // the radix sorts' scratch
+	alive   []bool    // collect's scratch: which relevant entities live
+	graves  []grave   // recent despawns, by NetID
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
 	addErr  error            // an unexpected encoder error during Snapshot

@@ -106,20 +106,22 @@ func (s *Session) begin(c *peer, now uint32) (table, base *sentTick, err error) 
 	return table, base, nil
 }
 
-// merger walks a client's relevant set, its baseline table and the
-// recent despawns together in NetID order.
+// merger walks a client's relevant set, its baseline table, the recent
+// despawns and the entities that left the client's set together in NetID
+// order.
 type merger struct {
-	rel     []relEntry
-	base    []sentRec
-	graves  []grave
-	i, j, k int
+	rel        []relEntry
+	base       []sentRec
+	graves     []grave
+	gone       []leftEntry
+	i, j, k, l int
 }
 
 // next returns the next NetID and the indexes of its entries (-1 where it
 // has none), and false at the end.
-func (m *merger) next() (id uint32, rel, base, grave int, ok bool) {
-	if m.i == len(m.rel) && m.j == len(m.base) && m.k == len(m.graves) {
-		return 0, -1, -1, -1, false
+func (m *merger) next() (id uint32, rel, base, grave, gone int, ok bool) {
+	if m.i == len(m.rel) && m.j == len(m.base) && m.k == len(m.graves) && m.l == len(m.gone) {
+		return 0, -1, -1, -1, -1, false
 	}
 	id = math.MaxUint32
 	if m.i < len(m.rel) {
@@ -131,7 +133,10 @@ func (m *merger) next() (id uint32, rel, base, grave int, ok bool) {
 	if m.k < len(m.graves) {
 		id = min(id, m.graves[m.k].netID)
 	}
-	rel, base, grave = -1, -1, -1
+	if m.l < len(m.gone) {
+		id = min(id, m.gone[m.l].netID)
+	}
+	rel, base, grave, gone = -1, -1, -1, -1
 	if m.i < len(m.rel) && m.rel[m.i].netID == id {
 		rel = m.i
 		m.i++
@@ -144,55 +149,71 @@ func (m *merger) next() (id uint32, rel, base, grave int, ok bool) {
 		grave = m.k
 		m.k++
 	}
-	return id, rel, base, grave, true
+	if m.l < len(m.gone) && m.gone[m.l].netID == id {
+		gone = m.l
+		m.l++
+	}
+	return id, rel, base, grave, gone, true
 }
 
 func (s *Session) merger(c *peer, base *sentTick) merger {
-	m := merger{rel: c.rel, graves: s.graves}
+	m := merger{rel: c.rel, graves: s.graves, gone: c.gone}
 	if base != nil {
 		m.base = base.recs
 	}
 	return m
 }
 
-// live returns the world's entry of relevant-set entry r, nil if the
-// entity is gone (its slot freed, or reused by another).
-func (s *Session) live(r *relEntry) *worldEntry {
-	we := &s.world.ents[r.slot]
-	if !we.alive || we.rec.NetID != r.netID {
-		return nil
-	}
-	return we
-}
-
 // collect lists in c.cand, in NetID order, every entity c's snapshot may
 // carry, with its size and priority when a budget needs them.
 func (s *Session) collect(c *peer, base *sentTick) {
-	c.cand = c.cand[:0]
+	held := 0
+	if base != nil {
+		held = len(base.recs)
+	}
+	c.cand = room(c.cand, len(c.rel)+held+len(s.graves)+len(c.gone))
 	weigh := s.bytesPerTick() > 0
+	// First, in one tight pass, which relevant entities are still alive:
+	// their world entries' cache misses overlap, and the walk below finds
+	// them at hand.
+	ents := s.world.ents
+	alive := room(s.alive, len(c.rel))
+	for i := range c.rel {
+		r := &c.rel[i]
+		we := &ents[r.slot]
+		alive = append(alive, we.alive && we.rec.NetID == r.netID)
+	}
+	s.alive = alive
 	m := s.merger(c, base)
 	var b []sentRec
 	if base != nil {
 		b = base.recs
 	}
+	gone := c.gone[:0] // the entries of c.gone kept, compacted in place
+	defer func() { c.gone = gone }()
 	for {
-		id, ri, bi, gi, ok := m.next()
+		id, ri, bi, gi, oi, ok := m.next()
 		if !ok {
 			return
 		}
 		var we *worldEntry
-		if ri >= 0 {
-			we = s.live(&c.rel[ri])
+		if ri >= 0 && alive[ri] {
+			we = &ents[c.rel[ri].slot]
 		}
-		k := candidate{netID: id, rel: int32(ri), base: int32(bi)}
+		k := candidate{netID: id, rel: int32(ri), base: int32(bi), gone: -1}
+		if oi >= 0 && we == nil && !c.gone[oi].acked(c) {
+			// Left the client's set and not known to be despawned there.
+			k.gone = int32(len(gone))
+			gone = append(gone, c.gone[oi])
+		}
 		switch {
 		case we == nil && bi >= 0:
 			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize+1
 		case we == nil:
-			// Died after the client's acknowledged tick, which does not
-			// hold it: the client may still know it from a tick it
-			// received in part. Tell it too.
-			if gi < 0 || !c.mayKnow(s.graves[gi].tick) {
+			// Died, or left the client's set, after the client's
+			// acknowledged tick, which does not hold it: the client may
+			// still know it from a tick it received in part. Tell it too.
+			if (gi < 0 || !c.mayKnow(s.graves[gi].tick)) && k.gone < 0 {
 				continue
 			}
 			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize+1
@@ -223,7 +244,10 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			if r.pending {
 				s.settle(c, r)
 			}
-			if r.acc == 0 {
+			switch {
+			case r.fresh:
+				r.fresh = false // waits from its (staggered) entering
+			case r.acc == 0:
 				r.since = s.tick // starts waiting now
 			}
 			k.score = r.acc + s.importance(c, id, s.distance(c, we))
@@ -287,10 +311,11 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 		b = base.recs
 		held = len(b)
 	}
+	table.recs = room(table.recs, held+len(c.cand))
 	m := s.merger(c, base)
 	next := 0 // the next candidate
 	for {
-		id, _, bi, _, ok := m.next()
+		id, _, bi, _, _, ok := m.next()
 		if !ok {
 			break
 		}
@@ -322,9 +347,19 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 			complete = false
 			c.stats.Deferred++
 		}
+		if l := k.gone; l >= 0 {
+			// The first of a run of ticks each carrying its despawn.
+			switch {
+			case !k.send:
+				c.gone[l].hasDespawned = false
+			case !c.gone[l].hasDespawned:
+				c.gone[l].despawned, c.gone[l].hasDespawned = s.tick, true
+			}
+		}
 		if k.rel >= 0 {
 			r := &c.rel[k.rel]
 			if k.send {
+				r.sent = true
 				r.pending, r.sentSeq, r.sentTick = true, c.seq+uint16(s.enc.Part()), s.tick
 				r.lostSince, r.lostAcc = r.since, k.score
 				r.acc = 0

@@ -123,28 +123,54 @@ func (w *world) sorted() []int32 {
 // SessionConfig.Wire.MaxEntities entities, or [ErrEntity] for NetID 0 or a
 // Despawn flag.
 func (s *Session) SetEntity(e wire.Entity) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.setEntity(&e)
+}
+
+// SetEntities sets the state of every entity of es at the current tick,
+// as SetEntity does for each in turn, under one acquisition of the
+// session's lock: the way to hand over a large world every tick. It stops
+// at the first entity SetEntity would refuse and returns that error; the
+// entities before it are set.
+func (s *Session) SetEntities(es []wire.Entity) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range es {
+		if err := s.setEntity(&es[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setEntity is SetEntity with the lock held.
+func (s *Session) setEntity(e *wire.Entity) error {
 	if e.NetID == 0 {
 		return fmt.Errorf("%w: NetID 0 is reserved (it means no entity)", ErrEntity)
 	}
 	if e.Flags&wire.Despawn != 0 {
 		return fmt.Errorf("%w: NetID %d has the Despawn flag: call Despawn", ErrEntity, e.NetID)
 	}
-	r, err := s.q.Record(e)
-	if err != nil {
-		return err
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	w := &s.world
 	slot, ok := w.slot(e.NetID)
-	if !ok {
+	if ok {
+		// Quantised in place: left as it was on error.
+		if err := s.q.RecordTo(&w.ents[slot].rec, e); err != nil {
+			return err
+		}
+	} else {
+		var r wire.Record
+		if err := s.q.RecordTo(&r, e); err != nil {
+			return err
+		}
 		if w.n >= s.cfg.Wire.MaxEntities {
 			return fmt.Errorf("%w: NetID %d would be entity %d > MaxEntities %d", wire.ErrLimit, e.NetID, w.n+1, s.cfg.Wire.MaxEntities)
 		}
 		slot = w.add(e.NetID)
+		w.ents[slot].rec = r
 	}
 	we := &w.ents[slot]
-	we.rec = r
 	if e.Flags&wire.Spawn != 0 {
 		we.spawn, we.hasSpawn = s.tick, true
 	}

@@ -76,6 +76,9 @@ func (q Quantizer) normalize() (Quantizer, error) {
 // mustNorm returns q normalised, or the defaults where q is invalid; the
 // conversion methods use it so that they never fail on configuration.
 func (q Quantizer) mustNorm() Quantizer {
+	if q.PosStep >= 1e-9 && q.PosStep <= 1e9 && q.VelStep >= 1e-9 && q.VelStep <= 1e9 && q.RotBits >= 4 && q.RotBits <= 20 {
+		return q // normalised already: what every call but the first sees
+	}
 	n, err := q.normalize()
 	if err != nil {
 		return DefaultQuantizer()
@@ -83,14 +86,19 @@ func (q Quantizer) mustNorm() Quantizer {
 	return n
 }
 
-// Steps quantises one value to the nearest multiple of step. It fails with
-// [ErrRange] for a non-finite value or one beyond ±2^31 steps.
-func steps(v, step float32, field string, netID uint32) (int32, error) {
+// steps quantises one value to the nearest multiple of step, reporting
+// false for a non-finite value or one beyond ±2^31 steps.
+func steps(v, step float32) (int32, bool) {
 	f := math.Round(float64(v) / float64(step))
 	if !(f >= math.MinInt32 && f <= math.MaxInt32) { // false for NaN too
-		return 0, fmt.Errorf("%w: NetID %d %s = %v is not finite or beyond ±2^31 steps of %v", ErrRange, netID, field, v, step)
+		return 0, false
 	}
-	return int32(f), nil
+	return int32(f), true
+}
+
+// rangeErr is the error of a value steps refused: field i of axisNames.
+func rangeErr(netID uint32, vel, i int, v, step float32) error {
+	return fmt.Errorf("%w: NetID %d %s = %v is not finite or beyond ±2^31 steps of %v", ErrRange, netID, axisNames[vel][i], v, step)
 }
 
 var axisNames = [2][3]string{{"Pos.X", "Pos.Y", "Pos.Z"}, {"Vel.X", "Vel.Y", "Vel.Z"}}
@@ -101,30 +109,43 @@ var axisNames = [2][3]string{{"Pos.X", "Pos.Y", "Pos.Z"}, {"Vel.X", "Vel.Y", "Ve
 // non-finite or too distant position or velocity, a non-finite rotation,
 // or a custom field value its [FieldSpec] refuses.
 func (q Quantizer) Record(e Entity) (Record, error) {
-	q = q.mustNorm()
-	r := Record{NetID: e.NetID, State: e.State, Epoch: e.Epoch, Flags: e.Flags & HasVelocity}
-	var err error
+	var r Record
+	err := q.RecordTo(&r, &e)
+	return r, err
+}
+
+// RecordTo is [Quantizer.Record] writing into *r, which it leaves
+// unchanged on error: a server quantising its whole world every tick
+// writes each record in place, without copying entities and records
+// through the stack.
+func (q *Quantizer) RecordTo(r *Record, e *Entity) error {
+	n := q.mustNorm()
+	var out Record
+	out.NetID, out.State, out.Epoch, out.Flags = e.NetID, e.State, e.Epoch, e.Flags&HasVelocity
+	var ok bool
 	for i := range 3 {
-		if r.Pos[i], err = steps(e.Pos[i], q.PosStep, axisNames[0][i], e.NetID); err != nil {
-			return Record{}, err
+		if out.Pos[i], ok = steps(e.Pos[i], n.PosStep); !ok {
+			return rangeErr(e.NetID, 0, i, e.Pos[i], n.PosStep)
 		}
 	}
-	if r.Flags&HasVelocity != 0 {
+	if out.Flags&HasVelocity != 0 {
 		for i := range 3 {
-			if r.Vel[i], err = steps(e.Vel[i], q.VelStep, axisNames[1][i], e.NetID); err != nil {
-				return Record{}, err
+			if out.Vel[i], ok = steps(e.Vel[i], n.VelStep); !ok {
+				return rangeErr(e.NetID, 1, i, e.Vel[i], n.VelStep)
 			}
 		}
 	}
-	if r.Rot, err = q.PackRotation(e.Rot); err != nil {
-		return Record{}, fmt.Errorf("NetID %d: %w", e.NetID, err)
+	var err error
+	if out.Rot, err = n.pack(&e.Rot); err != nil {
+		return fmt.Errorf("NetID %d: %w", e.NetID, err)
 	}
-	for i, f := range q.Fields {
-		if r.Fields[i], err = f.Quantize(e.Fields[i]); err != nil {
-			return Record{}, fmt.Errorf("NetID %d Fields[%d]: %w", e.NetID, i, err)
+	for i := range n.Fields {
+		if out.Fields[i], err = n.Fields[i].Quantize(e.Fields[i]); err != nil {
+			return fmt.Errorf("NetID %d Fields[%d]: %w", e.NetID, i, err)
 		}
 	}
-	return r, nil
+	*r = out
+	return nil
 }
 
 // Entity converts r back to world units. Flags keeps HasVelocity; a packed

@@ -39,10 +39,15 @@ func (q Quantizer) identity() uint64 {
 // quaternion.
 func (q Quantizer) PackRotation(r mgl32.Quat) (uint64, error) {
 	q = q.mustNorm()
+	return q.pack(&r)
+}
+
+// pack is PackRotation with q normalised.
+func (q *Quantizer) pack(r *mgl32.Quat) (uint64, error) {
 	c := [4]float64{float64(r.V[0]), float64(r.V[1]), float64(r.V[2]), float64(r.W)}
 	n2 := c[0]*c[0] + c[1]*c[1] + c[2]*c[2] + c[3]*c[3]
 	if math.IsNaN(n2) || math.IsInf(n2, 0) {
-		return 0, fmt.Errorf("%w: rotation %v is not finite", ErrRange, r)
+		return 0, fmt.Errorf("%w: rotation %v is not finite", ErrRange, *r)
 	}
 	if n2 == 0 {
 		return q.identity(), nil
