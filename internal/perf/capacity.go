@@ -103,7 +103,7 @@ type capacityClient struct {
 // BenchCapacity measures the server's own work per tick (relevance,
 // priority, delta encoding, copying each packet as a transport's send
 // queue does, and reading each client's acknowledgement) for cfg through
-// server.Session's public API, with the world handed over by SetEntity.
+// server.Session's public API, with the world handed over by SetEntities.
 // Each client acknowledges, with an input packet decoded by the server,
 // every packet and the snapshot tick sent to it three ticks before, as a
 // client behind a 150 ms round trip would. Moving the world is the game's
@@ -161,10 +161,8 @@ func BenchCapacity(b *testing.B, cfg Capacity) CapacityResult {
 		if err := s.BeginTick(tick); err != nil {
 			b.Fatal(err)
 		}
-		for k := range w.ents {
-			if err := s.SetEntity(w.ents[k]); err != nil {
-				b.Fatal(err)
-			}
+		if err := s.SetEntities(w.ents); err != nil {
+			b.Fatal(err)
 		}
 		for id := range clients {
 			c := &clients[id]
