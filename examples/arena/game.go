@@ -36,21 +36,24 @@ var (
 	outside      = color.RGBA{0x04, 0x05, 0x07, 0xff} // beyond the world's walls
 	gridColour   = [4]float32{0.12, 0.15, 0.2, 1}
 	wallColour   = [4]float32{0.3, 0.36, 0.45, 1}
-	areaColour   = [4]float32{0.55, 0.8, 1, 0.5}    // the edge of the client's area (interest management)
-	mapColour    = [4]float32{0.1, 0.13, 0.18, 1}   // the minimap's background
-	everyColour  = [4]float32{0.35, 0.65, 1, 0.22}  // the minimap: a bot the client does not hold
-	botColour    = [4]float32{0.35, 0.65, 1, 1}     // interpolated
-	extrapColour = [4]float32{1, 0.6, 0.15, 1}      // past the newest sample: extrapolated
-	heldColour   = [4]float32{1, 0.25, 0.25, 1}     // past the newest sample: held
-	snapColour   = [4]float32{1, 1, 1, 1}           // snapped or teleported this frame
-	otherColour  = [4]float32{0.3, 0.95, 0.45, 1}   // another client's player
-	meColour     = [4]float32{1, 0.85, 0.2, 1}      // the predicted player
-	ghostColour  = [4]float32{1, 0.85, 0.2, 0.35}   // the server's latest state of it
-	truthColour  = [4]float32{0.3, 0.95, 0.45, 0.7} // trails: the true path
-	drawnColour  = [4]float32{1, 0.35, 0.8, 0.9}    // trails: the drawn path
-	tracerColour = [4]float32{1, 1, 0.75, 0.9}      // a shot, from the player to the bot aimed at
-	hitColour    = [4]float32{0.3, 1, 0.4, 1}       // a shot the server confirmed
-	missColour   = [4]float32{1, 0.3, 0.3, 0.9}     // a shot the server judged a miss
+	areaColour   = [4]float32{0.55, 0.8, 1, 0.5}     // the edge of the client's area (interest management)
+	mapColour    = [4]float32{0.1, 0.13, 0.18, 1}    // the minimap's background
+	everyColour  = [4]float32{0.35, 0.65, 1, 0.22}   // the minimap: a bot the client does not hold
+	botColour    = [4]float32{0.35, 0.65, 1, 1}      // interpolated
+	extrapColour = [4]float32{1, 0.6, 0.15, 1}       // past the newest sample: extrapolated
+	heldColour   = [4]float32{1, 0.25, 0.25, 1}      // past the newest sample: held
+	snapColour   = [4]float32{1, 1, 1, 1}            // snapped or teleported this frame
+	otherColour  = [4]float32{0.3, 0.95, 0.45, 1}    // another client's player
+	meColour     = [4]float32{1, 0.85, 0.2, 1}       // the predicted player
+	ghostColour  = [4]float32{1, 0.85, 0.2, 0.35}    // the server's latest state of it
+	truthColour  = [4]float32{0.3, 0.95, 0.45, 0.7}  // trails: the true path
+	drawnColour  = [4]float32{1, 0.35, 0.8, 0.9}     // trails: the drawn path
+	tracerColour = [4]float32{1, 1, 0.75, 0.9}       // a shot, from the player to the bot aimed at
+	hitColour    = [4]float32{0.3, 1, 0.4, 1}        // a shot the server confirmed
+	missColour   = [4]float32{1, 0.3, 0.3, 0.9}      // a shot the server judged a miss
+	fullColour   = [4]float32{0.2, 0.9, 0.2, 1}      // a health bar, full
+	emptyColour  = [4]float32{1, 0.15, 0.1, 1}       // a health bar, near empty
+	barBack      = [4]float32{0.3, 0.04, 0.04, 0.85} // a health bar's empty part
 )
 
 // shot asks the game to save the screen after a number of frames and
@@ -77,6 +80,7 @@ type game struct {
 	white  *ebiten.Image
 	verts  []ebiten.Vertex
 	idx    []uint16
+	bars   []bar  // this frame's health bars, drawn after the discs
 	cam    camera // of the arena being drawn
 	// every is the minimap's dim dots: every bot where it truly is,
 	// drawn anew every everyFrames frames (last at frame everyAt).
@@ -549,11 +553,26 @@ func far(a, b [2]float32) bool {
 	return dx*dx+dy*dy > 10*10
 }
 
+// botDiameter is a bot's disc at size 1, in pixels; its health bar is
+// barW × barH pixels, barGap above the disc.
+const (
+	botDiameter        = 9
+	barW, barH, barGap = 12, 2, 3
+)
+
+// bar is a bot's health bar: the middle of its bottom edge, on the
+// screen, and the health it shows.
+type bar struct {
+	x, y, health float32
+}
+
 // drawEntities draws every visible remote entity on the screen and the
-// player, one batch of sprites.
+// player, one batch of sprites, then the bots' health bars: each bot's
+// disc as large as its size and its bar as full as its health, both as
+// the pipeline draws them from the server's fields.
 func (g *game) drawEntities(screen *ebiten.Image, c *arenanet.Client) {
-	g.verts, g.idx = g.verts[:0], g.idx[:0]
-	c.EachRemote(func(id uint32, r *components.Render) {
+	g.verts, g.idx, g.bars = g.verts[:0], g.idx[:0], g.bars[:0]
+	c.EachRemote(func(id uint32, r *components.Render, look arenanet.Look) {
 		if !g.cam.shows(r.Pos[0], r.Pos[1], 2) {
 			return
 		}
@@ -561,7 +580,9 @@ func (g *game) drawEntities(screen *ebiten.Image, c *arenanet.Client) {
 		if id > arenanet.PlayerBase {
 			g.disc(x, y, 14, otherColour)
 		} else {
-			g.disc(x, y, 9, botColourOf(r.Flags))
+			d := botDiameter * look.Size
+			g.disc(x, y, d, botColourOf(r.Flags))
+			g.bars = append(g.bars, bar{x, y - d/2 - barGap, look.Health})
 		}
 		if len(g.verts) > 65000 {
 			g.flush(screen, g.sprite)
@@ -574,6 +595,26 @@ func (g *game) drawEntities(screen *ebiten.Image, c *arenanet.Client) {
 		g.disc(x, y, 16, meColour)
 	}
 	g.flush(screen, g.sprite)
+	for _, b := range g.bars {
+		g.healthBar(b)
+		if len(g.verts) > 65000 {
+			g.flush(screen, g.white)
+		}
+	}
+	g.flush(screen, g.white)
+}
+
+// healthBar adds bot health bar b: a dark back, and over it from the left
+// a part as long as the health, from green (full) to red (empty).
+func (g *game) healthBar(b bar) {
+	f := max(0, min(1, b.health/arenanet.MaxHealth))
+	x0, y0 := b.x-barW/2, b.y-barH
+	g.box(x0-1, y0-1, x0+barW+1, b.y+1, barBack)
+	var col [4]float32
+	for i := range col {
+		col[i] = emptyColour[i] + (fullColour[i]-emptyColour[i])*f
+	}
+	g.box(x0, y0, x0+barW*f, b.y, col)
 }
 
 // botColourOf tells how a bot was drawn this frame.
@@ -661,7 +702,7 @@ func (g *game) drawOverlay(screen *ebiten.Image) {
 	b.WriteString("\n")
 	if g.help {
 		b.WriteString("\nmove: arrows/WASD  fire: space/click  C lag compensation  I interp  Q delay\nE extrapolation  N interest  K latency  J jitter  L loss  B bursts  T trails  O overlay  H keys\n")
-		b.WriteString("blue: interpolated  orange: extrapolated  red: held  white: snapped\ngreen line: true path  pink line: drawn path")
+		b.WriteString("blue: interpolated  orange: extrapolated  red: held  white: snapped\ngreen line: true path  pink line: drawn path  bar: health")
 	}
 	g.panel(screen, b.String(), 6, 4)
 }
@@ -756,7 +797,7 @@ func (g *game) drawMinimap(screen *ebiten.Image, c *arenanet.Client) {
 	g.rect(left, top, left+w, top+h, 1, wallColour)
 	g.flush(screen, g.white)
 	g.drawEvery(screen, c, left, top, scale)
-	c.EachRemote(func(id uint32, e *components.Render) {
+	c.EachRemote(func(id uint32, e *components.Render, _ arenanet.Look) {
 		x, y := at(e.Pos[0], e.Pos[1])
 		if id > arenanet.PlayerBase {
 			g.box(x-1.5, y-1.5, x+1.5, y+1.5, otherColour)

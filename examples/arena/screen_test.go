@@ -111,8 +111,16 @@ func TestScreenshotMode(t *testing.T) {
 			if claimed == 0 || confirmed == 0 {
 				t.Errorf("%d shots claimed, %d confirmed: want the player firing, and hits confirmed", claimed, confirmed)
 			}
-			t.Logf("%.1f FPS, %d bot pixels, %d player pixels, %d pixels of the minimap's background; held %s entities, received %s kB/s; shots claimed %d, confirmed %d",
-				fps, bots, me, ground, h[1], h[2], claimed, confirmed)
+			// The health bars: a short bar above each bot, green at full
+			// health (most of them), and nearly all their pixels with a
+			// bot's disc a few pixels below (not those over a disc dimmed
+			// by the overlay, say).
+			bars, above := barsAboveBots(img)
+			if bars < tc.minBots/2 || above < bars*9/10 {
+				t.Errorf("%d pixels of full health bars, %d of them above a bot: want at least %d, 90%% above a bot", bars, above, tc.minBots/2)
+			}
+			t.Logf("%.1f FPS, %d bot pixels, %d player pixels, %d pixels of the minimap's background, %d of full health bars (%d above a bot); held %s entities, received %s kB/s; shots claimed %d, confirmed %d",
+				fps, bots, me, ground, bars, above, h[1], h[2], claimed, confirmed)
 		})
 	}
 }
@@ -141,6 +149,42 @@ func screenshot(t *testing.T, bin string, args ...string) (image.Image, string) 
 		t.Fatal(err)
 	}
 	return img, out.String()
+}
+
+// barsAboveBots counts the pixels of img in a full health bar's green,
+// and those of them with a pixel in a bot's colours at most 14 pixels
+// below and 4 aside (a bar is drawn barGap pixels above its bot's disc,
+// a little wider).
+func barsAboveBots(img image.Image) (bars, above int) {
+	near := func(x, y int, c [4]float32, tol int) bool {
+		r, g, b, _ := img.At(x, y).RGBA()
+		want := rgb(c)
+		for i, v := range [3]uint32{r >> 8, g >> 8, b >> 8} {
+			if d := int(v) - want[i]; d > tol || d < -tol {
+				return false
+			}
+		}
+		return true
+	}
+	bd := img.Bounds()
+	for y := bd.Min.Y; y < bd.Max.Y; y++ {
+		for x := bd.Min.X; x < bd.Max.X; x++ {
+			if !near(x, y, fullColour, 25) {
+				continue
+			}
+			bars++
+		below:
+			for dy := 2; dy <= 14 && y+dy < bd.Max.Y; dy++ {
+				for dx := -4; dx <= 4; dx++ {
+					if near(x+dx, y+dy, botColour, 40) || near(x+dx, y+dy, extrapColour, 40) || near(x+dx, y+dy, heldColour, 40) {
+						above++
+						break below
+					}
+				}
+			}
+		}
+	}
+	return bars, above
 }
 
 // subImage is the part r of img.

@@ -366,7 +366,7 @@ func TestSpeedHackBounded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		cc, err := clientConfig(tk.Ticket, client.SessionConfig{Inbox: systems.NewInbox(0), OnOwn: func(client.Own) {}}, netsim.Config{}, 1)
+		cc, err := clientConfig(tk.Ticket, client.SessionConfig{Wire: arenaWire(), Inbox: systems.NewInbox(0), OnOwn: func(client.Own) {}}, netsim.Config{}, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

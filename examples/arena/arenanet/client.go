@@ -151,7 +151,11 @@ type Client struct {
 	cmds   generic.Map2[components.InputCommand[scenario.Stick], components.PredictedStatus]
 	render generic.Map1[components.Render]
 	remote *generic.Filter3[components.NetID, components.Render, components.Span]
-	own    *ownState
+	// sizes and healths are the bots' fields as the pipeline draws them
+	// (nil for an entity before its first values).
+	sizes   generic.Map1[BotSize]
+	healths generic.Map1[BotHealth]
+	own     *ownState
 
 	me    ecs.Entity
 	meID  components.NetID
@@ -237,12 +241,24 @@ func newClient(rules Rules) (*Client, client.SessionConfig, error) {
 	if c.pred, err = nsecs.AddPredictor(c.pipe, rules.playerSim()); err != nil {
 		return nil, client.SessionConfig{}, err
 	}
+	// The bots' fields, drawn at the positions' render time: the size
+	// extrapolated with the position when it runs past its newest sample
+	// (a breath goes on), the health held (a bar does not guess a hit).
+	if _, err = nsecs.AddField(c.pipe, systems.FieldConfig[BotSize]{Index: fieldSize, Blend: systems.Linear, Min: 0, Max: maxSize, Extrapolate: true}); err != nil {
+		return nil, client.SessionConfig{}, err
+	}
+	if _, err = nsecs.AddField(c.pipe, systems.FieldConfig[BotHealth]{Index: fieldHealth, Blend: systems.Linear, Min: 0, Max: MaxHealth}); err != nil {
+		return nil, client.SessionConfig{}, err
+	}
+	c.sizes, c.healths = generic.NewMap1[BotSize](&c.world), generic.NewMap1[BotHealth](&c.world)
 	c.cmds = generic.NewMap2[components.InputCommand[scenario.Stick], components.PredictedStatus](&c.world)
 	c.render = generic.NewMap1[components.Render](&c.world)
 	c.remote = generic.NewFilter3[components.NetID, components.Render, components.Span]().With(generic.T[components.Remote]())
 	pred, own := c.pred, c.own
 	scfg := client.SessionConfig{
-		Inbox: c.pipe.Inbox(),
+		Wire:   arenaWire(),
+		Inbox:  c.pipe.Inbox(),
+		Fields: c.pipe.FieldInbox(),
 		// The server assigns the player (client.Session.NetID); its tick
 		// rate comes with its Welcome.
 		OnOwn: func(o client.Own) {
@@ -599,15 +615,29 @@ func (c *Client) Stats() Stats {
 func (c *Client) Settings() Settings { return c.set }
 
 // EachRemote calls f with every remote entity drawn this frame (bots and
-// other players): its NetID and what to draw.
-func (c *Client) EachRemote(f func(id uint32, r *components.Render)) {
+// other players): its NetID, what to draw, and how it looks (a bot's size
+// and health, drawn from the server's fields).
+func (c *Client) EachRemote(f func(id uint32, r *components.Render, look Look)) {
 	q := c.remote.Query(&c.world)
 	for q.Next() {
 		id, r, _ := q.Get()
 		if r.Flags&components.Visible != 0 {
-			f(uint32(*id), r)
+			f(uint32(*id), r, c.look(q.Entity()))
 		}
 	}
+}
+
+// look is entity e's size and health as drawn this frame, their defaults
+// until the server's first values.
+func (c *Client) look(e ecs.Entity) Look {
+	l := Look{Size: 1, Health: MaxHealth}
+	if s := c.sizes.Get(e); s != nil {
+		l.Size = float32(*s)
+	}
+	if h := c.healths.Get(e); h != nil {
+		l.Health = float32(*h)
+	}
+	return l
 }
 
 // Player returns the client's own player: where it is drawn (predicted)

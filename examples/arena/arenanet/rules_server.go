@@ -11,10 +11,46 @@ import (
 // The server's side of the rules: the wire states it sets and the inputs
 // it reads.
 
-// botEntity is bot k's wire state at tick t.
-func (r Rules) botEntity(k int, t uint32) wire.Entity {
+// botEntity is bot k's wire state at tick t, with its health: its place,
+// its size (BotSizeAt) and health in the fields.
+func (r Rules) botEntity(k int, t uint32, health float32) wire.Entity {
 	pos, rot, epoch := r.BotAt(k, float64(t))
-	return wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{pos[0], pos[1], 0}, Rot: rot, Epoch: epoch}
+	e := wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{pos[0], pos[1], 0}, Rot: rot, Epoch: epoch}
+	e.Fields[fieldSize], e.Fields[fieldHealth] = r.BotSizeAt(k, float64(t)), health
+	return e
+}
+
+// regenPerTick is a tick's healing of a bot's health.
+const regenPerTick = RegenPerSecond / (TickRate * 1.0)
+
+// botHealth is the bots' health on the server, by NetID-1: full at the
+// start, lowered by confirmed shots, healed a little every tick.
+type botHealth []float32
+
+// newBotHealth returns n bots at full health.
+func newBotHealth(n int) botHealth {
+	h := make(botHealth, n)
+	for i := range h {
+		h[i] = MaxHealth
+	}
+	return h
+}
+
+// heal heals every bot by a tick's regeneration, up to MaxHealth.
+func (h botHealth) heal() {
+	for i, v := range h {
+		if v < MaxHealth {
+			h[i] = min(MaxHealth, v+regenPerTick)
+		}
+	}
+}
+
+// hit takes HitDamage from the bot with NetID netID, down to 0; any other
+// NetID (a player's) is left alone.
+func (h botHealth) hit(netID uint32) {
+	if netID >= 1 && uint64(netID) <= uint64(len(h)) {
+		h[netID-1] = max(0, h[netID-1]-HitDamage)
+	}
 }
 
 // inputSize is the length of an input's wire form without a shot
@@ -40,7 +76,8 @@ func shotOf(b []byte) (shot, bool) {
 	return readShot(b[inputSize:])
 }
 
-// playerEntity is a player's wire state: position and velocity.
+// playerEntity is a player's wire state: position and velocity. Its
+// fields are zero, within their ranges, and cost nothing on the wire.
 func playerEntity(netID uint32, m scenario.Mover) wire.Entity {
 	return wire.Entity{
 		NetID: netID,

@@ -60,7 +60,7 @@ func TestClientHoldsItsArea(t *testing.T) {
 		}
 	}
 	held, far := 0, 0
-	c.EachRemote(func(id uint32, r *components.Render) {
+	c.EachRemote(func(id uint32, r *components.Render, _ Look) {
 		held++
 		if d := (mgl32.Vec2{r.Pos[0], r.Pos[1]}).Sub(corner).Len(); d > 1.1*rules.View+4 {
 			far++

@@ -56,6 +56,7 @@ type Server struct {
 	tick     uint32
 	nextID   uint32
 	shaped   bool // the bots have their hit shapes
+	health   botHealth
 	events   []server.Event
 	clientMu sync.Mutex // guards players for Players()
 	players  map[server.ClientID]*serverPlayer
@@ -125,7 +126,7 @@ func StartServer(ctx context.Context, rules Rules, udpAddr, httpAddr string, pag
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{srv: srv, auth: auth, q: wire.DefaultQuantizer(), rules: rules, spawn: rules.spawnPoint, page: page,
+	s := &Server{srv: srv, auth: auth, q: wire.DefaultQuantizer(), rules: rules, spawn: rules.spawnPoint, page: page, health: newBotHealth(rules.Bots),
 		players: map[server.ClientID]*serverPlayer{}, wsConns: map[*wsConn]struct{}{}}
 	if httpAddr != "" {
 		if s.webL, err = net.Listen("tcp", httpAddr); err != nil {
@@ -174,9 +175,10 @@ func (s *Server) TicketURL() string {
 // rules.View, interest management in cells of a quarter of the view
 // radius (as server.InterestConfig advises); with rules.Budget, each
 // client's budget by priority (by distance from its player, the
-// default); the bots' history for lag compensation (shotHistory).
+// default); the bots' history for lag compensation (shotHistory); the
+// bots' fields on the wire (arenaWire).
 func sessionConfig(rules Rules) server.SessionConfig {
-	cfg := server.SessionConfig{MaxClients: 64, Budget: server.BudgetConfig{BytesPerSecond: rules.Budget}, History: shotHistory()}
+	cfg := server.SessionConfig{Wire: arenaWire(), MaxClients: 64, Budget: server.BudgetConfig{BytesPerSecond: rules.Budget}, History: shotHistory()}
 	if rules.View > 0 {
 		cfg.Interest = &server.InterestConfig{CellSize: max(4, rules.View/4)}
 	}
@@ -312,10 +314,11 @@ func (s *Server) close() {
 	s.wsWG.Wait()
 }
 
-// step runs one tick: the bots, players joining and leaving, inputs
-// (and the shots they carry, judged against the bots of this tick and
-// the history), each client's view from its player, snapshots to every
-// client.
+// step runs one tick: the bots (their health healing), players joining
+// and leaving, inputs (and the shots they carry, judged against the bots
+// of this tick and the history: a confirmed one hurts its bot, which
+// shows from the next tick), each client's view from its player,
+// snapshots to every client.
 func (s *Server) step() error {
 	sess := s.srv.Session()
 	s.events = s.srv.Events(s.events[:0])
@@ -323,8 +326,9 @@ func (s *Server) step() error {
 	if err := sess.BeginTick(s.tick); err != nil {
 		return err
 	}
+	s.health.heal()
 	for k := range s.rules.Bots {
-		if err := sess.SetEntity(s.rules.botEntity(k, s.tick)); err != nil {
+		if err := sess.SetEntity(s.rules.botEntity(k, s.tick, s.health[k])); err != nil {
 			return err
 		}
 	}

@@ -119,8 +119,9 @@ func judgeShot(sess *server.Session, id server.ClientID, shooter uint32, pos mgl
 // shoot judges the shot an input of client id carries, if it carries one
 // (payload is the input; drawn what the input says the client drew), and
 // keeps the verdict in the player's counts and in the State its client
-// reads (verdictState). It counts the inputs between shots: a shot sooner
-// than ShotEvery inputs after the previous one is refused. The session
+// reads (verdictState); a confirmed shot hurts the bot struck
+// (HitDamage). It counts the inputs between shots: a shot sooner than
+// ShotEvery inputs after the previous one is refused. The session
 // hands out at most about one input a tick however many a client sends,
 // so no client fires faster than TickRate/ShotEvery a second.
 func (s *Server) shoot(id server.ClientID, p *serverPlayer, payload []byte, drawn *wire.Drawn) {
@@ -139,6 +140,7 @@ func (s *Server) shoot(id server.ClientID, p *serverPlayer, payload []byte, draw
 			p.shots.Judged[b2i(comp)]++
 			if v == shotConfirmed {
 				p.shots.Confirmed[b2i(comp)]++
+				s.health.hit(sh.target)
 			}
 			if clamped {
 				p.shots.Clamped++

@@ -73,7 +73,7 @@ func TestShotJudgement(t *testing.T) {
 			t.Fatal(err)
 		}
 		for k := range rules.Bots {
-			if err := sess.SetEntity(rules.botEntity(k, tick)); err != nil {
+			if err := sess.SetEntity(rules.botEntity(k, tick, MaxHealth)); err != nil {
 				t.Fatal(err)
 			}
 			if tick == 1 {
@@ -250,7 +250,7 @@ func TestShotsHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc, err := clientConfig(tk.Ticket, client.SessionConfig{Inbox: systems.NewInbox(0), OnOwn: func(client.Own) {}}, netsim.Config{}, 1)
+	cc, err := clientConfig(tk.Ticket, client.SessionConfig{Wire: arenaWire(), Inbox: systems.NewInbox(0), OnOwn: func(client.Own) {}}, netsim.Config{}, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
