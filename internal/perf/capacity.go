@@ -110,6 +110,9 @@ type capacityClient struct {
 // work and is not timed. It reports ms/tick, the bytes each client is sent
 // a second on average and at most, and returns them.
 func BenchCapacity(b *testing.B, cfg Capacity) CapacityResult {
+	if cfg.Clients < 1 || cfg.Clients > cfg.Entities {
+		b.Fatalf("capacity %s: each of the clients is one of the entities: want 1 <= clients <= entities", cfg.Name())
+	}
 	sc := server.SessionConfig{TickRate: CapacityTickRate, MaxClients: cfg.Clients, Wire: wire.Config{MaxEntities: cfg.Entities + 1, History: 4}}
 	if cfg.Interest {
 		sc.Interest = &server.InterestConfig{CellSize: CapacityRadius / 2}
