@@ -21,10 +21,10 @@ import (
 //   - takes the replayed state as the prediction at once (the simulation
 //     must stay exact, so a mispredicted entity ends where the server has
 //     it), and hides the visual difference: an error within the dead zone
-//     while the server and the prediction both move the entity is absorbed
-//     into its motion ([c.Absorb]); any other goes into its Correction for
-//     Smooth to glide away; beyond the hard-cut distance the drawing jumps
-//     too.
+//     while the server moves the entity (its position changed since the
+//     previous state) is absorbed into its motion ([c.Absorb]); any other
+//     goes into its Correction for Smooth to glide away; beyond the
+//     hard-cut distance the drawing jumps too.
 //
 // The outcome is reported in the entity's [c.PredictedStatus].Last and counted in
 // [Metrics].
@@ -218,7 +218,7 @@ func (s *Reconcile[S, I]) takeReplayed(st *c.PredictedState[S], corr *c.Correcti
 // target minus the new one): absorbed into the entity's motion for a small
 // error while the server moves it, glided as a Correction otherwise.
 func (s *Reconcile[S, I]) hidePositionDifference(d mgl32.Vec3, corr *c.Correction, ab *c.Absorb, report *c.ReconcileReport, errDist float64, serverMoves bool) {
-	dz := s.p.cfg.DeadZone
+	dz := max(s.p.cfg.DeadZone, 0) // negative: nothing is absorbed
 	sum := mgl32.Vec3{ab.Pos[0] + d[0], ab.Pos[1] + d[1], ab.Pos[2] + d[2]}
 	absorbed := blend.LenSq(&ab.Pos)
 	switch {
@@ -232,7 +232,8 @@ func (s *Reconcile[S, I]) hidePositionDifference(d mgl32.Vec3, corr *c.Correctio
 		corr.Pos = mgl32.Vec3{corr.Pos[0] + d[0], corr.Pos[1] + d[1], corr.Pos[2] + d[2]}
 		if !serverMoves && absorbed <= dz*dz {
 			// The server holds the entity still: what was absorbed
-			// settles now too.
+			// within the dead zone settles now too (a larger offset a
+			// switch left keeps shrinking with the motion).
 			corr.Pos = mgl32.Vec3{corr.Pos[0] + ab.Pos[0], corr.Pos[1] + ab.Pos[1], corr.Pos[2] + ab.Pos[2]}
 			ab.Pos = zero3
 		}
