@@ -120,9 +120,9 @@ type ReconcileReport struct {
 	// Absorbed is set.
 	Corrected bool
 	// Absorbed says the error was within the dead zone while the server
-	// and the prediction both had the entity moving: the visual
-	// difference is absorbed into the entity's motion (Absorb) instead of
-	// glided away as a correction.
+	// had the entity moving (its position changed since the previous
+	// state): the visual difference is absorbed into the entity's motion
+	// (Absorb) instead of glided away as a correction.
 	Absorbed bool
 	// HardCut says the error exceeded the hard-cut distance
 	// (PredictConfig.HardCutDistance): the simulation and the drawing both

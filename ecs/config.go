@@ -48,9 +48,10 @@ type Config struct {
 // for up to 250 ms, corrections that close half the remaining gap every
 // tick, snapping beyond 20 units, teleports assumed beyond 400 units
 // between samples, and for predicted entities a dead zone of 0.5 units
-// (smaller errors of a moving entity are absorbed into its motion, changing
-// its drawn speed by at most a quarter) and a hard cut beyond 20. For another tick rate, use [Config.WithTickRate]
-// or set TickRate: everything per tick follows it. Every system runs on
+// (smaller errors while the server moves the entity are absorbed into its
+// motion, changing its drawn speed by at most a quarter) and a hard cut
+// beyond 20. For another tick rate, use [Config.WithTickRate] or set
+// TickRate: everything per tick follows it. Every system runs on
 // the world's goroutine; [Config.WithWorkers] splits Receive and
 // Interpolate on large worlds over several cores.
 func DefaultConfig() Config {

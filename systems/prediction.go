@@ -71,13 +71,14 @@ type PredictConfig struct {
 	// DeadZone, in world units (0.5 by default), decides how the visual
 	// difference of a reconciliation is hidden; the simulation always takes
 	// the replayed state, so a predicted entity ends exactly where the
-	// server has it. An error up to this distance, while the server and
-	// the prediction both have the entity moving, is absorbed into its
-	// motion (components.Absorb: drawn a little faster or slower, never
-	// jerked); any other error, and every error of an entity the server
-	// holds still (against a wall the client does not know, or at rest),
-	// goes into its Correction and glides away at the Smooth rate.
-	// Negative: nothing is absorbed, every error is glided.
+	// server has it. An error up to this distance, while the server has
+	// the entity moving (its position changed since the previous state),
+	// is absorbed into its motion (components.Absorb: drawn a little
+	// faster or slower, never jerked); any other error, and every error
+	// of an entity the server holds still (against a wall the client does
+	// not know, or at rest), goes into its Correction and glides away at
+	// the Smooth rate. Negative: nothing is absorbed, every error is
+	// glided.
 	DeadZone float32
 	// HardCutDistance, in world units: an error beyond this distance is
 	// not smoothed; the entity is drawn at the replayed state at once (20

@@ -169,10 +169,12 @@ func (r *Receive) wait(span *c.Span, known, tick uint32) float64 {
 	if iv := float64(span.Interval); iv > r.interval+0.5 {
 		return wait - (iv - r.interval)
 	}
-	if tick-known <= maxPartialGap {
+	if gap := tick - known; gap <= maxPartialGap {
+		// Counted by offset from known, so that a gap across the tick
+		// count's wrap-around is looked up too.
 		lost := 0
-		for t := known + 1; t < tick; t++ {
-			if r.clock.Seen(t) {
+		for d := uint32(1); d < gap; d++ {
+			if r.clock.Seen(known + d) {
 				lost++
 			}
 		}

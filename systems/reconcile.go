@@ -21,10 +21,10 @@ import (
 //   - takes the replayed state as the prediction at once (the simulation
 //     must stay exact, so a mispredicted entity ends where the server has
 //     it), and hides the visual difference: an error within the dead zone
-//     while the server and the prediction both move the entity is absorbed
-//     into its motion ([c.Absorb]); any other goes into its Correction for
-//     Smooth to glide away; beyond the hard-cut distance the drawing jumps
-//     too.
+//     while the server moves the entity (its position changed since the
+//     previous state) is absorbed into its motion ([c.Absorb]); any other
+//     goes into its Correction for Smooth to glide away; beyond the
+//     hard-cut distance the drawing jumps too.
 //
 // The outcome is reported in the entity's [c.PredictedStatus].Last and counted in
 // [Metrics].
@@ -70,75 +70,116 @@ func (s *Reconcile[S, I]) Update(w *ecs.World) {
 // Finalize implements the arche-model System interface.
 func (s *Reconcile[S, I]) Finalize(w *ecs.World) {}
 
+// apply reconciles the predicted entity a is for with a, or refuses a and
+// counts why.
 func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 	m := s.metrics
-	entry := s.index.get(a.NetID)
-	// A predicted entity: one Spawn made, or a remote one switched to
-	// prediction (PredictEntity), whose index entry stays remote.
-	if !entry.state.alive() || !w.Alive(entry.entity) || !w.Has(entry.entity, s.predictedID) {
-		m.reject(RejectUnknown)
-		return
-	}
-	if !w.Has(entry.entity, s.stateID) {
-		m.reject(RejectOtherPredictor) // the entity of a predictor with another state type
-		return
-	}
-	sim := &s.p.sim
-	if reason := s.p.steps(&a.State); reason != accept {
+	e, reason := s.predictedEntity(w, a)
+	if reason != accept {
 		m.reject(reason)
 		return
 	}
-	st, hist, pred, corr, ab := s.comps.Get(entry.entity)
-	switch {
-	case a.Ack >= pred.NextSeq:
-		m.reject(RejectFuture) // acknowledges an input never sent
-		return
-	case pred.Acked && (a.Ack < pred.LastAck || a.Ack == pred.LastAck && a.Tick < pred.LastAuthTick):
-		m.reject(RejectStale)
-		return
-	case pred.Acked && a.Ack == pred.LastAck && a.Tick == pred.LastAuthTick:
-		m.reject(RejectDuplicate)
+	st, hist, pred, corr, ab := s.comps.Get(e)
+	if reason := ackOrder(pred, a.Ack, a.Tick); reason != accept {
+		m.reject(reason)
 		return
 	}
-	// Replay the inputs the server has not seen yet.
-	hist.DropThrough(a.Ack)
-	dt := s.p.ticks.dt
-	s.cur, s.prev = a.State, a.State
-	n := hist.Len()
-	for i := 0; i < n; i++ {
-		s.prev = s.cur
-		s.cur = sim.Step(s.cur, hist.At(i).Input, dt)
-	}
+	n := s.replay(hist, a)
 	if reason := s.p.steps(&s.cur); reason != accept {
 		// The game's Step produced garbage from this state: keep the
 		// prediction rather than draw it.
 		m.reject(reason)
 		return
 	}
+	report, errDist, serverMoves := s.record(a, st, pred, n)
+	// The simulation always continues from the replayed state: it must be
+	// exact, and an error left standing would never settle. What differs
+	// is how the drawing hides the difference.
+	s.takeReplayed(st, corr, ab, &report, errDist, serverMoves)
+	pred.Last = report
+}
+
+// predictedEntity returns the entity a is for, or why a is refused: a
+// predicted entity is one Spawn made, or a remote one switched to
+// prediction (PredictEntity), whose index entry stays remote; it must
+// belong to this predictor, and a's state must be valid.
+func (s *Reconcile[S, I]) predictedEntity(w *ecs.World, a *Authoritative[S]) (ecs.Entity, RejectReason) {
+	entry := s.index.get(a.NetID)
+	if !entry.state.alive() || !w.Alive(entry.entity) || !w.Has(entry.entity, s.predictedID) {
+		return ecs.Entity{}, RejectUnknown
+	}
+	if !w.Has(entry.entity, s.stateID) {
+		return ecs.Entity{}, RejectOtherPredictor // the entity of a predictor with another state type
+	}
+	if reason := s.p.steps(&a.State); reason != accept {
+		return ecs.Entity{}, reason
+	}
+	return entry.entity, accept
+}
+
+// ackOrder refuses a state of server tick tick acknowledging input ack
+// that acknowledges an input never sent, is older than the last one
+// processed (reordered or stale), or repeats it.
+func ackOrder(pred *c.PredictedStatus, ack, tick uint32) RejectReason {
+	switch {
+	case ack >= pred.NextSeq:
+		return RejectFuture // acknowledges an input never sent
+	case pred.Acked && (ack < pred.LastAck || ack == pred.LastAck && tick < pred.LastAuthTick):
+		return RejectStale
+	case pred.Acked && ack == pred.LastAck && tick == pred.LastAuthTick:
+		return RejectDuplicate
+	}
+	return accept
+}
+
+// replay drops the inputs a acknowledges and replays the ones the server
+// has not seen yet on top of a's state, into s.cur (and s.prev one tick
+// before). It returns how many it replayed.
+func (s *Reconcile[S, I]) replay(hist *c.InputHistory[I], a *Authoritative[S]) int {
+	hist.DropThrough(a.Ack)
+	sim, dt := &s.p.sim, s.p.ticks.dt
+	s.cur, s.prev = a.State, a.State
+	n := hist.Len()
+	for i := 0; i < n; i++ {
+		s.prev = s.cur
+		s.cur = sim.Step(s.cur, hist.At(i).Input, dt)
+	}
+	return n
+}
+
+// record notes the accepted state a in pred and in Metrics, and returns the
+// reconciliation's report, the distance between the replayed and the
+// predicted position, and whether the server moves the entity: whether its
+// position changed since the last state processed (after the first state
+// alone, it may).
+func (s *Reconcile[S, I]) record(a *Authoritative[S], st *c.PredictedState[S], pred *c.PredictedStatus, n int) (c.ReconcileReport, float64, bool) {
+	sim, m := &s.p.sim, s.metrics
 	newPos, oldPos := sim.Position(&s.cur), sim.Position(&st.Current)
 	m.Accepted++
-	// The server moves the entity if its position changed since the last
-	// state processed; after the first state alone, it may.
 	authPos := sim.Position(&a.State)
 	serverMoves := !pred.Acked || authPos != pred.AuthPos
 	pred.LastAck, pred.LastAuthTick, pred.Acked, pred.AuthPos = a.Ack, a.Tick, true, authPos
 	errDist := dist64(&newPos, &oldPos)
-	report := c.ReconcileReport{Tick: a.Tick, Ack: a.Ack, Error: float32(errDist), Replayed: uint16(n)}
 	m.Reconciles++
 	m.InputsReplayed += uint64(n)
 	m.PredictionError = errDist
 	m.MaxPredictionError = math.Max(m.MaxPredictionError, errDist)
+	return c.ReconcileReport{Tick: a.Tick, Ack: a.Ack, Error: float32(errDist), Replayed: uint16(n)}, errDist, serverMoves
+}
 
-	// The simulation always continues from the replayed state: it must be
-	// exact, and an error left standing would never settle. What differs
-	// is how the drawing hides the difference.
+// takeReplayed makes the replayed states (s.cur, s.prev) the prediction st
+// and hides the visual difference: none if the drawing is the same; beyond
+// the hard-cut distance, none either (the drawing jumps); after a switch
+// to prediction, Smooth measures it; otherwise the rotation's glides as a
+// Correction and the position's is absorbed or glided
+// (hidePositionDifference).
+func (s *Reconcile[S, I]) takeReplayed(st *c.PredictedState[S], corr *c.Correction, ab *c.Absorb, report *c.ReconcileReport, errDist float64, serverMoves bool) {
 	if errDist == 0 && s.sameDrawing(st) {
 		// The common case: the prediction was right, nothing to hide.
 		st.Current, st.Previous = s.cur, s.prev
-		pred.Last = report
 		return
 	}
-	alpha := s.p.ticks.alpha
+	m, alpha := s.metrics, s.p.ticks.alpha
 	beforePos, beforeRot := s.p.drawn(st, alpha)
 	st.Current, st.Previous = s.cur, s.prev
 	report.Corrected = errDist > 0
@@ -146,15 +187,13 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 		report.HardCut = true
 		m.HardCuts++
 		*corr = c.Correction{}
-		ab.Pos, ab.Pending, ab.Last = zero3, false, sim.Position(&s.cur)
-		pred.Last = report
+		ab.Pos, ab.Pending, ab.Last = zero3, false, s.p.sim.Position(&s.cur)
 		return
 	}
 	afterPos, afterRot := s.p.drawn(st, alpha)
 	if ab.Pending {
 		// Just switched to prediction: the next Smooth measures the
 		// whole jump from where the entity was drawn.
-		pred.Last = report
 		return
 	}
 	d := mgl32.Vec3{beforePos[0] - afterPos[0], beforePos[1] - afterPos[1], beforePos[2] - afterPos[2]}
@@ -165,10 +204,21 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 		corr.Rot = blend.ComposeOffsets(&corr.Rot, &rot)
 	}
 	if d == zero3 {
-		pred.Last = report
 		return
 	}
-	dz := s.p.cfg.DeadZone
+	s.hidePositionDifference(d, corr, ab, report, errDist, serverMoves)
+	dist := dist64(&beforePos, &afterPos)
+	m.Corrections++
+	m.FrameCorrections++
+	m.CorrectionDistance += dist
+	m.MaxCorrection = math.Max(m.MaxCorrection, dist)
+}
+
+// hidePositionDifference hides the drawn position's jump d (the previous
+// target minus the new one): absorbed into the entity's motion for a small
+// error while the server moves it, glided as a Correction otherwise.
+func (s *Reconcile[S, I]) hidePositionDifference(d mgl32.Vec3, corr *c.Correction, ab *c.Absorb, report *c.ReconcileReport, errDist float64, serverMoves bool) {
+	dz := max(s.p.cfg.DeadZone, 0) // negative: nothing is absorbed
 	sum := mgl32.Vec3{ab.Pos[0] + d[0], ab.Pos[1] + d[1], ab.Pos[2] + d[2]}
 	absorbed := blend.LenSq(&ab.Pos)
 	switch {
@@ -182,17 +232,12 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 		corr.Pos = mgl32.Vec3{corr.Pos[0] + d[0], corr.Pos[1] + d[1], corr.Pos[2] + d[2]}
 		if !serverMoves && absorbed <= dz*dz {
 			// The server holds the entity still: what was absorbed
-			// settles now too.
+			// within the dead zone settles now too (a larger offset a
+			// switch left keeps shrinking with the motion).
 			corr.Pos = mgl32.Vec3{corr.Pos[0] + ab.Pos[0], corr.Pos[1] + ab.Pos[1], corr.Pos[2] + ab.Pos[2]}
 			ab.Pos = zero3
 		}
 	}
-	pred.Last = report
-	dist := dist64(&beforePos, &afterPos)
-	m.Corrections++
-	m.FrameCorrections++
-	m.CorrectionDistance += dist
-	m.MaxCorrection = math.Max(m.MaxCorrection, dist)
 }
 
 // sameDrawing reports whether the replayed states (s.cur, s.prev) draw

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/mlange-42/arche/ecs"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/netsim"
@@ -147,6 +148,35 @@ func TestDeadZoneAbsorbsWhileMoving(t *testing.T) {
 	}
 	if c := p.Correction(1); !c.IsZero() {
 		t.Fatalf("correction %+v: an absorbed error is no correction", c)
+	}
+}
+
+// TestNegativeDeadZoneAbsorbsNothing: with DeadZone -0.5, a player the
+// server holds at a wall the client does not know (error 2 units, the
+// server's position unchanged) has its error glided as a Correction, and
+// an Absorb offset of 0.3 left by a switch stays where it is: it is no
+// error absorbed within a dead zone, so it does not settle with the
+// Correction (with a dead zone of 0.5 it would).
+func TestNegativeDeadZoneAbsorbsNothing(t *testing.T) {
+	cfg := nsecs.DefaultConfig().WithTickRate(60)
+	cfg.Predict.DeadZone = -0.5
+	p := newPredRig(t, cfg)
+	p.setInput(move{X: 1})
+	p.Frame(3.0 / 60)
+	// The server holds the player at 0 from its first input on.
+	p.pr.Inbox().Push(systems.Authoritative[player]{NetID: 1, Tick: 1, Ack: 1, State: player{}})
+	p.Frame(1.0 / 60)
+	ab := (*components.Absorb)(p.World.Get(p.e, ecs.ComponentID[components.Absorb](&p.World)))
+	ab.Pos = mgl32.Vec3{0.3, 0, 0}
+	before := p.Correction(1).Pos[0]
+	p.pr.Inbox().Push(systems.Authoritative[player]{NetID: 1, Tick: 2, Ack: 2, State: player{}})
+	p.Frame(0) // reconcile only
+	rep, got := p.report(), p.Correction(1).Pos[0]-before
+	if rep.Absorbed || math.Abs(float64(rep.Error)-2) > 1e-4 {
+		t.Fatalf("report %+v: want an error of 2, not absorbed", rep)
+	}
+	if ab.Pos[0] != 0.3 || math.Abs(float64(got-2)) > 1e-4 {
+		t.Fatalf("absorb offset %v, correction grew by %v: want the offset 0.3 left alone and the error, 2, glided", ab.Pos[0], got)
 	}
 }
 

@@ -204,8 +204,10 @@ func (s *Smooth) absorb(w *ecs.World) {
 			// on as it moved until the new target moves (a predicted
 			// one, at its first tick) or has had more than a tick to,
 			// then the difference between the two becomes the offset.
-			at := blend.AddScaled(&ab.Drawn, &ab.Vel, float32(dt))
-			moved := ab.Wait > 0 && target != ab.Last || float64(ab.Wait) > 1.5*tickDt
+			// A long frame (a suspended process) moves it on by no more
+			// than the wait, so it cannot leave a large offset.
+			at := blend.AddScaled(&ab.Drawn, &ab.Vel, float32(min(dt, pendingMotion*tickDt)))
+			moved := ab.Wait > 0 && target != ab.Last || float64(ab.Wait) > pendingMotion*tickDt
 			ab.Wait += float32(dt)
 			if !moved {
 				ab.Drawn, ab.Last, render.Pos = at, target, at
@@ -241,6 +243,11 @@ func (s *Smooth) absorb(w *ecs.World) {
 		render.Pos = blend.AddScaled(&render.Pos, &ab.Pos, 1)
 	}
 }
+
+// pendingMotion is, in server ticks, how long a pending Absorb waits for
+// the new target to move, and the most a single frame moves the entity on
+// meanwhile.
+const pendingMotion = 1.5
 
 // dist2 is the squared distance between a and b.
 func dist2(a, b *mgl32.Vec3) float32 {

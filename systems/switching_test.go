@@ -156,3 +156,52 @@ func absorbOf(r *rig, id components.NetID) float32 {
 	}
 	return (*components.Absorb)(r.World.Get(e, ab)).Pos[0]
 }
+
+// TestSwitchPendingAcrossLongFrame: the ball of the switching test is
+// switched to prediction, and the next frame lasts 3 s (the process was
+// suspended). While the switch is pending the ball is moved on by at most
+// 1.5 ticks of its motion per frame, so the offset left to absorb is at
+// most what the prediction ran ahead in that frame (its 8 ticks at most)
+// and those 1.5 ticks, plus a frame: moving it on for the whole 3 s would
+// leave 13 units to absorb at a quarter of its speed.
+func TestSwitchPendingAcrossLongFrame(t *testing.T) {
+	const (
+		rate, fps = 20.0, 60.0
+		speed     = 5.0
+		id        = 7
+	)
+	cfg := nsecs.DefaultConfig().WithTickRate(rate)
+	r := newRig(t, cfg)
+	pr, err := nsecs.AddPredictor(r.Pipe, ballSim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := func(tick uint32) float32 { return speed * float32(tick) / rate }
+	var tick uint32
+	now := 0.0
+	frame := func(dt float64) {
+		for float64(tick)/rate <= now {
+			r.Push(snapVel(id, tick, truth(tick), speed))
+			tick++
+		}
+		r.Frame(dt)
+		now += dt
+	}
+	for f := 0; f < int(fps); f++ {
+		frame(1 / fps)
+	}
+	e := r.Entity(id)
+	if err := pr.PredictEntity(&r.World, e, ball{X: truth(tick - 1), VX: speed}, 1); err != nil {
+		t.Fatal(err)
+	}
+	frame(3)
+	frame(1 / fps)
+	ab := (*components.Absorb)(r.World.Get(e, ecs.ComponentID[components.Absorb](&r.World)))
+	maxTicks := float64(cfg.Predict.WithDefaults().MaxTicksPerFrame)
+	limit := speed * ((maxTicks+1.5)/rate + 1/fps)
+	got := math.Abs(float64(ab.Pos[0]))
+	t.Logf("offset after a 3 s frame while the switch was pending: %.3f units (at most %.3f)", ab.Pos[0], limit)
+	if ab.Pending || got > limit {
+		t.Fatalf("offset %.3f (pending %v): want the switch settled with at most %.3f units to absorb", ab.Pos[0], ab.Pending, limit)
+	}
+}
