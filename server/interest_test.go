@@ -573,3 +573,29 @@ func TestLeftUnacknowledgedIsDespawned(t *testing.T) {
 		t.Fatalf("acknowledged tick %d, %d incomplete", st.AckedTick, st.Incomplete)
 	}
 }
+
+// A huge finite radius sees what it says: every entity, however far, and
+// not an empty view from an overflow converting it to cells.
+func TestInterestHugeRadius(t *testing.T) {
+	for _, dims := range []int{2, 3} {
+		s := newServer(t, SessionConfig{Interest: &InterestConfig{CellSize: 25, Dims: dims}})
+		s.Connect(1)
+		c := newTestClient(t, wire.Config{})
+		s.BeginTick(1)
+		lineWorld(t, s, 50)
+		far := wire.Entity{NetID: 51, Pos: mgl32.Vec3{-1e6, 1e6, 1e6}}
+		if err := s.SetEntity(far); err != nil {
+			t.Fatal(err)
+		}
+		for _, radius := range []float32{math.MaxFloat32, 1e30, 1e12} {
+			if err := s.SetView(1, View{Radius: radius}); err != nil {
+				t.Fatal(err)
+			}
+			deliverTick(t, s, c)
+			if got := held(c); len(got) != 51 {
+				t.Fatalf("dims %d, radius %g: holds %d entities, want 51", dims, radius, len(got))
+			}
+			s.BeginTick(s.Tick() + 1)
+		}
+	}
+}
