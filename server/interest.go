@@ -116,7 +116,7 @@ type priority struct {
 	acc   float32 // priority accumulated while changed and not sent
 	since uint32  // tick of its last record sent to the client, or of its entering (staggered)
 	fresh bool    // entered and not yet waiting: its since is its entering's
-	sent  bool    // a record of it was sent since it entered
+	sent  bool    // a record of it was sent since it entered, or the client may hold it from before
 
 	// The last record sent, until its packet is acknowledged or known
 	// lost: then the entity waits again from when it started waiting
@@ -212,7 +212,7 @@ func (s *Session) everything(c *peer) {
 	next := room(c.relNext, s.world.n)
 	for _, slot := range s.world.sorted() {
 		id := s.world.ents[slot].rec.NetID
-		next = append(next, relEntry{netID: id, slot: slot, priority: s.entering(id)})
+		next = append(next, relEntry{netID: id, slot: slot})
 	}
 	s.adopt(c, next)
 	c.relVersion, c.relBuilt = s.world.version, true
@@ -299,7 +299,7 @@ func (s *Session) nearby(c *peer) {
 		if held {
 			e.priority = old[j].priority
 		} else {
-			e.priority = s.entering(e.netID)
+			e.priority = s.entering(c, e.netID)
 		}
 		out = append(out, e)
 	}
@@ -322,6 +322,9 @@ func (l *leftEntry) acked(c *peer) bool {
 	return l.hasDespawned && c.hasAcked && !tickBefore(c.acked, l.despawned)
 }
 
+// cmpLeft orders an entity that left by NetID, for a binary search.
+func cmpLeft(l leftEntry, id uint32) int { return cmpUint32(l.netID, id) }
+
 // dropped adds to c's entities that left those of old, its relevant set,
 // missing from next, its new one, that were sent to it: each gets a
 // despawn until the client acknowledges one (like the graves of the
@@ -340,7 +343,7 @@ func (s *Session) dropped(c *peer, old, next []relEntry) {
 		if j < len(next) && next[j].netID == id {
 			continue
 		}
-		at, found := slices.BinarySearchFunc(c.gone, id, func(l leftEntry, id uint32) int { return cmpUint32(l.netID, id) })
+		at, found := slices.BinarySearchFunc(c.gone, id, cmpLeft)
 		switch {
 		case found:
 			c.gone[at] = leftEntry{netID: id} // left again: a new despawn to acknowledge
@@ -386,9 +389,17 @@ func (s *Session) keep(c *peer, e *relEntry, held bool, enter2 float64) bool {
 // budget are then forced out by MaxInterval over several ticks instead
 // of all in one, and stay spread out after that, each waiting again from
 // its own send.
-func (s *Session) entering(netID uint32) priority {
+//
+// An entity that re-enters while the client may still hold it from
+// before it left (its despawn not acknowledged) counts as sent: if the
+// budget leaves it out and it leaves again, it is despawned again.
+func (s *Session) entering(c *peer, netID uint32) priority {
 	spread := max(1, s.maxWaitTicks()/2)
-	return priority{since: s.tick - (netID*0x9e3779b1>>16)%spread, fresh: true}
+	p := priority{since: s.tick - (netID*0x9e3779b1>>16)%spread, fresh: true}
+	if at, found := slices.BinarySearchFunc(c.gone, netID, cmpLeft); found && !c.gone[at].acked(c) {
+		p.sent = true
+	}
+	return p
 }
 
 // adopt makes next c's relevant set, carrying over the priority state of
@@ -403,6 +414,8 @@ func (s *Session) adopt(c *peer, next []relEntry) {
 		}
 		if j < len(old) && old[j].netID == e.netID {
 			e.priority = old[j].priority
+		} else {
+			e.priority = s.entering(c, e.netID)
 		}
 	}
 	s.dropped(c, old, next)

@@ -599,3 +599,65 @@ func TestInterestHugeRadius(t *testing.T) {
 		}
 	}
 }
+
+// An entity that leaves, re-enters and is left out (by the budget or the
+// Filter) before it leaves again is still despawned on a client that holds
+// it from a tick it did not acknowledge: its re-entry does not forget that
+// the client may hold it.
+func TestReenteredDeferredIsDespawned(t *testing.T) {
+	// NetID 2 is never sent, so that no tick is complete and the client
+	// cannot sweep what a tick does not name; 51 is left out at tick 4.
+	filter := func(_ ClientID, netID uint32, tick uint32) bool {
+		return netID != 2 && (netID != 51 || tick != 4)
+	}
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{CellSize: 25}, Filter: filter})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	alive := map[uint32]bool{} // what the client draws
+	// step runs a tick with the view at x, delivering its packets or not
+	// and acknowledging them or not.
+	step := func(tick uint32, x float32, deliver, ack bool) {
+		t.Helper()
+		s.BeginTick(tick)
+		if tick == 1 {
+			lineWorld(t, s, 100)
+		}
+		if err := s.SetView(1, View{Pos: mgl32.Vec3{x, 0, 0}, Radius: 15}); err != nil {
+			t.Fatal(err)
+		}
+		packets, err := s.Snapshot(1, tick, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !deliver {
+			return
+		}
+		for _, p := range packets {
+			c.receive(p, tick)
+			for _, e := range c.entities {
+				alive[e.NetID] = e.Flags&wire.Despawn == 0
+			}
+		}
+		if ack {
+			if err := s.Receive(1, c.ack(t, tick), tick); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	step(1, 0, true, true)    // 1 and 3 (2 is filtered)
+	step(2, 500, true, false) // 51 enters (50 and 52 with it); not acknowledged
+	if !alive[51] {
+		t.Fatal("entity 51 did not enter")
+	}
+	step(3, 0, false, false) // 51 leaves; its despawn is lost
+	step(4, 500, true, true) // 51 re-enters, left out
+	step(5, 0, true, true)   // 51 leaves again
+	for tick := uint32(6); tick <= 8; tick++ {
+		step(tick, 0, true, true)
+	}
+	for id, ok := range alive {
+		if ok && id > 3 {
+			t.Fatalf("the client still draws entity %d", id)
+		}
+	}
+}
