@@ -329,8 +329,13 @@ func cmpLeft(l leftEntry, id uint32) int { return cmpUint32(l.netID, id) }
 // missing from next, its new one, that were sent to it: each gets a
 // despawn until the client acknowledges one (like the graves of the
 // entities that died), since the client may know it from a tick it has not
-// acknowledged, which the baseline does not hold.
+// acknowledged, which the baseline does not hold. Departures beyond the
+// room of Wire.MaxEntities entries are counted (LeftUntracked), not kept.
+//
+// Any number may leave at once (a view that jumps): they are gathered in
+// NetID order, as old is, and merged into c.gone in one pass.
 func (s *Session) dropped(c *peer, old, next []relEntry) {
+	left := s.left[:0]
 	j := 0
 	for i := range old {
 		if !old[i].sent {
@@ -343,17 +348,43 @@ func (s *Session) dropped(c *peer, old, next []relEntry) {
 		if j < len(next) && next[j].netID == id {
 			continue
 		}
-		at, found := slices.BinarySearchFunc(c.gone, id, cmpLeft)
-		switch {
-		case found:
+		if at, found := slices.BinarySearchFunc(c.gone, id, cmpLeft); found {
 			c.gone[at] = leftEntry{netID: id} // left again: a new despawn to acknowledge
-		case len(c.gone) < s.cfg.Wire.MaxEntities:
-			if len(c.gone) == cap(c.gone) {
-				c.gone = append(make([]leftEntry, 0, 2*len(c.gone)+64), c.gone...)
-			}
-			c.gone = slices.Insert(c.gone, at, leftEntry{netID: id})
+			continue
+		}
+		left = append(left, leftEntry{netID: id})
+	}
+	s.left = left
+	if room := max(s.cfg.Wire.MaxEntities-len(c.gone), 0); len(left) > room {
+		c.stats.LeftUntracked += uint64(len(left) - room)
+		left = left[:room]
+	}
+	c.gone = mergeLeft(c.gone, left)
+}
+
+// mergeLeft merges left into gone, both in NetID order and with no NetID
+// in both, and returns gone: from the back, in place when gone has the
+// capacity.
+func mergeLeft(gone, left []leftEntry) []leftEntry {
+	if len(left) == 0 {
+		return gone
+	}
+	n := len(gone)
+	if n+len(left) > cap(gone) {
+		gone = append(make([]leftEntry, 0, 2*(n+len(left))+64), gone...)
+	}
+	gone = gone[:n+len(left)]
+	i, j := n-1, len(left)-1
+	for k := len(gone) - 1; j >= 0; k-- {
+		if i >= 0 && gone[i].netID > left[j].netID {
+			gone[k] = gone[i]
+			i--
+		} else {
+			gone[k] = left[j]
+			j--
 		}
 	}
+	return gone
 }
 
 // keep decides whether entity e (its dist holding its squared distance in

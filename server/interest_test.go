@@ -661,3 +661,105 @@ func TestReenteredDeferredIsDespawned(t *testing.T) {
 		}
 	}
 }
+
+// droppedByInsert is dropped as it was, one sorted insert per departure:
+// the reference the merge must match.
+func droppedByInsert(gone []leftEntry, old, next []relEntry, limit int) ([]leftEntry, int) {
+	refused := 0
+	for _, o := range old {
+		if !o.sent || slices.ContainsFunc(next, func(e relEntry) bool { return e.netID == o.netID }) {
+			continue
+		}
+		at, found := slices.BinarySearchFunc(gone, o.netID, cmpLeft)
+		switch {
+		case found:
+			gone[at] = leftEntry{netID: o.netID}
+		case len(gone) < limit:
+			gone = slices.Insert(gone, at, leftEntry{netID: o.netID})
+		default:
+			refused++
+		}
+	}
+	return gone, refused
+}
+
+// Thousands leaving at once (and some leaving again) end in c.gone as one
+// sorted insert each would leave them; past Wire.MaxEntities entries they
+// are counted, not kept.
+func TestDroppedMergesDepartures(t *testing.T) {
+	const limit = 6000
+	s := newServer(t, SessionConfig{Wire: wire.Config{MaxEntities: limit}})
+	s.Connect(1)
+	c, err := s.peer(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var want []leftEntry
+	refused := 0
+	for round := range 6 {
+		// A relevant set of up to 4000 of 20000 NetIDs, sent but for some,
+		// and a next one keeping a few of them.
+		var old, next []relEntry
+		for id := uint32(1); id <= 20000; id++ {
+			if rng.IntN(5) == 0 {
+				old = append(old, relEntry{netID: id, priority: priority{sent: rng.IntN(10) > 0}})
+				if rng.IntN(10) == 0 {
+					next = append(next, relEntry{netID: id})
+				}
+			}
+		}
+		// Some left before and were acknowledged as despawned or not.
+		for i := range c.gone {
+			c.gone[i].hasDespawned = rng.IntN(2) == 0
+		}
+		want = append(want[:0], c.gone...)
+		var n int
+		want, n = droppedByInsert(want, old, next, limit)
+		refused += n
+		s.dropped(c, old, next)
+		if !slices.Equal(c.gone, want) {
+			t.Fatalf("round %d: %d entries, want %d (or the same count, different entries)", round, len(c.gone), len(want))
+		}
+		if c.stats.LeftUntracked != uint64(refused) {
+			t.Fatalf("round %d: LeftUntracked %d, want %d", round, c.stats.LeftUntracked, refused)
+		}
+	}
+	if refused == 0 || len(c.gone) != limit {
+		t.Fatalf("the limit was not reached: %d entries, %d refused", len(c.gone), refused)
+	}
+}
+
+// A view that jumps away from thousands of entities despawns every one of
+// them on the client.
+func TestThousandsLeaveAtOnce(t *testing.T) {
+	const n = 5000
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{}})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	s.BeginTick(1)
+	lineWorld(t, s, n)
+	s.SetView(1, View{Radius: 10 * n})
+	deliverTick(t, s, c)
+	if got := len(held(c)); got != n {
+		t.Fatalf("holds %d, want %d", got, n)
+	}
+	s.BeginTick(2)
+	s.SetView(1, View{Pos: mgl32.Vec3{-1e6, 0, 0}, Radius: 10})
+	packets, err := s.Snapshot(1, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	despawns := 0
+	for _, p := range packets {
+		c.receive(p, 2)
+		for _, e := range c.entities {
+			if e.Flags&wire.Despawn != 0 {
+				despawns++
+			}
+		}
+	}
+	if got := held(c); despawns != n || len(got) != 0 {
+		t.Fatalf("%d despawns, still holds %d", despawns, len(got))
+	}
+}
