@@ -222,9 +222,17 @@ func (s *Session) everything(c *peer) {
 // hysteresis), the ones always relevant and the one it controls, as the
 // rule allows, keeping the priority state of those it already had.
 func (s *Session) nearby(c *peer) {
+	enter2 := s.gather(c)
+	s.sortTmp = sortHigh(s.keys, s.sortTmp)
+	s.admit(c, s.found(c), enter2)
+}
+
+// gather lists in s.keys and s.near every entity that may be relevant to
+// c: those within the leaving radius of its view, the ones always
+// relevant and the one it controls (an entity may be listed twice). It
+// returns the entering radius squared, in steps (0 without a view).
+func (s *Session) gather(c *peer) (enter2 float64) {
 	w := &s.world
-	center := c.center
-	var enter2 float64
 	// NetID and an index in near, to sort as one word by NetID.
 	var keys []uint64
 	var near []nearEnt
@@ -232,26 +240,8 @@ func (s *Session) nearby(c *peer) {
 		r := float64(c.view.Radius) / float64(s.q.PosStep)
 		enter2 = r * r
 		leave := r * (1 + float64(s.cfg.Interest.Hysteresis))
-		leave2 := leave * leave
-		s.cells = s.grid.cells(&center, math.Ceil(leave), s.cells[:0])
-		found := 0
-		for _, list := range s.cells {
-			found += len(s.grid.lists[list])
-		}
-		n := found + len(w.always) + 1
-		keys, near = room(s.keys, n), room(s.near, n)
-		dims := s.grid.dims
-		for _, list := range s.cells {
-			for _, slot := range s.grid.lists[list] {
-				rec := &w.ents[slot].rec
-				if d := dist2(&rec.Pos, &center, dims); d <= leave2 {
-					keys = append(keys, uint64(rec.NetID)<<32|uint64(len(near)))
-					near = append(near, nearEnt{slot: slot, dist: float32(d)})
-				}
-			}
-		}
-	}
-	if !c.hasView {
+		keys, near = s.within(c, leave, len(w.always)+1)
+	} else {
 		keys, near = room(s.keys, len(w.always)+1), room(s.near, len(w.always)+1)
 	}
 	for _, slot := range w.always {
@@ -262,11 +252,43 @@ func (s *Session) nearby(c *peer) {
 		keys = append(keys, uint64(c.netID)<<32|uint64(len(near)))
 		near = append(near, nearEnt{slot: slot, dist: -2})
 	}
-	s.sortTmp = sortHigh(keys, s.sortTmp)
 	s.keys, s.near = keys, near
-	next := room(c.relNext, len(keys))
-	for _, k := range keys {
-		n := near[uint32(k)]
+	return enter2
+}
+
+// within returns s.keys and s.near emptied and holding the entities
+// within leave steps of c's view, with room for extra more.
+func (s *Session) within(c *peer, leave float64, extra int) (keys []uint64, near []nearEnt) {
+	w := &s.world
+	center := c.center
+	leave2 := leave * leave
+	s.cells = s.grid.cells(&center, math.Ceil(leave), s.cells[:0])
+	found := 0
+	for _, list := range s.cells {
+		found += len(s.grid.lists[list])
+	}
+	keys, near = room(s.keys, found+extra), room(s.near, found+extra)
+	dims := s.grid.dims
+	for _, list := range s.cells {
+		for _, slot := range s.grid.lists[list] {
+			rec := &w.ents[slot].rec
+			if d := dist2(&rec.Pos, &center, dims); d <= leave2 {
+				keys = append(keys, uint64(rec.NetID)<<32|uint64(len(near)))
+				near = append(near, nearEnt{slot: slot, dist: float32(d)})
+			}
+		}
+	}
+	return keys, near
+}
+
+// found returns, in c.relNext, the entities gather listed in the NetID
+// order of the sorted s.keys, each with its squared distance in steps, or
+// -1 when always relevant, -2 when controlled.
+func (s *Session) found(c *peer) []relEntry {
+	w := &s.world
+	next := room(c.relNext, len(s.keys))
+	for _, k := range s.keys {
+		n := s.near[uint32(k)]
 		e := relEntry{netID: uint32(k >> 32), slot: n.slot}
 		switch {
 		case e.netID == c.netID:
@@ -278,6 +300,13 @@ func (s *Session) nearby(c *peer) {
 		}
 		next = append(next, e)
 	}
+	return next
+}
+
+// admit makes c's relevant set the entities of next (found's list) that
+// are relevant to it, once each, carrying over the priority state of
+// those it had and starting the others as entering.
+func (s *Session) admit(c *peer, next []relEntry, enter2 float64) {
 	old := c.rel
 	out := next[:0]
 	j := 0
