@@ -364,7 +364,7 @@ func cmpLeft(l leftEntry, id uint32) int { return cmpUint32(l.netID, id) }
 // Any number may leave at once (a view that jumps): they are gathered in
 // NetID order, as old is, and merged into c.gone in one pass.
 func (s *Session) dropped(c *peer, old, next []relEntry) {
-	left := s.left[:0]
+	left := room(s.left, len(old)) // no more than old can leave
 	j := 0
 	for i := range old {
 		if !old[i].sent {
