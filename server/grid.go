@@ -148,6 +148,7 @@ func (g *grid) query(center *[3]int32, radius int64, dst []int32) []int32 {
 // each row (and, in 3D, layer) wholly beyond the radius. The caller
 // measures each entity's distance.
 func (g *grid) cells(center *[3]int32, radius float64, dst []int32) []int32 {
+	radius = reach(radius)
 	r := int32(min(int64(math.Ceil(radius))/int64(g.size)+1, 1<<20))
 	c := g.key(center)
 	z0, z1 := c.z, c.z
@@ -189,6 +190,20 @@ func (g *grid) cells(center *[3]int32, radius float64, dst []int32) []int32 {
 		}
 	}
 	return dst
+}
+
+// maxReach is a radius in steps beyond any distance between two
+// positions a record can hold (int32 steps on each axis).
+const maxReach = 1 << 34
+
+// reach clamps a radius in steps to maxReach, so that a huge view (up to
+// the largest float32) converts to integers without overflow and still
+// reaches everything. NaN reaches everything too.
+func reach(radius float64) float64 {
+	if !(radius <= maxReach) {
+		return maxReach
+	}
+	return radius
 }
 
 // gap is the distance from v to the interval [lo, lo+size), 0 inside it.

@@ -116,7 +116,7 @@ type priority struct {
 	acc   float32 // priority accumulated while changed and not sent
 	since uint32  // tick of its last record sent to the client, or of its entering (staggered)
 	fresh bool    // entered and not yet waiting: its since is its entering's
-	sent  bool    // a record of it was sent since it entered
+	sent  bool    // a record of it was sent since it entered, or the client may hold it from before
 
 	// The last record sent, until its packet is acknowledged or known
 	// lost: then the entity waits again from when it started waiting
@@ -212,7 +212,7 @@ func (s *Session) everything(c *peer) {
 	next := room(c.relNext, s.world.n)
 	for _, slot := range s.world.sorted() {
 		id := s.world.ents[slot].rec.NetID
-		next = append(next, relEntry{netID: id, slot: slot, priority: s.entering(id)})
+		next = append(next, relEntry{netID: id, slot: slot})
 	}
 	s.adopt(c, next)
 	c.relVersion, c.relBuilt = s.world.version, true
@@ -222,9 +222,17 @@ func (s *Session) everything(c *peer) {
 // hysteresis), the ones always relevant and the one it controls, as the
 // rule allows, keeping the priority state of those it already had.
 func (s *Session) nearby(c *peer) {
+	enter2 := s.gather(c)
+	s.sortTmp = sortHigh(s.keys, s.sortTmp)
+	s.admit(c, s.found(c), enter2)
+}
+
+// gather lists in s.keys and s.near every entity that may be relevant to
+// c: those within the leaving radius of its view, the ones always
+// relevant and the one it controls (an entity may be listed twice). It
+// returns the entering radius squared, in steps (0 without a view).
+func (s *Session) gather(c *peer) (enter2 float64) {
 	w := &s.world
-	center := c.center
-	var enter2 float64
 	// NetID and an index in near, to sort as one word by NetID.
 	var keys []uint64
 	var near []nearEnt
@@ -232,26 +240,8 @@ func (s *Session) nearby(c *peer) {
 		r := float64(c.view.Radius) / float64(s.q.PosStep)
 		enter2 = r * r
 		leave := r * (1 + float64(s.cfg.Interest.Hysteresis))
-		leave2 := leave * leave
-		s.cells = s.grid.cells(&center, math.Ceil(leave), s.cells[:0])
-		found := 0
-		for _, list := range s.cells {
-			found += len(s.grid.lists[list])
-		}
-		n := found + len(w.always) + 1
-		keys, near = room(s.keys, n), room(s.near, n)
-		dims := s.grid.dims
-		for _, list := range s.cells {
-			for _, slot := range s.grid.lists[list] {
-				rec := &w.ents[slot].rec
-				if d := dist2(&rec.Pos, &center, dims); d <= leave2 {
-					keys = append(keys, uint64(rec.NetID)<<32|uint64(len(near)))
-					near = append(near, nearEnt{slot: slot, dist: float32(d)})
-				}
-			}
-		}
-	}
-	if !c.hasView {
+		keys, near = s.within(c, leave, len(w.always)+1)
+	} else {
 		keys, near = room(s.keys, len(w.always)+1), room(s.near, len(w.always)+1)
 	}
 	for _, slot := range w.always {
@@ -262,11 +252,43 @@ func (s *Session) nearby(c *peer) {
 		keys = append(keys, uint64(c.netID)<<32|uint64(len(near)))
 		near = append(near, nearEnt{slot: slot, dist: -2})
 	}
-	s.sortTmp = sortHigh(keys, s.sortTmp)
 	s.keys, s.near = keys, near
-	next := room(c.relNext, len(keys))
-	for _, k := range keys {
-		n := near[uint32(k)]
+	return enter2
+}
+
+// within returns s.keys and s.near emptied and holding the entities
+// within leave steps of c's view, with room for extra more.
+func (s *Session) within(c *peer, leave float64, extra int) (keys []uint64, near []nearEnt) {
+	w := &s.world
+	center := c.center
+	leave2 := leave * leave
+	s.cells = s.grid.cells(&center, math.Ceil(leave), s.cells[:0])
+	found := 0
+	for _, list := range s.cells {
+		found += len(s.grid.lists[list])
+	}
+	keys, near = room(s.keys, found+extra), room(s.near, found+extra)
+	dims := s.grid.dims
+	for _, list := range s.cells {
+		for _, slot := range s.grid.lists[list] {
+			rec := &w.ents[slot].rec
+			if d := dist2(&rec.Pos, &center, dims); d <= leave2 {
+				keys = append(keys, uint64(rec.NetID)<<32|uint64(len(near)))
+				near = append(near, nearEnt{slot: slot, dist: float32(d)})
+			}
+		}
+	}
+	return keys, near
+}
+
+// found returns, in c.relNext, the entities gather listed in the NetID
+// order of the sorted s.keys, each with its squared distance in steps, or
+// -1 when always relevant, -2 when controlled.
+func (s *Session) found(c *peer) []relEntry {
+	w := &s.world
+	next := room(c.relNext, len(s.keys))
+	for _, k := range s.keys {
+		n := s.near[uint32(k)]
 		e := relEntry{netID: uint32(k >> 32), slot: n.slot}
 		switch {
 		case e.netID == c.netID:
@@ -278,6 +300,13 @@ func (s *Session) nearby(c *peer) {
 		}
 		next = append(next, e)
 	}
+	return next
+}
+
+// admit makes c's relevant set the entities of next (found's list) that
+// are relevant to it, once each, carrying over the priority state of
+// those it had and starting the others as entering.
+func (s *Session) admit(c *peer, next []relEntry, enter2 float64) {
 	old := c.rel
 	out := next[:0]
 	j := 0
@@ -299,7 +328,7 @@ func (s *Session) nearby(c *peer) {
 		if held {
 			e.priority = old[j].priority
 		} else {
-			e.priority = s.entering(e.netID)
+			e.priority = s.entering(c, e.netID)
 		}
 		out = append(out, e)
 	}
@@ -322,12 +351,20 @@ func (l *leftEntry) acked(c *peer) bool {
 	return l.hasDespawned && c.hasAcked && !tickBefore(c.acked, l.despawned)
 }
 
+// cmpLeft orders an entity that left by NetID, for a binary search.
+func cmpLeft(l leftEntry, id uint32) int { return cmpUint32(l.netID, id) }
+
 // dropped adds to c's entities that left those of old, its relevant set,
 // missing from next, its new one, that were sent to it: each gets a
 // despawn until the client acknowledges one (like the graves of the
 // entities that died), since the client may know it from a tick it has not
-// acknowledged, which the baseline does not hold.
+// acknowledged, which the baseline does not hold. Departures beyond the
+// room of Wire.MaxEntities entries are counted (LeftUntracked), not kept.
+//
+// Any number may leave at once (a view that jumps): they are gathered in
+// NetID order, as old is, and merged into c.gone in one pass.
 func (s *Session) dropped(c *peer, old, next []relEntry) {
+	left := room(s.left, len(old)) // no more than old can leave
 	j := 0
 	for i := range old {
 		if !old[i].sent {
@@ -340,17 +377,43 @@ func (s *Session) dropped(c *peer, old, next []relEntry) {
 		if j < len(next) && next[j].netID == id {
 			continue
 		}
-		at, found := slices.BinarySearchFunc(c.gone, id, func(l leftEntry, id uint32) int { return cmpUint32(l.netID, id) })
-		switch {
-		case found:
+		if at, found := slices.BinarySearchFunc(c.gone, id, cmpLeft); found {
 			c.gone[at] = leftEntry{netID: id} // left again: a new despawn to acknowledge
-		case len(c.gone) < s.cfg.Wire.MaxEntities:
-			if len(c.gone) == cap(c.gone) {
-				c.gone = append(make([]leftEntry, 0, 2*len(c.gone)+64), c.gone...)
-			}
-			c.gone = slices.Insert(c.gone, at, leftEntry{netID: id})
+			continue
+		}
+		left = append(left, leftEntry{netID: id})
+	}
+	s.left = left
+	if room := max(s.cfg.Wire.MaxEntities-len(c.gone), 0); len(left) > room {
+		c.stats.LeftUntracked += uint64(len(left) - room)
+		left = left[:room]
+	}
+	c.gone = mergeLeft(c.gone, left)
+}
+
+// mergeLeft merges left into gone, both in NetID order and with no NetID
+// in both, and returns gone: from the back, in place when gone has the
+// capacity.
+func mergeLeft(gone, left []leftEntry) []leftEntry {
+	if len(left) == 0 {
+		return gone
+	}
+	n := len(gone)
+	if n+len(left) > cap(gone) {
+		gone = append(make([]leftEntry, 0, 2*(n+len(left))+64), gone...)
+	}
+	gone = gone[:n+len(left)]
+	i, j := n-1, len(left)-1
+	for k := len(gone) - 1; j >= 0; k-- {
+		if i >= 0 && gone[i].netID > left[j].netID {
+			gone[k] = gone[i]
+			i--
+		} else {
+			gone[k] = left[j]
+			j--
 		}
 	}
+	return gone
 }
 
 // keep decides whether entity e (its dist holding its squared distance in
@@ -386,9 +449,17 @@ func (s *Session) keep(c *peer, e *relEntry, held bool, enter2 float64) bool {
 // budget are then forced out by MaxInterval over several ticks instead
 // of all in one, and stay spread out after that, each waiting again from
 // its own send.
-func (s *Session) entering(netID uint32) priority {
+//
+// An entity that re-enters while the client may still hold it from
+// before it left (its despawn not acknowledged) counts as sent: if the
+// budget leaves it out and it leaves again, it is despawned again.
+func (s *Session) entering(c *peer, netID uint32) priority {
 	spread := max(1, s.maxWaitTicks()/2)
-	return priority{since: s.tick - (netID*0x9e3779b1>>16)%spread, fresh: true}
+	p := priority{since: s.tick - (netID*0x9e3779b1>>16)%spread, fresh: true}
+	if at, found := slices.BinarySearchFunc(c.gone, netID, cmpLeft); found && !c.gone[at].acked(c) {
+		p.sent = true
+	}
+	return p
 }
 
 // adopt makes next c's relevant set, carrying over the priority state of
@@ -403,6 +474,8 @@ func (s *Session) adopt(c *peer, next []relEntry) {
 		}
 		if j < len(old) && old[j].netID == e.netID {
 			e.priority = old[j].priority
+		} else {
+			e.priority = s.entering(c, e.netID)
 		}
 	}
 	s.dropped(c, old, next)

@@ -573,3 +573,193 @@ func TestLeftUnacknowledgedIsDespawned(t *testing.T) {
 		t.Fatalf("acknowledged tick %d, %d incomplete", st.AckedTick, st.Incomplete)
 	}
 }
+
+// A huge finite radius sees what it says: every entity, however far, and
+// not an empty view from an overflow converting it to cells.
+func TestInterestHugeRadius(t *testing.T) {
+	for _, dims := range []int{2, 3} {
+		s := newServer(t, SessionConfig{Interest: &InterestConfig{CellSize: 25, Dims: dims}})
+		s.Connect(1)
+		c := newTestClient(t, wire.Config{})
+		s.BeginTick(1)
+		lineWorld(t, s, 50)
+		far := wire.Entity{NetID: 51, Pos: mgl32.Vec3{-1e6, 1e6, 1e6}}
+		if err := s.SetEntity(far); err != nil {
+			t.Fatal(err)
+		}
+		for _, radius := range []float32{math.MaxFloat32, 1e30, 1e12} {
+			if err := s.SetView(1, View{Radius: radius}); err != nil {
+				t.Fatal(err)
+			}
+			deliverTick(t, s, c)
+			if got := held(c); len(got) != 51 {
+				t.Fatalf("dims %d, radius %g: holds %d entities, want 51", dims, radius, len(got))
+			}
+			s.BeginTick(s.Tick() + 1)
+		}
+	}
+}
+
+// An entity that leaves, re-enters and is left out (by the budget or the
+// Filter) before it leaves again is still despawned on a client that holds
+// it from a tick it did not acknowledge: its re-entry does not forget that
+// the client may hold it.
+func TestReenteredDeferredIsDespawned(t *testing.T) {
+	// NetID 2 is never sent, so that no tick is complete and the client
+	// cannot sweep what a tick does not name; 51 is left out at tick 4.
+	filter := func(_ ClientID, netID uint32, tick uint32) bool {
+		return netID != 2 && (netID != 51 || tick != 4)
+	}
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{CellSize: 25}, Filter: filter})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	alive := map[uint32]bool{} // what the client draws
+	// step runs a tick with the view at x, delivering its packets or not
+	// and acknowledging them or not.
+	step := func(tick uint32, x float32, deliver, ack bool) {
+		t.Helper()
+		s.BeginTick(tick)
+		if tick == 1 {
+			lineWorld(t, s, 100)
+		}
+		if err := s.SetView(1, View{Pos: mgl32.Vec3{x, 0, 0}, Radius: 15}); err != nil {
+			t.Fatal(err)
+		}
+		packets, err := s.Snapshot(1, tick, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !deliver {
+			return
+		}
+		for _, p := range packets {
+			c.receive(p, tick)
+			for _, e := range c.entities {
+				alive[e.NetID] = e.Flags&wire.Despawn == 0
+			}
+		}
+		if ack {
+			if err := s.Receive(1, c.ack(t, tick), tick); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	step(1, 0, true, true)    // 1 and 3 (2 is filtered)
+	step(2, 500, true, false) // 51 enters (50 and 52 with it); not acknowledged
+	if !alive[51] {
+		t.Fatal("entity 51 did not enter")
+	}
+	step(3, 0, false, false) // 51 leaves; its despawn is lost
+	step(4, 500, true, true) // 51 re-enters, left out
+	step(5, 0, true, true)   // 51 leaves again
+	for tick := uint32(6); tick <= 8; tick++ {
+		step(tick, 0, true, true)
+	}
+	for id, ok := range alive {
+		if ok && id > 3 {
+			t.Fatalf("the client still draws entity %d", id)
+		}
+	}
+}
+
+// droppedByInsert is dropped as it was, one sorted insert per departure:
+// the reference the merge must match.
+func droppedByInsert(gone []leftEntry, old, next []relEntry, limit int) ([]leftEntry, int) {
+	refused := 0
+	for _, o := range old {
+		if !o.sent || slices.ContainsFunc(next, func(e relEntry) bool { return e.netID == o.netID }) {
+			continue
+		}
+		at, found := slices.BinarySearchFunc(gone, o.netID, cmpLeft)
+		switch {
+		case found:
+			gone[at] = leftEntry{netID: o.netID}
+		case len(gone) < limit:
+			gone = slices.Insert(gone, at, leftEntry{netID: o.netID})
+		default:
+			refused++
+		}
+	}
+	return gone, refused
+}
+
+// Thousands leaving at once (and some leaving again) end in c.gone as one
+// sorted insert each would leave them; past Wire.MaxEntities entries they
+// are counted, not kept.
+func TestDroppedMergesDepartures(t *testing.T) {
+	const limit = 6000
+	s := newServer(t, SessionConfig{Wire: wire.Config{MaxEntities: limit}})
+	s.Connect(1)
+	c, err := s.peer(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	var want []leftEntry
+	refused := 0
+	for round := range 6 {
+		// A relevant set of up to 4000 of 20000 NetIDs, sent but for some,
+		// and a next one keeping a few of them.
+		var old, next []relEntry
+		for id := uint32(1); id <= 20000; id++ {
+			if rng.IntN(5) == 0 {
+				old = append(old, relEntry{netID: id, priority: priority{sent: rng.IntN(10) > 0}})
+				if rng.IntN(10) == 0 {
+					next = append(next, relEntry{netID: id})
+				}
+			}
+		}
+		// Some left before and were acknowledged as despawned or not.
+		for i := range c.gone {
+			c.gone[i].hasDespawned = rng.IntN(2) == 0
+		}
+		want = append(want[:0], c.gone...)
+		var n int
+		want, n = droppedByInsert(want, old, next, limit)
+		refused += n
+		s.dropped(c, old, next)
+		if !slices.Equal(c.gone, want) {
+			t.Fatalf("round %d: %d entries, want %d (or the same count, different entries)", round, len(c.gone), len(want))
+		}
+		if c.stats.LeftUntracked != uint64(refused) {
+			t.Fatalf("round %d: LeftUntracked %d, want %d", round, c.stats.LeftUntracked, refused)
+		}
+	}
+	if refused == 0 || len(c.gone) != limit {
+		t.Fatalf("the limit was not reached: %d entries, %d refused", len(c.gone), refused)
+	}
+}
+
+// A view that jumps away from thousands of entities despawns every one of
+// them on the client.
+func TestThousandsLeaveAtOnce(t *testing.T) {
+	const n = 5000
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{}})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	s.BeginTick(1)
+	lineWorld(t, s, n)
+	s.SetView(1, View{Radius: 10 * n})
+	deliverTick(t, s, c)
+	if got := len(held(c)); got != n {
+		t.Fatalf("holds %d, want %d", got, n)
+	}
+	s.BeginTick(2)
+	s.SetView(1, View{Pos: mgl32.Vec3{-1e6, 0, 0}, Radius: 10})
+	packets, err := s.Snapshot(1, 2, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	despawns := 0
+	for _, p := range packets {
+		c.receive(p, 2)
+		for _, e := range c.entities {
+			if e.Flags&wire.Despawn != 0 {
+				despawns++
+			}
+		}
+	}
+	if got := held(c); despawns != n || len(got) != 0 {
+		t.Fatalf("%d despawns, still holds %d", despawns, len(got))
+	}
+}

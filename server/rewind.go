@@ -385,8 +385,8 @@ func (s *Session) candidates(r *Rewind, origin, dir mgl32.Vec3, maxDist float32,
 	margin := s.hist.maxBound() + s.hist.cfg.MaxSpeed*max(age, 0)
 	mid := origin.Add(dir.Mul(maxDist / 2))
 	center := s.stepsOf(mid)
-	reach := (maxDist/2 + margin) / s.q.PosStep
-	s.cand = s.grid.query(&center, int64(math.Ceil(float64(reach))), s.cand[:0])
+	radius := (maxDist/2 + margin) / s.q.PosStep
+	s.cand = s.grid.query(&center, int64(math.Ceil(reach(float64(radius)))), s.cand[:0])
 	for _, slot := range s.cand {
 		if slot < n {
 			try(slot)

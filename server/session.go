@@ -66,6 +66,8 @@ type Session struct {
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
 	addErr  error            // an unexpected encoder error during Snapshot
+
+	left []leftEntry // dropped's scratch: the entities that left, by NetID
 }
 
 // NewSession returns a session for cfg, which is validated.

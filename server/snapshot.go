@@ -173,17 +173,8 @@ func (s *Session) collect(c *peer, base *sentTick) {
 	}
 	c.cand = room(c.cand, len(c.rel)+held+len(s.graves)+len(c.gone))
 	weigh := s.bytesPerTick() > 0
-	// First, in one tight pass, which relevant entities are still alive:
-	// their world entries' cache misses overlap, and the walk below finds
-	// them at hand.
 	ents := s.world.ents
-	alive := room(s.alive, len(c.rel))
-	for i := range c.rel {
-		r := &c.rel[i]
-		we := &ents[r.slot]
-		alive = append(alive, we.alive && we.rec.NetID == r.netID)
-	}
-	s.alive = alive
+	alive := s.stillAlive(c)
 	m := s.merger(c, base)
 	var b []sentRec
 	if base != nil {
@@ -240,20 +231,42 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			k.kind = kOwn
 		}
 		if weigh && k.rel >= 0 {
-			r := &c.rel[k.rel]
-			if r.pending {
-				s.settle(c, r)
-			}
-			switch {
-			case r.fresh:
-				r.fresh = false // waits from its (staggered) entering
-			case r.acc == 0:
-				r.since = s.tick // starts waiting now
-			}
-			k.score = r.acc + s.importance(c, id, s.distance(c, we))
+			k.score = s.score(c, &c.rel[k.rel], we)
 		}
 		c.cand = append(c.cand, k)
 	}
+}
+
+// score returns the priority of sending relevant entity r, we in the
+// world, to c under the budget: what it gathered while waiting and its
+// importance now. It first learns whether r's last record arrived and
+// starts r waiting if it was not.
+func (s *Session) score(c *peer, r *relEntry, we *worldEntry) float32 {
+	if r.pending {
+		s.settle(c, r)
+	}
+	switch {
+	case r.fresh:
+		r.fresh = false // waits from its (staggered) entering
+	case r.acc == 0:
+		r.since = s.tick // starts waiting now
+	}
+	return r.acc + s.importance(c, r.netID, s.distance(c, we))
+}
+
+// stillAlive reports which of c's relevant entities are still alive, in
+// one tight pass before collect's walk: their world entries' cache misses
+// overlap, and the walk finds them at hand.
+func (s *Session) stillAlive(c *peer) []bool {
+	ents := s.world.ents
+	alive := room(s.alive, len(c.rel))
+	for i := range c.rel {
+		r := &c.rel[i]
+		we := &ents[r.slot]
+		alive = append(alive, we.alive && we.rec.NetID == r.netID)
+	}
+	s.alive = alive
+	return alive
 }
 
 // settle learns whether the packet that carried r's last record arrived:

@@ -71,6 +71,12 @@ type ClientStats struct {
 	// lag compensation) older or newer than the server allows, clamped
 	// (Session.Rewind).
 	DrawnClamped uint64
+	// LeftUntracked counts the entities that left the client's relevant
+	// set, possibly held by the client, while the list of those awaiting
+	// an acknowledged despawn was full (Wire.MaxEntities of them): those
+	// get no despawn of their own, and the client may keep drawing them
+	// until a complete tick sweeps them.
+	LeftUntracked uint64
 	// RTT is the latest round-trip time measured from the client's
 	// packets, in ms (valid with HasRTT).
 	RTT    uint32
