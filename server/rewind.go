@@ -304,10 +304,15 @@ type Hit struct {
 // normalised), up to maxDist, against the hit shapes as they were at r
 // (each entity at the time its client drew it, interpolated between the
 // recorded ticks), and returns the nearest hit, skipping entity ignore
-// (the shooter). It does not allocate.
+// (the shooter). A maxDist of +Inf reaches across the whole world (any
+// distance two positions the wire carries can be apart). It does not
+// allocate.
 func (s *Session) Raycast(r *Rewind, origin, dir mgl32.Vec3, maxDist float32, ignore uint32) (Hit, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if math.IsInf(float64(maxDist), 1) {
+		maxDist = worldSpan * s.q.PosStep
+	}
 	if s.hist == nil || dir.Len() == 0 || !(maxDist > 0) || !finite3(origin) || !finite3(dir) {
 		return Hit{}, false
 	}
@@ -474,6 +479,10 @@ func (s *Session) recorded(slot int32, id uint32, t uint32) (pose, bool) {
 	}
 	return f.poses[slot], true
 }
+
+// worldSpan is, in steps, a distance no two positions the wire carries
+// (each within ±2^31 steps) can exceed.
+const worldSpan = 1 << 33
 
 // rayShape returns the distance along the ray (origin, unit dir) at which
 // it enters shape sh posed at pos, rot, if it does before maxDist.

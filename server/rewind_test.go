@@ -186,6 +186,13 @@ func TestRaycastShapes(t *testing.T) {
 			t.Errorf("ray from %v along %v: %+v %v, want %d at %v (%v)", c.origin, c.dir, hit, ok, c.id, c.dist, c.hit)
 		}
 	}
+	// An unbounded ray is the whole world's length, never NaN.
+	if hit, ok := s.Raycast(&r, mgl32.Vec3{-5, 2, 0}, mgl32.Vec3{1, 0, 0}, float32(math.Inf(1)), 0); !ok || hit.NetID != 1 || math.Abs(float64(hit.Distance-4.5)) > 1e-3 {
+		t.Errorf("unbounded ray: %+v %v, want 1 at 4.5", hit, ok)
+	}
+	if _, ok := s.Raycast(&r, mgl32.Vec3{-5, 2, 0}, mgl32.Vec3{1, 0, 0}, float32(math.NaN()), 0); ok {
+		t.Error("a ray of NaN length hit")
+	}
 	got := s.Overlap(&r, mgl32.Vec3{5, 0, 0}, 4.2, 0, nil)
 	if !slices.Equal(got, []uint32{2}) {
 		t.Fatalf("overlap %v, want the box only", got)
