@@ -56,6 +56,10 @@ func (f FieldSpec) validate(i int) error {
 		return fmt.Errorf("%w: Quantizer.Fields[%d].Precision = %v, want a finite step > 0", ErrConfig, i, f.Precision)
 	case float64(f.Max-f.Min)/float64(f.Precision) > maxFieldSteps:
 		return fmt.Errorf("%w: Quantizer.Fields[%d]: (Max-Min)/Precision = %v steps > 2^30", ErrConfig, i, float64(f.Max-f.Min)/float64(f.Precision))
+	case f.Steps() < 1:
+		// A Precision far above the range rounds to no step at all: the
+		// step would be infinite and every value NaN.
+		return fmt.Errorf("%w: Quantizer.Fields[%d]: Precision %v leaves range [%v, %v] no step", ErrConfig, i, f.Precision, f.Min, f.Max)
 	}
 	return nil
 }

@@ -76,14 +76,34 @@ func (q Quantizer) normalize() (Quantizer, error) {
 // mustNorm returns q normalised, or the defaults where q is invalid; the
 // conversion methods use it so that they never fail on configuration.
 func (q Quantizer) mustNorm() Quantizer {
-	if q.PosStep >= 1e-9 && q.PosStep <= 1e9 && q.VelStep >= 1e-9 && q.VelStep <= 1e9 && q.RotBits >= 4 && q.RotBits <= 20 {
+	if q.PosStep >= 1e-9 && q.PosStep <= 1e9 && q.VelStep >= 1e-9 && q.VelStep <= 1e9 && q.RotBits >= 4 && q.RotBits <= 20 && fieldsValid(q.Fields) {
 		return q // normalised already: what every call but the first sees
 	}
 	n, err := q.normalize()
-	if err != nil {
-		return DefaultQuantizer()
+	if err == nil {
+		return n
 	}
-	return n
+	if !fieldsValid(q.Fields) { // keep the valid steps, drop the fields
+		q.Fields = nil
+		if n, err = q.normalize(); err == nil {
+			return n
+		}
+	}
+	return DefaultQuantizer()
+}
+
+// fieldsValid reports whether fields fit a record and each is usable:
+// the conversions index records by them and divide by their steps.
+func fieldsValid(fields []FieldSpec) bool {
+	if len(fields) > MaxFields {
+		return false
+	}
+	for i := range fields {
+		if fields[i].validate(i) != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // steps quantises one value to the nearest multiple of step, reporting
@@ -107,7 +127,9 @@ var axisNames = [2][3]string{{"Pos.X", "Pos.Y", "Pos.Z"}, {"Vel.X", "Vel.Y", "Ve
 // part of a record and are dropped; the velocity is quantised only with
 // HasVelocity (otherwise it is zero). It fails with [ErrRange] for a
 // non-finite or too distant position or velocity, a non-finite rotation,
-// or a custom field value its [FieldSpec] refuses.
+// or a custom field value its [FieldSpec] refuses, and with [ErrConfig]
+// when q's Fields are not valid (more than [MaxFields], or one a
+// [Quantizer.Validate] refuses).
 func (q Quantizer) Record(e Entity) (Record, error) {
 	var r Record
 	err := q.RecordTo(&r, &e)
@@ -120,6 +142,9 @@ func (q Quantizer) Record(e Entity) (Record, error) {
 // through the stack.
 func (q *Quantizer) RecordTo(r *Record, e *Entity) error {
 	n := q.mustNorm()
+	if len(n.Fields) != len(q.Fields) { // invalid fields, dropped
+		return fmt.Errorf("NetID %d: %w", e.NetID, q.Validate())
+	}
 	var out Record
 	out.NetID, out.State, out.Epoch, out.Flags = e.NetID, e.State, e.Epoch, e.Flags&HasVelocity
 	var ok bool
