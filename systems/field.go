@@ -258,13 +258,13 @@ func (cfg *FieldConfig[T]) Validate() error {
 // Field buffers and draws one custom field of the remote entities, as the
 // component T: each frame, after Interpolate, it stores the field values
 // FieldReceive drained into each entity's [c.FieldRing] of T (adding the
-// ring and T to an entity the first time), then draws T for every remote
-// entity at the render time and between the samples its [c.Span] used for
-// the position this frame: blended across a Lerp span, held across a
-// discontinuity or before the first sample, and past the newest sample
-// extrapolated per the pipeline's policy (FieldConfig.Extrapolate) or
-// held. A game that declares no field runs no Field system, and its
-// entities carry no field component.
+// ring, and T unless the game gave it T, to an entity the first time),
+// then draws T for every remote entity at the render time and between the
+// samples its [c.Span] used for the position this frame: blended across a
+// Lerp span, held across a discontinuity or before the first sample, and
+// past the newest sample extrapolated per the pipeline's policy
+// (FieldConfig.Extrapolate) or held. A game that declares no field runs
+// no Field system, and its entities carry no field component.
 type Field[T ~float32] struct {
 	cfg    FieldConfig[T]
 	interp *Interpolate
@@ -356,11 +356,21 @@ func (s *Field[T]) store(w *ecs.World) {
 	for _, i := range later {
 		fe := &msgs[i]
 		if !w.Has(fe.e, s.ringID) { // an entity named twice is given them once
-			w.Add(fe.e, s.ringID, s.valID)
+			addFieldComponents(w, fe.e, s.ringID, s.valID)
 		}
 		s.put(w, fe.e, &fe.m)
 	}
 	s.later = later[:0]
+}
+
+// addFieldComponents gives e the ring, and T unless the game gave it T
+// already (adding a component twice panics in arche).
+func addFieldComponents(w *ecs.World, e ecs.Entity, ringID, valID ecs.ID) {
+	if w.Has(e, valID) {
+		w.Add(e, ringID)
+	} else {
+		w.Add(e, ringID, valID)
+	}
 }
 
 // put buffers msg's value of the field, or refuses and counts it.

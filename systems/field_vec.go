@@ -132,7 +132,7 @@ func (s *VecField[T]) store(w *ecs.World) {
 	for _, i := range later {
 		fe := &msgs[i]
 		if !w.Has(fe.e, s.ringID) {
-			w.Add(fe.e, s.ringID, s.valID)
+			addFieldComponents(w, fe.e, s.ringID, s.valID)
 		}
 		s.put(w, fe.e, &fe.m)
 	}
