@@ -231,9 +231,10 @@ type FieldConfig[T ~float32] struct {
 	Func func(a, b T, t float32) T
 	// Extrapolate makes the field follow the pipeline's extrapolation
 	// policy past the entity's newest sample, along the slope of its last
-	// two values (Linear and Angle only); otherwise it holds the newest
-	// value, as it always does when the server said the entity was
-	// unchanged (a Complete snapshot).
+	// two values (Linear and Angle only), within [Min, Max] when Min <
+	// Max (a Linear field stops at the bound, an Angle wraps); otherwise
+	// it holds the newest value, as it always does when the server said
+	// the entity was unchanged (a Complete snapshot).
 	Extrapolate bool
 }
 
@@ -475,9 +476,16 @@ func (d *fieldDraw[T]) hold(span *c.Span, ring *c.FieldRing[T], out *T, rt float
 		return
 	}
 	perTick := float64(d.diff(p, a)) / float64(t0-tp)
-	if v := float64(a) + perTick*float64(travel)*d.rate; v >= -math.MaxFloat32 && v <= math.MaxFloat32 {
-		*out = d.wrap(T(v))
-	} // else hold: a slope the float cannot follow
+	v := float64(a) + perTick*float64(travel)*d.rate
+	if !(v >= -math.MaxFloat32 && v <= math.MaxFloat32) {
+		return // hold: a slope the float cannot follow
+	}
+	if d.cfg.Blend == Linear && d.cfg.Min < d.cfg.Max {
+		// Past the newest sample as within: never a value the field
+		// refuses.
+		v = min(max(v, float64(d.cfg.Min)), float64(d.cfg.Max))
+	}
+	*out = d.wrap(T(v))
 }
 
 // diff returns b - a: for an Angle, the short way round.

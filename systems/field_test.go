@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/mlange-42/arche/generic"
+	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
 	"github.com/netsmooth/netsmooth/systems"
 )
@@ -54,5 +55,39 @@ func TestFieldGameGaveComponent(t *testing.T) {
 	}
 	if g, p := *gauges.Get(e), *pairs.Get(e); g != 50 || p != (pairField{50, 50}) {
 		t.Fatalf("drawn %v and %v, want 50 and [50 50]", g, p)
+	}
+}
+
+// TestFieldExtrapolationBounded: a field rising towards its Max when the
+// packets stop is extrapolated up to the Max and no further, where it
+// went on along its slope to values the field refuses.
+func TestFieldExtrapolationBounded(t *testing.T) {
+	r := fieldPipe(t)
+	gauges := generic.NewMap1[gaugeField](&r.World)
+	pairs := generic.NewMap1[pairField](&r.World)
+	spans := generic.NewMap1[components.Span](&r.World)
+	var top gaugeField
+	var topPair float32
+	for tick := uint32(1); tick <= 40; tick++ {
+		if tick <= 20 {
+			v := float32(tick) * 5 // 5 .. 100
+			r.Push(snapVel(1, tick, float32(tick), 20))
+			r.Pipe.FieldInbox().Push(systems.FieldMessage{NetID: 1, Tick: tick, Values: [systems.MaxFields]float32{v, v, 100 - v}})
+		}
+		for range 3 {
+			r.Frame(1.0 / 60)
+		}
+		if tick < 2 {
+			continue
+		}
+		e := r.Entity(1)
+		g, p := *gauges.Get(e), *pairs.Get(e)
+		if g < 0 || g > 100 || p[0] < 0 || p[0] > 100 || p[1] < 0 || p[1] > 100 {
+			t.Fatalf("tick %d: drawn %v and %v, want within [0, 100] (span %+v)", tick, g, p, *spans.Get(e))
+		}
+		top, topPair = max(top, g), max(topPair, p[0])
+	}
+	if top != 100 || topPair != 100 {
+		t.Fatalf("drawn at most %v and %v, want 100 reached", top, topPair)
 	}
 }
