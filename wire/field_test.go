@@ -227,3 +227,34 @@ func TestQuantizerTooManyFields(t *testing.T) {
 		t.Fatalf("Entity with %d fields = pos %v fields %v, want pos %v and fields at zero", len(q.Fields), got.Pos, got.Fields, e.Pos)
 	}
 }
+
+// TestFieldStepsWorkedOnce: the quantizer an encoder holds carries its
+// fields' steps worked out, equal to the spec's own, in a copy that
+// leaves the game's slice as it was; records quantise alike with either.
+func TestFieldStepsWorkedOnce(t *testing.T) {
+	cfg := fieldConfig()
+	game := cfg.Quantizer.Fields
+	enc, err := NewEncoder(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := enc.Config().Quantizer
+	for i, f := range q.Fields {
+		g := game[i]
+		if g.n != 0 || f.n == 0 {
+			t.Fatalf("field %d: game's steps cached %d, encoder's %d; want 0 and worked out", i, g.n, f.n)
+		}
+		if f.Steps() != g.Steps() || f.Step() != g.Step() {
+			t.Errorf("field %d: cached %d steps of %v, want %d of %v", i, f.Steps(), f.Step(), g.Steps(), g.Step())
+		}
+	}
+	e := Entity{NetID: 9, Fields: [MaxFields]float32{37.25, 3.1}}
+	a, errA := q.Record(e)
+	b, errB := cfg.Quantizer.Record(e)
+	if errA != nil || errB != nil || a != b {
+		t.Fatalf("records %+v (%v) and %+v (%v), want equal", a, errA, b, errB)
+	}
+	if q.Entity(a) != cfg.Quantizer.Entity(b) {
+		t.Fatalf("entities %+v and %+v, want equal", q.Entity(a), cfg.Quantizer.Entity(b))
+	}
+}

@@ -3,6 +3,7 @@ package wire
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Quantizer turns world-unit values into the integer steps the wire carries
@@ -37,11 +38,26 @@ func DefaultQuantizer() Quantizer {
 // Validate reports whether the fields are in range (zero meaning the
 // default), wrapping [ErrConfig].
 func (q Quantizer) Validate() error {
-	_, err := q.normalize()
+	_, err := q.fill()
 	return err
 }
 
+// normalize returns q with its defaults filled in and its fields' steps
+// worked out (see withSteps), or an error naming the first field out of
+// range: for the quantizer a Config holds, which its encoder, decoder and
+// session use for every record.
 func (q Quantizer) normalize() (Quantizer, error) {
+	q, err := q.fill()
+	if err != nil {
+		return q, err
+	}
+	return q.withSteps(), nil
+}
+
+// fill returns q with its defaults filled in, or an error naming the
+// first field out of range; it keeps the game's Fields slice and
+// allocates nothing.
+func (q Quantizer) fill() (Quantizer, error) {
 	if q.PosStep == 0 {
 		q.PosStep = DefaultPosStep
 	}
@@ -73,19 +89,33 @@ func (q Quantizer) normalize() (Quantizer, error) {
 	return q, nil
 }
 
+// withSteps returns q, valid, with a copy of its fields whose steps are
+// worked out once (the game's slice is its own).
+func (q Quantizer) withSteps() Quantizer {
+	if !slices.ContainsFunc(q.Fields, func(f FieldSpec) bool { return f.n == 0 }) {
+		return q
+	}
+	fields := make([]FieldSpec, len(q.Fields))
+	for i, f := range q.Fields {
+		fields[i] = f.cached()
+	}
+	q.Fields = fields
+	return q
+}
+
 // mustNorm returns q normalised, or the defaults where q is invalid; the
 // conversion methods use it so that they never fail on configuration.
 func (q Quantizer) mustNorm() Quantizer {
 	if q.PosStep >= 1e-9 && q.PosStep <= 1e9 && q.VelStep >= 1e-9 && q.VelStep <= 1e9 && q.RotBits >= 4 && q.RotBits <= 20 && fieldsValid(q.Fields) {
 		return q // normalised already: what every call but the first sees
 	}
-	n, err := q.normalize()
+	n, err := q.fill()
 	if err == nil {
 		return n
 	}
 	if !fieldsValid(q.Fields) { // keep the valid steps, drop the fields
 		q.Fields = nil
-		if n, err = q.normalize(); err == nil {
+		if n, err = q.fill(); err == nil {
 			return n
 		}
 	}
@@ -99,8 +129,8 @@ func fieldsValid(fields []FieldSpec) bool {
 		return false
 	}
 	for i := range fields {
-		if fields[i].validate(i) != nil {
-			return false
+		if fields[i].n == 0 && fields[i].validate(i) != nil {
+			return false // not normalised, and not valid
 		}
 	}
 	return true
