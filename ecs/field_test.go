@@ -433,3 +433,47 @@ func TestVecField(t *testing.T) {
 		t.Fatalf("rejected %v, want one out of range", m.FieldsRejected)
 	}
 }
+
+// TestFieldDeclaredOnce: a refused declaration leaves the pipeline
+// without the field machinery, and a second declaration of a component
+// or of a field value (a vector's overlapping one's included) is refused
+// without adding a system; each ran two systems drawing the same thing.
+func TestFieldDeclaredOnce(t *testing.T) {
+	type Gauge float32
+	type Other float32
+	type Pair [2]float32
+	r := newRig(t, cfgAt(20, 2))
+	p := r.Pipe
+	before := len(p.Systems())
+	if _, err := nsecs.AddField(p, systems.FieldConfig[Gauge]{Index: systems.MaxFields}); err == nil {
+		t.Fatal("Index beyond the field values accepted")
+	}
+	if p.FieldInbox() != nil || len(p.Systems()) != before {
+		t.Fatalf("a refused AddField left the inbox %v and %d systems, want none and %d", p.FieldInbox(), len(p.Systems()), before)
+	}
+	if _, err := nsecs.AddField(p, systems.FieldConfig[Gauge]{Index: 1}); err != nil {
+		t.Fatal(err)
+	}
+	n := len(p.Systems())
+	if _, err := nsecs.AddField(p, systems.FieldConfig[Gauge]{Index: 2}); err == nil {
+		t.Error("the same component declared twice accepted")
+	}
+	if _, err := nsecs.AddField(p, systems.FieldConfig[Other]{Index: 1}); err == nil {
+		t.Error("field value 1 declared twice accepted")
+	}
+	if _, err := nsecs.AddVecField(p, systems.VecFieldConfig[Pair]{Index: 0}); err == nil {
+		t.Error("a vector over values 0..1 accepted beside a field of value 1")
+	}
+	if len(p.Systems()) != n {
+		t.Fatalf("%d systems after refused declarations, want %d", len(p.Systems()), n)
+	}
+	if _, err := nsecs.AddVecField(p, systems.VecFieldConfig[Pair]{Index: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := nsecs.AddField(p, systems.FieldConfig[Other]{Index: 0}); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Systems()) != n+2 {
+		t.Fatalf("%d systems, want %d", len(p.Systems()), n+2)
+	}
+}

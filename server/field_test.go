@@ -81,3 +81,51 @@ func TestSetField(t *testing.T) {
 		t.Errorf("a snapshot with one changed field is %d bytes, without %d: want 5 more", changed, same)
 	}
 }
+
+// TestSetFieldAfterSetEntity: SetEntity replaces every declared field,
+// so a game that sets a field on its own calls SetField after SetEntity
+// in each tick it hands the motion over: the field set after it keeps its
+// value, one set before it is replaced by the entity's.
+func TestSetFieldAfterSetEntity(t *testing.T) {
+	wcfg := wire.Config{Quantizer: wire.Quantizer{Fields: []wire.FieldSpec{{Min: 0, Max: 100, Precision: 0.5}}}}
+	s := newServer(t, SessionConfig{Wire: wcfg})
+	if err := s.Connect(1); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t, wcfg)
+	send := func(tick uint32) wire.Entity {
+		t.Helper()
+		pk, err := s.Snapshot(1, tick*50, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pk {
+			c.receive(p, tick*50)
+		}
+		if len(c.errs) > 0 || len(c.entities) != 1 {
+			t.Fatalf("tick %d: errors %v, entities %+v; want one entity", tick, c.errs, c.entities)
+		}
+		s.Receive(1, c.ack(t, tick*50+10), tick*50+20)
+		return c.entities[0]
+	}
+	s.BeginTick(1)
+	if err := s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{1, 0, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetField(1, 0, 40); err != nil {
+		t.Fatal(err)
+	}
+	if e := send(1); e.Pos[0] != 1 || e.Fields[0] != 40 {
+		t.Fatalf("SetField after SetEntity: pos %v health %v, want 1 and 40", e.Pos[0], e.Fields[0])
+	}
+	s.BeginTick(2)
+	if err := s.SetField(1, 0, 30); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{2, 0, 0}, Fields: [wire.MaxFields]float32{25}}); err != nil {
+		t.Fatal(err)
+	}
+	if e := send(2); e.Pos[0] != 2 || e.Fields[0] != 25 {
+		t.Fatalf("SetField before SetEntity: pos %v health %v, want 2 and the entity's 25", e.Pos[0], e.Fields[0])
+	}
+}

@@ -262,6 +262,12 @@ func tickBefore(a, b uint32) bool { return int32(a-b) < 0 }
 // the motion it hands to SetEntity. Like every change it reaches each
 // client once, delta-encoded: an unchanged value costs nothing.
 //
+// SetEntity replaces every declared field with its Entity.Fields, so a
+// SetEntity later in the tick undoes SetField. A game that keeps a field
+// apart from the motion either carries its current value in every
+// SetEntity, or calls SetField after SetEntity in each tick it calls
+// both.
+//
 // It fails, changing nothing, with an error wrapping [ErrEntity] for an
 // entity the world does not hold, or wire.ErrRange for a field not
 // declared or a value its FieldSpec refuses (NaN, outside the range).

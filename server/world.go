@@ -118,6 +118,10 @@ func (w *world) sorted() []int32 {
 // them (a teleport is never interpolated across). A NetID reused after a
 // Despawn should carry Spawn (and, for the pipeline, a new Epoch).
 //
+// The state is e as a whole: every custom field the quantizer declares
+// takes its value from e.Fields, replacing one an earlier
+// [Session.SetField] set (call SetField after SetEntity to keep it).
+//
 // It fails, changing nothing, with an error wrapping wire.ErrRange for a
 // state that cannot be quantised, wire.ErrLimit beyond
 // SessionConfig.Wire.MaxEntities entities, or [ErrEntity] for NetID 0 or a

@@ -231,9 +231,10 @@ type FieldConfig[T ~float32] struct {
 	Func func(a, b T, t float32) T
 	// Extrapolate makes the field follow the pipeline's extrapolation
 	// policy past the entity's newest sample, along the slope of its last
-	// two values (Linear and Angle only); otherwise it holds the newest
-	// value, as it always does when the server said the entity was
-	// unchanged (a Complete snapshot).
+	// two values (Linear and Angle only), within [Min, Max] when Min <
+	// Max (a Linear field stops at the bound, an Angle wraps); otherwise
+	// it holds the newest value, as it always does when the server said
+	// the entity was unchanged (a Complete snapshot).
 	Extrapolate bool
 }
 
@@ -258,13 +259,13 @@ func (cfg *FieldConfig[T]) Validate() error {
 // Field buffers and draws one custom field of the remote entities, as the
 // component T: each frame, after Interpolate, it stores the field values
 // FieldReceive drained into each entity's [c.FieldRing] of T (adding the
-// ring and T to an entity the first time), then draws T for every remote
-// entity at the render time and between the samples its [c.Span] used for
-// the position this frame: blended across a Lerp span, held across a
-// discontinuity or before the first sample, and past the newest sample
-// extrapolated per the pipeline's policy (FieldConfig.Extrapolate) or
-// held. A game that declares no field runs no Field system, and its
-// entities carry no field component.
+// ring, and T unless the game gave it T, to an entity the first time),
+// then draws T for every remote entity at the render time and between the
+// samples its [c.Span] used for the position this frame: blended across a
+// Lerp span, held across a discontinuity or before the first sample, and
+// past the newest sample extrapolated per the pipeline's policy
+// (FieldConfig.Extrapolate) or held. A game that declares no field runs
+// no Field system, and its entities carry no field component.
 type Field[T ~float32] struct {
 	cfg    FieldConfig[T]
 	interp *Interpolate
@@ -356,11 +357,21 @@ func (s *Field[T]) store(w *ecs.World) {
 	for _, i := range later {
 		fe := &msgs[i]
 		if !w.Has(fe.e, s.ringID) { // an entity named twice is given them once
-			w.Add(fe.e, s.ringID, s.valID)
+			addFieldComponents(w, fe.e, s.ringID, s.valID)
 		}
 		s.put(w, fe.e, &fe.m)
 	}
 	s.later = later[:0]
+}
+
+// addFieldComponents gives e the ring, and T unless the game gave it T
+// already (adding a component twice panics in arche).
+func addFieldComponents(w *ecs.World, e ecs.Entity, ringID, valID ecs.ID) {
+	if w.Has(e, valID) {
+		w.Add(e, ringID)
+	} else {
+		w.Add(e, ringID, valID)
+	}
 }
 
 // put buffers msg's value of the field, or refuses and counts it.
@@ -465,9 +476,16 @@ func (d *fieldDraw[T]) hold(span *c.Span, ring *c.FieldRing[T], out *T, rt float
 		return
 	}
 	perTick := float64(d.diff(p, a)) / float64(t0-tp)
-	if v := float64(a) + perTick*float64(travel)*d.rate; v >= -math.MaxFloat32 && v <= math.MaxFloat32 {
-		*out = d.wrap(T(v))
-	} // else hold: a slope the float cannot follow
+	v := float64(a) + perTick*float64(travel)*d.rate
+	if !(v >= -math.MaxFloat32 && v <= math.MaxFloat32) {
+		return // hold: a slope the float cannot follow
+	}
+	if d.cfg.Blend == Linear && d.cfg.Min < d.cfg.Max {
+		// Past the newest sample as within: never a value the field
+		// refuses.
+		v = min(max(v, float64(d.cfg.Min)), float64(d.cfg.Max))
+	}
+	*out = d.wrap(T(v))
 }
 
 // diff returns b - a: for an Angle, the short way round.

@@ -35,7 +35,8 @@ type VecFieldConfig[T Vec] struct {
 	Func func(a, b T, t float32) T
 	// Extrapolate makes a Linear field follow the pipeline's extrapolation
 	// policy past the newest sample, along the slope of its last two
-	// values; otherwise it holds.
+	// values, each component stopping at Min or Max when Min < Max;
+	// otherwise it holds.
 	Extrapolate bool
 }
 
@@ -132,7 +133,7 @@ func (s *VecField[T]) store(w *ecs.World) {
 	for _, i := range later {
 		fe := &msgs[i]
 		if !w.Has(fe.e, s.ringID) {
-			w.Add(fe.e, s.ringID, s.valID)
+			addFieldComponents(w, fe.e, s.ringID, s.valID)
 		}
 		s.put(w, fe.e, &fe.m)
 	}
@@ -222,6 +223,9 @@ func (s *VecField[T]) drawAll(w *ecs.World) {
 			if !(x >= -math.MaxFloat32 && x <= math.MaxFloat32) {
 				v = a // a slope the float cannot follow: hold
 				break
+			}
+			if s.cfg.Min < s.cfg.Max { // never a value the field refuses
+				x = min(max(x, float64(s.cfg.Min)), float64(s.cfg.Max))
 			}
 			v[n] = float32(x)
 		}

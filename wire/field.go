@@ -35,16 +35,43 @@ type FieldSpec struct {
 	Precision float32
 	// Wrap makes the range a period: Max is the same value as Min.
 	Wrap bool
+
+	// n and step are Steps() and Step(), worked out once by the
+	// quantizer's normalisation (the Quantizer of a Config that an
+	// Encoder or Decoder holds), so that quantising a record does not
+	// divide and round per field; zero in a spec as the game wrote it.
+	n    int32
+	step float64
 }
 
 // Steps returns the number of steps the range is divided into: a value is
 // sent as an integer in 0..Steps (0..Steps-1 with Wrap).
 func (f FieldSpec) Steps() int32 {
+	if f.n != 0 {
+		return f.n
+	}
+	return f.steps()
+}
+
+// steps works out Steps.
+func (f FieldSpec) steps() int32 {
 	return int32(math.Ceil(float64(f.Max-f.Min)/float64(f.Precision) - 1e-9))
 }
 
 // Step returns the size of one step in the value's units.
-func (f FieldSpec) Step() float64 { return float64(f.Max-f.Min) / float64(f.Steps()) }
+func (f FieldSpec) Step() float64 {
+	if f.n != 0 {
+		return f.step
+	}
+	return float64(f.Max-f.Min) / float64(f.steps())
+}
+
+// cached returns f with Steps and Step worked out; f is valid.
+func (f FieldSpec) cached() FieldSpec {
+	f.n = f.steps()
+	f.step = float64(f.Max-f.Min) / float64(f.n)
+	return f
+}
 
 // validate reports whether the spec is usable, naming field i.
 func (f FieldSpec) validate(i int) error {
@@ -56,6 +83,10 @@ func (f FieldSpec) validate(i int) error {
 		return fmt.Errorf("%w: Quantizer.Fields[%d].Precision = %v, want a finite step > 0", ErrConfig, i, f.Precision)
 	case float64(f.Max-f.Min)/float64(f.Precision) > maxFieldSteps:
 		return fmt.Errorf("%w: Quantizer.Fields[%d]: (Max-Min)/Precision = %v steps > 2^30", ErrConfig, i, float64(f.Max-f.Min)/float64(f.Precision))
+	case f.steps() < 1:
+		// A Precision far above the range rounds to no step at all: the
+		// step would be infinite and every value NaN.
+		return fmt.Errorf("%w: Quantizer.Fields[%d]: Precision %v leaves range [%v, %v] no step", ErrConfig, i, f.Precision, f.Min, f.Max)
 	}
 	return nil
 }

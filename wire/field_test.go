@@ -184,3 +184,77 @@ func TestFieldRefused(t *testing.T) {
 		t.Errorf("fields to a decoder without: %v, want ErrMalformed", err)
 	}
 }
+
+// TestFieldSpecNoStep: a Precision far above the range leaves it no step
+// (an infinite step, NaN values, a wrapped value quantised to MinInt32):
+// Validate refuses it, and Record refuses a quantizer holding it.
+func TestFieldSpecNoStep(t *testing.T) {
+	for _, f := range []FieldSpec{
+		{Min: 0, Max: 1, Precision: 1e10},
+		{Min: 0, Max: 1, Precision: 1e10, Wrap: true},
+	} {
+		q := Quantizer{Fields: []FieldSpec{f}}
+		if err := q.Validate(); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: Validate = %v, want ErrConfig", f, err)
+		}
+		if _, err := q.Record(Entity{NetID: 7, Fields: [MaxFields]float32{0.5}}); !errors.Is(err, ErrConfig) {
+			t.Errorf("%+v: Record = %v, want ErrConfig", f, err)
+		}
+	}
+}
+
+// TestQuantizerTooManyFields: a quantizer of more than MaxFields fields
+// that skips Validate is refused by Record and gives fields at zero from
+// Entity, where both indexed records out of range and panicked.
+func TestQuantizerTooManyFields(t *testing.T) {
+	spec := FieldSpec{Min: 0, Max: 1, Precision: 0.5}
+	q := Quantizer{PosStep: 1. / 256, VelStep: 1. / 256, RotBits: 10, Fields: []FieldSpec{spec, spec, spec, spec, spec}}
+	e := Entity{NetID: 3, Pos: [3]float32{1, 2, 3}, Fields: [MaxFields]float32{1, 1, 1, 1}}
+	if _, err := q.Record(e); !errors.Is(err, ErrConfig) {
+		t.Fatalf("Record with %d fields = %v, want ErrConfig", len(q.Fields), err)
+	}
+	var r Record
+	if err := q.RecordTo(&r, &e); !errors.Is(err, ErrConfig) || r != (Record{}) {
+		t.Fatalf("RecordTo with %d fields = %v, record %+v; want ErrConfig, record unchanged", len(q.Fields), err, r)
+	}
+	good := Quantizer{Fields: []FieldSpec{spec}}
+	rec, err := good.Record(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := q.Entity(rec)
+	if got.Pos != e.Pos || got.Fields != ([MaxFields]float32{}) {
+		t.Fatalf("Entity with %d fields = pos %v fields %v, want pos %v and fields at zero", len(q.Fields), got.Pos, got.Fields, e.Pos)
+	}
+}
+
+// TestFieldStepsWorkedOnce: the quantizer an encoder holds carries its
+// fields' steps worked out, equal to the spec's own, in a copy that
+// leaves the game's slice as it was; records quantise alike with either.
+func TestFieldStepsWorkedOnce(t *testing.T) {
+	cfg := fieldConfig()
+	game := cfg.Quantizer.Fields
+	enc, err := NewEncoder(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := enc.Config().Quantizer
+	for i, f := range q.Fields {
+		g := game[i]
+		if g.n != 0 || f.n == 0 {
+			t.Fatalf("field %d: game's steps cached %d, encoder's %d; want 0 and worked out", i, g.n, f.n)
+		}
+		if f.Steps() != g.Steps() || f.Step() != g.Step() {
+			t.Errorf("field %d: cached %d steps of %v, want %d of %v", i, f.Steps(), f.Step(), g.Steps(), g.Step())
+		}
+	}
+	e := Entity{NetID: 9, Fields: [MaxFields]float32{37.25, 3.1}}
+	a, errA := q.Record(e)
+	b, errB := cfg.Quantizer.Record(e)
+	if errA != nil || errB != nil || a != b {
+		t.Fatalf("records %+v (%v) and %+v (%v), want equal", a, errA, b, errB)
+	}
+	if q.Entity(a) != cfg.Quantizer.Entity(b) {
+		t.Fatalf("entities %+v and %+v, want equal", q.Entity(a), cfg.Quantizer.Entity(b))
+	}
+}

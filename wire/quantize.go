@@ -3,6 +3,7 @@ package wire
 import (
 	"fmt"
 	"math"
+	"slices"
 )
 
 // Quantizer turns world-unit values into the integer steps the wire carries
@@ -37,11 +38,26 @@ func DefaultQuantizer() Quantizer {
 // Validate reports whether the fields are in range (zero meaning the
 // default), wrapping [ErrConfig].
 func (q Quantizer) Validate() error {
-	_, err := q.normalize()
+	_, err := q.fill()
 	return err
 }
 
+// normalize returns q with its defaults filled in and its fields' steps
+// worked out (see withSteps), or an error naming the first field out of
+// range: for the quantizer a Config holds, which its encoder, decoder and
+// session use for every record.
 func (q Quantizer) normalize() (Quantizer, error) {
+	q, err := q.fill()
+	if err != nil {
+		return q, err
+	}
+	return q.withSteps(), nil
+}
+
+// fill returns q with its defaults filled in, or an error naming the
+// first field out of range; it keeps the game's Fields slice and
+// allocates nothing.
+func (q Quantizer) fill() (Quantizer, error) {
 	if q.PosStep == 0 {
 		q.PosStep = DefaultPosStep
 	}
@@ -73,17 +89,51 @@ func (q Quantizer) normalize() (Quantizer, error) {
 	return q, nil
 }
 
+// withSteps returns q, valid, with a copy of its fields whose steps are
+// worked out once (the game's slice is its own).
+func (q Quantizer) withSteps() Quantizer {
+	if !slices.ContainsFunc(q.Fields, func(f FieldSpec) bool { return f.n == 0 }) {
+		return q
+	}
+	fields := make([]FieldSpec, len(q.Fields))
+	for i, f := range q.Fields {
+		fields[i] = f.cached()
+	}
+	q.Fields = fields
+	return q
+}
+
 // mustNorm returns q normalised, or the defaults where q is invalid; the
 // conversion methods use it so that they never fail on configuration.
 func (q Quantizer) mustNorm() Quantizer {
-	if q.PosStep >= 1e-9 && q.PosStep <= 1e9 && q.VelStep >= 1e-9 && q.VelStep <= 1e9 && q.RotBits >= 4 && q.RotBits <= 20 {
+	if q.PosStep >= 1e-9 && q.PosStep <= 1e9 && q.VelStep >= 1e-9 && q.VelStep <= 1e9 && q.RotBits >= 4 && q.RotBits <= 20 && fieldsValid(q.Fields) {
 		return q // normalised already: what every call but the first sees
 	}
-	n, err := q.normalize()
-	if err != nil {
-		return DefaultQuantizer()
+	n, err := q.fill()
+	if err == nil {
+		return n
 	}
-	return n
+	if !fieldsValid(q.Fields) { // keep the valid steps, drop the fields
+		q.Fields = nil
+		if n, err = q.fill(); err == nil {
+			return n
+		}
+	}
+	return DefaultQuantizer()
+}
+
+// fieldsValid reports whether fields fit a record and each is usable:
+// the conversions index records by them and divide by their steps.
+func fieldsValid(fields []FieldSpec) bool {
+	if len(fields) > MaxFields {
+		return false
+	}
+	for i := range fields {
+		if fields[i].n == 0 && fields[i].validate(i) != nil {
+			return false // not normalised, and not valid
+		}
+	}
+	return true
 }
 
 // steps quantises one value to the nearest multiple of step, reporting
@@ -107,7 +157,9 @@ var axisNames = [2][3]string{{"Pos.X", "Pos.Y", "Pos.Z"}, {"Vel.X", "Vel.Y", "Ve
 // part of a record and are dropped; the velocity is quantised only with
 // HasVelocity (otherwise it is zero). It fails with [ErrRange] for a
 // non-finite or too distant position or velocity, a non-finite rotation,
-// or a custom field value its [FieldSpec] refuses.
+// or a custom field value its [FieldSpec] refuses, and with [ErrConfig]
+// when q's Fields are not valid (more than [MaxFields], or one a
+// [Quantizer.Validate] refuses).
 func (q Quantizer) Record(e Entity) (Record, error) {
 	var r Record
 	err := q.RecordTo(&r, &e)
@@ -120,6 +172,9 @@ func (q Quantizer) Record(e Entity) (Record, error) {
 // through the stack.
 func (q *Quantizer) RecordTo(r *Record, e *Entity) error {
 	n := q.mustNorm()
+	if len(n.Fields) != len(q.Fields) { // invalid fields, dropped
+		return fmt.Errorf("NetID %d: %w", e.NetID, q.Validate())
+	}
 	var out Record
 	out.NetID, out.State, out.Epoch, out.Flags = e.NetID, e.State, e.Epoch, e.Flags&HasVelocity
 	var ok bool
