@@ -208,28 +208,9 @@ func parse(b []byte) (p parsed, err error) {
 		return p, fail(ErrMalformed, "malformed: %d servers, not 1 to %d", n, MaxServers)
 	}
 
-	// The servers: n length-prefixed strings, copied in one allocation
-	// that the Token's strings share.
-	off := fixedSize
-	for i := range n {
-		if off >= len(body) {
-			return p, fail(ErrMalformed, "malformed: server %d of %d missing", i+1, n)
-		}
-		l := int(body[off])
-		if l == 0 {
-			return p, fail(ErrMalformed, "malformed: server %d of %d is empty", i+1, n)
-		}
-		off += 1 + l
-		if off > len(body) {
-			return p, fail(ErrMalformed, "malformed: server %d of %d runs past the end", i+1, n)
-		}
-	}
-	all := string(body[fixedSize:off])
-	t.Servers = make([]string, n)
-	for i, at := 0, 0; i < n; i++ {
-		l := int(all[at])
-		t.Servers[i] = all[at+1 : at+1+l]
-		at += 1 + l
+	off, err := t.readServers(body, n)
+	if err != nil {
+		return p, err
 	}
 
 	user, off, err := field(body, off, "user data", MaxUserData)
@@ -255,6 +236,34 @@ func parse(b []byte) (p parsed, err error) {
 	}
 	p.signed, p.sig = body, b[len(body):]
 	return p, nil
+}
+
+// readServers reads the n length-prefixed server addresses that start at
+// fixedSize in body, copied in one allocation that the Token's strings
+// share, and returns the offset after them.
+func (t *Token) readServers(body []byte, n int) (int, error) {
+	off := fixedSize
+	for i := range n {
+		if off >= len(body) {
+			return 0, fail(ErrMalformed, "malformed: server %d of %d missing", i+1, n)
+		}
+		l := int(body[off])
+		if l == 0 {
+			return 0, fail(ErrMalformed, "malformed: server %d of %d is empty", i+1, n)
+		}
+		off += 1 + l
+		if off > len(body) {
+			return 0, fail(ErrMalformed, "malformed: server %d of %d runs past the end", i+1, n)
+		}
+	}
+	all := string(body[fixedSize:off])
+	t.Servers = make([]string, n)
+	for i, at := 0, 0; i < n; i++ {
+		l := int(all[at])
+		t.Servers[i] = all[at+1 : at+1+l]
+		at += 1 + l
+	}
+	return off, nil
 }
 
 // field reads the 2-byte length and the bytes of a variable field at off in

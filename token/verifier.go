@@ -98,36 +98,12 @@ func NewVerifier(c VerifierConfig) (*Verifier, error) {
 		maxLifetime: c.MaxLifetime,
 		skew:        c.ClockSkew,
 	}
-	ids := make([]uint32, 0, len(c.Keys))
-	for id, k := range c.Keys {
-		if len(k) != ed25519.PublicKeySize {
-			return nil, fail(ErrInvalid, "invalid: Keys[%d] is %d bytes, not an Ed25519 public key (%d)", id, len(k), ed25519.PublicKeySize)
-		}
-		v.keys[id] = slices.Clone(k)
-		ids = append(ids, id)
+	if err := v.setKeys(c.Keys); err != nil {
+		return nil, err
 	}
-	slices.Sort(ids)
-	var list []string
-	for _, id := range ids {
-		list = append(list, strconv.FormatUint(uint64(id), 10))
+	if err := v.setAddrs(c.Addrs); err != nil {
+		return nil, err
 	}
-	v.keyList = strings.Join(list, ", ")
-
-	if len(c.Addrs) == 0 {
-		return nil, fail(ErrInvalid, "invalid: no Addrs: the verifier needs this server's public address")
-	}
-	list = list[:0]
-	for _, a := range c.Addrs {
-		ca, err := canonicalAddr(a)
-		if err != nil {
-			return nil, fail(ErrInvalid, "invalid: Addrs: %q: %v", a, err)
-		}
-		if !v.addrs[ca] {
-			v.addrs[ca] = true
-			list = append(list, ca)
-		}
-	}
-	v.addrList = strings.Join(list, ", ")
 
 	if c.PrivateKey != nil {
 		aead, err := newAEAD(c.PrivateKey, "PrivateKey")
@@ -168,6 +144,47 @@ func NewVerifier(c VerifierConfig) (*Verifier, error) {
 	}
 	v.replay = newReplayCache(capacity)
 	return v, nil
+}
+
+// setKeys takes the backend's public keys by key ID, and lists their IDs
+// for the errors that name them.
+func (v *Verifier) setKeys(keys map[uint32]ed25519.PublicKey) error {
+	ids := make([]uint32, 0, len(keys))
+	for id, k := range keys {
+		if len(k) != ed25519.PublicKeySize {
+			return fail(ErrInvalid, "invalid: Keys[%d] is %d bytes, not an Ed25519 public key (%d)", id, len(k), ed25519.PublicKeySize)
+		}
+		v.keys[id] = slices.Clone(k)
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var list []string
+	for _, id := range ids {
+		list = append(list, strconv.FormatUint(uint64(id), 10))
+	}
+	v.keyList = strings.Join(list, ", ")
+	return nil
+}
+
+// setAddrs takes this server's public addresses in canonical form, and
+// lists them for the errors that name them.
+func (v *Verifier) setAddrs(addrs []string) error {
+	if len(addrs) == 0 {
+		return fail(ErrInvalid, "invalid: no Addrs: the verifier needs this server's public address")
+	}
+	var list []string
+	for _, a := range addrs {
+		ca, err := canonicalAddr(a)
+		if err != nil {
+			return fail(ErrInvalid, "invalid: Addrs: %q: %v", a, err)
+		}
+		if !v.addrs[ca] {
+			v.addrs[ca] = true
+			list = append(list, ca)
+		}
+	}
+	v.addrList = strings.Join(list, ", ")
+	return nil
 }
 
 // Verify checks the token b at time now (usually time.Now()) and, if it
