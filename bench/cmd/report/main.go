@@ -170,6 +170,10 @@ func run(cfg config, progress io.Writer) error {
 	rep.HeapN = min(targetN, cfg.max)
 	fmt.Fprintf(progress, "heap per entity at %d entities\n", rep.HeapN)
 	rep.HeapBytes = perf.HeapBytesPerEntity(rep.HeapN)
+	rep.FieldsN = min(fieldsN, cfg.max)
+	if rep.Fields, err = runFields(rep.FieldsN, cfg.benchtime, progress); err != nil {
+		return err
+	}
 	if cfg.capacity {
 		if rep.Capacity, err = runCapacity(progress); err != nil {
 			return err

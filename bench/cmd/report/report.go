@@ -66,6 +66,9 @@ type report struct {
 	PNG string // the plot's path relative to BENCHMARKS.md, slash-separated
 
 	Capacity []capacityRow // the server's capacity, if run
+
+	FieldsN int         // entity count of Fields
+	Fields  []fieldsRow // the frame with custom fields
 }
 
 // get returns a measurement and whether it was taken.
@@ -222,6 +225,7 @@ func (r *report) Markdown() string {
 	r.writeTargets(&b)
 	r.writeSystems(&b)
 	r.writeScenarios(&b)
+	r.writeFields(&b)
 	r.writeCapacity(&b)
 	fmt.Fprintf(&b, "## Plot\n\nns/entity against the entity count, both logarithmic (ingest in ns/snapshot).\n\n![ns/entity against entities](%s)\n", r.PNG)
 	return b.String()

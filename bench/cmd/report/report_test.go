@@ -401,3 +401,19 @@ func TestCapacityMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// The custom fields section shows the frame and each field's share.
+func TestFieldsMarkdown(t *testing.T) {
+	r := fakeReport(countsUpTo(100_000))
+	if strings.Contains(r.Markdown(), "## Custom fields") {
+		t.Error("custom fields section without a run")
+	}
+	r.FieldsN = 100_000
+	r.Fields = []fieldsRow{{Fields: 0, Frame: 21}, {Fields: 2, Frame: 50, PerField: 14.5}}
+	md := r.Markdown()
+	for _, want := range []string{"## Custom fields", "at 100k entities", "| 0 | 21.0 | — | 0 |", "| 2 | 50.0 | 14.5 | 0 |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q", want)
+		}
+	}
+}
