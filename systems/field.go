@@ -271,6 +271,14 @@ type Field[T ~float32] struct {
 	interp *Interpolate
 	inbox  *FieldInbox
 
+	fieldWorld
+}
+
+// fieldWorld is what Field and VecField hold of the world: its
+// resources, the IDs of the field's ring, value and the entity's span,
+// and the cached filter of the remote, interpolated entities that have
+// both.
+type fieldWorld struct {
 	clock   *timeline.Clock
 	metrics *Metrics
 	ringID  ecs.ID
@@ -279,6 +287,29 @@ type Field[T ~float32] struct {
 	cached  ecs.CachedFilter
 	later   []int32 // this frame's messages of entities without the ring yet
 	ready   bool
+}
+
+// attach looks up the world's resources and registers the filter of the
+// entities with ring ringID and value valID, once.
+func (f *fieldWorld) attach(w *ecs.World, ringID, valID ecs.ID) {
+	if f.ready {
+		return
+	}
+	f.clock = mustResource[timeline.Clock](w)
+	f.metrics = mustResource[Metrics](w)
+	f.ringID, f.valID = ringID, valID
+	f.spanID = ecs.ComponentID[c.Span](w)
+	filter := ecs.All(f.spanID, f.ringID, f.valID, ecs.ComponentID[c.Remote](w)).Without(ecs.ComponentID[c.Predicted](w))
+	f.cached = w.Cache().Register(&filter)
+	f.ready = true
+}
+
+// detach unregisters the filter attach registered.
+func (f *fieldWorld) detach(w *ecs.World) {
+	if f.ready {
+		w.Cache().Unregister(&f.cached)
+		f.ready = false
+	}
 }
 
 // NewField returns the Field system of cfg, reading what FieldReceive
@@ -299,25 +330,12 @@ func (s *Field[T]) Config() FieldConfig[T] { return s.cfg }
 
 // Initialize implements the arche-model System interface.
 func (s *Field[T]) Initialize(w *ecs.World) {
-	if s.ready {
-		return
-	}
-	s.clock = mustResource[timeline.Clock](w)
-	s.metrics = mustResource[Metrics](w)
-	s.ringID = ecs.ComponentID[c.FieldRing[T]](w)
-	s.valID = ecs.ComponentID[T](w)
-	s.spanID = ecs.ComponentID[c.Span](w)
-	filter := ecs.All(s.spanID, s.ringID, s.valID, ecs.ComponentID[c.Remote](w)).Without(ecs.ComponentID[c.Predicted](w))
-	s.cached = w.Cache().Register(&filter)
-	s.ready = true
+	s.attach(w, ecs.ComponentID[c.FieldRing[T]](w), ecs.ComponentID[T](w))
 }
 
 // Finalize implements the arche-model System interface.
 func (s *Field[T]) Finalize(w *ecs.World) {
-	if s.ready {
-		w.Cache().Unregister(&s.cached)
-		s.ready = false
-	}
+	s.detach(w)
 }
 
 // Update implements the arche-model System interface.

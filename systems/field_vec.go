@@ -7,7 +7,6 @@ import (
 	"github.com/mlange-42/arche/ecs"
 	"github.com/netsmooth/netsmooth/blend"
 	c "github.com/netsmooth/netsmooth/components"
-	"github.com/netsmooth/netsmooth/timeline"
 )
 
 // Vec is the constraint of a vector field's component: an array of 2 to 4
@@ -65,14 +64,7 @@ type VecField[T Vec] struct {
 	interp *Interpolate
 	inbox  *FieldInbox
 
-	clock   *timeline.Clock
-	metrics *Metrics
-	ringID  ecs.ID
-	valID   ecs.ID
-	spanID  ecs.ID
-	cached  ecs.CachedFilter
-	later   []int32
-	ready   bool
+	fieldWorld
 }
 
 // NewVecField returns the VecField system of cfg (see [NewField]).
@@ -91,25 +83,12 @@ func (s *VecField[T]) Config() VecFieldConfig[T] { return s.cfg }
 
 // Initialize implements the arche-model System interface.
 func (s *VecField[T]) Initialize(w *ecs.World) {
-	if s.ready {
-		return
-	}
-	s.clock = mustResource[timeline.Clock](w)
-	s.metrics = mustResource[Metrics](w)
-	s.ringID = ecs.ComponentID[c.FieldRing[T]](w)
-	s.valID = ecs.ComponentID[T](w)
-	s.spanID = ecs.ComponentID[c.Span](w)
-	filter := ecs.All(s.spanID, s.ringID, s.valID, ecs.ComponentID[c.Remote](w)).Without(ecs.ComponentID[c.Predicted](w))
-	s.cached = w.Cache().Register(&filter)
-	s.ready = true
+	s.attach(w, ecs.ComponentID[c.FieldRing[T]](w), ecs.ComponentID[T](w))
 }
 
 // Finalize implements the arche-model System interface.
 func (s *VecField[T]) Finalize(w *ecs.World) {
-	if s.ready {
-		w.Cache().Unregister(&s.cached)
-		s.ready = false
-	}
+	s.detach(w)
 }
 
 // Update implements the arche-model System interface.
