@@ -148,7 +148,6 @@ type Interpolate struct {
 
 	// The passes over the entities: one, or with workers one per chunk.
 	passes  []interpPass
-	queries []ecs.Query
 	workers *workerPool
 	plan    chunkPlan    // this frame's chunks, with workers
 	next    atomic.Int32 // the next chunk to take
@@ -160,6 +159,7 @@ type Interpolate struct {
 // is done. Passes share nothing else that they write, so they can run on
 // several goroutines.
 type interpPass struct {
+	q        ecs.Query // the pass's query, padded away from the other passes'
 	rt       float64
 	complete uint32
 	fc       frameCounts
@@ -187,7 +187,7 @@ func NewInterpolate(cfg InterpolateConfig) (*Interpolate, error) {
 	if cfg.Workers > 1 {
 		k = min(cfg.Workers*chunksPerWorker, maxChunks)
 	}
-	return &Interpolate{cfg: cfg, passes: make([]interpPass, k), queries: make([]ecs.Query, k)}, nil
+	return &Interpolate{cfg: cfg, passes: make([]interpPass, k)}, nil
 }
 
 // SetExtrapolation changes the policy past the newest sample from the

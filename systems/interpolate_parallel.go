@@ -40,18 +40,19 @@ func (s *Interpolate) runShares() { s.drawChunks() }
 // with its own tallies, merged in chunk order (so the sums do not depend
 // on which goroutine drew what).
 func (s *Interpolate) runPasses(w *ecs.World) int {
-	// The queries live in s.queries, not in locals: a pass keeps a
+	// The queries live in the passes, not in locals: a pass keeps a
 	// pointer to its query while it draws, which would move a local to
-	// the heap every frame.
-	s.queries[0] = w.Query(&s.cached)
+	// the heap every frame; and each is padded away from the others, since
+	// every step of a query writes to it.
+	s.passes[0].q = w.Query(&s.cached)
 	k := s.cfg.Workers
 	n := 0
 	if k > 1 {
-		n = s.queries[0].Count()
+		n = s.passes[0].q.Count()
 	}
 	if k <= 1 || n < max(s.cfg.ParallelMin, k) {
-		s.pass(&s.queries[0], &s.passes[0], -1)
-		s.queries[0] = ecs.Query{}
+		s.pass(&s.passes[0].q, &s.passes[0], -1)
+		s.passes[0].q = ecs.Query{}
 		return 1
 	}
 	if s.workers == nil {
@@ -59,17 +60,17 @@ func (s *Interpolate) runPasses(w *ecs.World) int {
 	}
 	size := (n + len(s.passes) - 1) / len(s.passes)
 	chunks := (n + size - 1) / size
-	s.queries[0].Step(1)
+	s.passes[0].q.Step(1)
 	for j := 1; j < chunks; j++ {
-		s.queries[j] = w.Query(&s.cached)
-		s.queries[j].Step(j*size + 1) // at entity index j*size
+		s.passes[j].q = w.Query(&s.cached)
+		s.passes[j].q.Step(j*size + 1) // at entity index j*size
 	}
 	s.plan = chunkPlan{entities: n, size: size, chunks: chunks}
 	s.next.Store(0)
 	s.workers.run(s)
 	for j := range chunks {
-		s.queries[j].Close()
-		s.queries[j] = ecs.Query{} // no reference to the world between frames
+		s.passes[j].q.Close()
+		s.passes[j].q = ecs.Query{} // no reference to the world between frames
 	}
 	return chunks
 }
@@ -88,7 +89,7 @@ func (s *Interpolate) drawChunks() {
 		if j >= s.plan.chunks {
 			return
 		}
-		s.pass(&s.queries[j], &s.passes[j], min(s.plan.size, s.plan.entities-j*s.plan.size))
+		s.pass(&s.passes[j].q, &s.passes[j], min(s.plan.size, s.plan.entities-j*s.plan.size))
 	}
 }
 

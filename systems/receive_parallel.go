@@ -19,30 +19,33 @@ const DefaultReceiveParallelMin = 30_000
 //
 // The frame's messages are cut into shares by NetID, a share per goroutine
 // (see shareSplit), so that entities sent together are stored by one
-// goroutine (their spans and ring slots lie side by side). Each goroutine
-// reads every message, in order, and stores the ones of its share that the
+// goroutine (their spans and ring slots lie side by side). A frame runs in
+// two phases, each on every goroutine. First each goroutine scans a range
+// of the messages, by position, and sorts their indices by share (scan):
+// so every message is read once, not once per goroutine. Then each
+// goroutine takes a share and, in order, stores its messages that the
 // shortcut would store, exactly as it would (plainNumbers, appendable,
-// appendNewest). A message it cannot store so (any other kind, a number
-// out of range, an unknown or new entity, an entity the game took a
-// component from, an older tick) it holds for the world's goroutine, and
-// so every later
-// message of that entity (the entity's span is marked SpanHeld), so that
-// each entity's messages are still applied in order. Messages of different
-// entities touch nothing in common but sums, which each share keeps for
-// itself: counts, occupancy changes and the sampled waits (chosen by
-// position in the stream, not by who stores them). Complete markers, which
-// change what later snapshots mean, are followed by every goroutine as they
-// read past them. Meanwhile no entity is created, removed or moved, and
+// appendNewest) (storeShare). A message it cannot store so (any other
+// kind, a number out of range, an unknown or new entity, an entity the
+// game took a component from, an older tick) it holds for the world's
+// goroutine, and so every later message of that entity (the entity's span
+// is marked SpanHeld), so that each entity's messages are still applied in
+// order. Messages of different entities touch nothing in common but sums,
+// which each share keeps for itself: counts, occupancy changes and the
+// sampled waits (chosen by position in the stream, not by who stores
+// them). Complete markers, which change what later snapshots mean, are
+// sorted into every share, so that each goroutine follows them as it
+// reads past them. Meanwhile no entity is created, removed or moved, and
 // each goroutine writes only the spans and ring slots of its own share's
 // entities; the NetID index and the world's entity tables (World.Alive,
-// World.GetUnchecked) are only read.
-// Afterwards the world's goroutine applies the held messages in order
-// through the general path (creating and removing entities, calling
-// OnSpawn) and tells Arrivals every message's tick in order. The result is
-// what one goroutine stores (tested frame by frame, under -race), as long
-// as OnSpawn leaves other remote entities alone: it runs after the shares
-// stored the frame's snapshots of known entities, not at its place in the
-// stream.
+// World.GetUnchecked) are only read. Afterwards the world's goroutine
+// applies the held messages in order through the general path (creating
+// and removing entities, calling OnSpawn) and tells Arrivals every
+// message's tick in order, from the runs of equal ticks the scan found
+// and what the held messages say. The result is what one goroutine stores
+// (tested frame by frame, under -race), as long as OnSpawn leaves other
+// remote entities alone: it runs after the shares stored the frame's
+// snapshots of known entities, not at its place in the stream.
 
 // shareSplit says which share stores the messages of a NetID: the k
 // shares are ranges of NetIDs, cut where the frame's messages fall into k
@@ -98,13 +101,15 @@ func (s *shareSplit) of(id c.NetID) int {
 	return lo
 }
 
-// receiveShare is what one share of a frame's messages leaves behind: the
-// messages held for the world's goroutine (ascending indices), what it
-// stored and counted, and for share 0 the frame's runs of equal ticks as
-// if every message was stored (which they are when nothing is held).
+// receiveShare is one goroutine's part of a frame: as a scanner, the
+// runs of equal ticks in its range of the messages and their indices
+// sorted by share (out[o] for share o, ascending); as the store of a
+// share, the messages it held for the world's goroutine (ascending
+// indices) and what it stored and counted.
 type receiveShare struct {
-	held []int32
 	runs []arrivalRun
+	out  [][]int32
+	held []int32
 	st   storing
 }
 
@@ -113,11 +118,35 @@ type receiveShare struct {
 type parallelReceive struct {
 	workers *workerPool
 	shares  []receiveShare
-	next    atomic.Int32 // the next share to take
+	next    atomic.Int32 // the next range or share to take
 	held    []int32      // every share's held messages, merged
 	split   shareSplit
 	msgs    []Message
 	world   *ecs.World
+	scan    scanPhase
+	store   storePhase
+}
+
+// scanPhase and storePhase are a frame's two phases, as [sharedWork].
+type (
+	scanPhase  struct{ r *Receive }
+	storePhase struct{ r *Receive }
+)
+
+// runShares scans ranges of the frame's messages until none is left.
+func (ph *scanPhase) runShares() {
+	p := &ph.r.par
+	for j := int(p.next.Add(1)) - 1; j < len(p.shares); j = int(p.next.Add(1)) - 1 {
+		p.scanRange(j)
+	}
+}
+
+// runShares stores shares of the frame's messages until none is left.
+func (ph *storePhase) runShares() {
+	p := &ph.r.par
+	for j := int(p.next.Add(1)) - 1; j < len(p.shares); j = int(p.next.Add(1)) - 1 {
+		ph.r.storeShare(j)
+	}
 }
 
 func (r *Receive) stopWorkers() {
@@ -133,11 +162,17 @@ func (r *Receive) storeShared(w *ecs.World, msgs []Message) {
 	if p.workers == nil {
 		p.workers = newWorkerPool(r, k-1)
 		p.shares = make([]receiveShare, k)
+		for j := range p.shares {
+			p.shares[j].out = make([][]int32, k)
+		}
+		p.scan.r, p.store.r = r, r
 	}
 	p.msgs, p.world = msgs, w
 	p.split.cut(msgs, k)
 	p.next.Store(0)
-	p.workers.run(r)
+	p.workers.run(&p.scan)
+	p.next.Store(0)
+	p.workers.run(&p.store)
 	p.msgs, p.world = nil, nil
 
 	p.held = p.held[:0]
@@ -146,36 +181,62 @@ func (r *Receive) storeShared(w *ecs.World, msgs []Message) {
 		sh.st.publish(r.metrics, r.arrivals)
 		p.held = append(p.held, sh.held...)
 	}
-	if len(p.held) == 0 {
-		for _, run := range p.shares[0].runs {
-			r.arrivals.observedRun(run)
-		}
-		return
-	}
 	slices.Sort(p.held)
 	r.applyHeld(w, msgs, p.held)
 }
 
-// applyHeld applies the held messages (ascending indices into msgs) in
-// order, as one goroutine would have, and tells Arrivals the tick of
-// every message in order: stored by a share, or as handle decides.
-func (r *Receive) applyHeld(w *ecs.World, msgs []Message, held []int32) {
+// scanRange sorts the indices of the messages in range j (of as many
+// equal ranges as there are shares) by the share that stores them, and
+// notes the range's runs of equal ticks. A Complete marker goes to every
+// share.
+func (p *parallelReceive) scanRange(j int) {
+	msgs, sh, split := p.msgs, &p.shares[j], &p.split
+	lo, hi := j*len(msgs)/len(p.shares), (j+1)*len(msgs)/len(p.shares)
+	for o := range sh.out {
+		sh.out[o] = sh.out[o][:0]
+	}
+	sh.runs = sh.runs[:0]
 	var run arrivalRun
-	for i := range msgs {
+	for i := lo; i < hi; i++ {
 		msg := &msgs[i]
-		if len(held) == 0 || int(held[0]) != i {
-			if ended := run.extend(msg.Tick); ended.n > 0 {
-				r.arrivals.observedRun(ended)
+		if ended := run.extend(msg.Tick); ended.n > 0 {
+			sh.runs = append(sh.runs, ended)
+		}
+		if msg.Kind == Complete {
+			for o := range sh.out {
+				sh.out[o] = append(sh.out[o], int32(i))
 			}
 			continue
 		}
-		held = held[1:]
-		r.arrivals.observedRun(run)
-		run = arrivalRun{}
-		r.release(w, msg.NetID)
-		r.handleAt(w, msgs, i)
+		o := split.of(msg.NetID)
+		sh.out[o] = append(sh.out[o], int32(i))
 	}
-	r.arrivals.observedRun(run)
+	if run.n > 0 {
+		sh.runs = append(sh.runs, run)
+	}
+}
+
+// applyHeld applies the held messages (ascending indices into msgs) in
+// order, as one goroutine would have, and tells Arrivals the tick of
+// every message in order: the runs of stored messages between the held
+// ones, and what handle decides for each held one.
+func (r *Receive) applyHeld(w *ecs.World, msgs []Message, held []int32) {
+	start := 0 // the index of the first message of the run at hand
+	for j := range r.par.shares {
+		for _, run := range r.par.shares[j].runs {
+			end := start + int(run.n)
+			for len(held) > 0 && int(held[0]) < end {
+				i := int(held[0])
+				held = held[1:]
+				r.arrivals.observedRun(arrivalRun{tick: run.tick, n: uint32(i - start), accepted: true})
+				r.release(w, msgs[i].NetID)
+				r.handleAt(w, msgs, i)
+				start = i + 1
+			}
+			r.arrivals.observedRun(arrivalRun{tick: run.tick, n: uint32(end - start), accepted: true})
+			start = end
+		}
+	}
 }
 
 // release clears the SpanHeld mark of id's entity, if it has one. The
@@ -209,22 +270,14 @@ func (p *parallelReceive) trim(bound int) {
 		if cap(sh.runs) > bound {
 			sh.runs = nil
 		}
+		for o := range sh.out {
+			if cap(sh.out[o]) > bound {
+				sh.out[o] = nil
+			}
+		}
 		if cap(sh.st.waits) > bound {
 			sh.st.waits = nil
 		}
-	}
-}
-
-// runShares implements [sharedWork]: it stores shares of the frame's
-// messages until none is left.
-func (r *Receive) runShares() {
-	p := &r.par
-	for {
-		j := int(p.next.Add(1)) - 1
-		if j >= len(p.shares) {
-			return
-		}
-		r.storeShare(j)
 	}
 }
 
@@ -236,51 +289,48 @@ func (r *Receive) runShares() {
 func (r *Receive) storeShare(j int) {
 	p := &r.par
 	msgs, sh, w := p.msgs, &p.shares[j], p.world
-	split := &p.split
 	st := &sh.st
 	st.reset(r.alone.complete, r.alone.sampled)
-	bound, futureLimit, spanID := r.bound, r.futureLimit, r.cols.span
-	var run arrivalRun
+	sh.held = sh.held[:0]
+	for s := range p.shares {
+		for _, i := range p.shares[s].out[j] {
+			msg := &msgs[i]
+			if msg.Kind == Complete {
+				// Share 0 holds the markers, for the world's goroutine to
+				// note and count.
+				if float64(msg.Tick) <= r.futureLimit {
+					st.complete.note(msg.Tick)
+				}
+				if j == 0 {
+					sh.held = append(sh.held, i)
+				}
+				continue
+			}
+			if !r.storeShared1(st, w, msg, int(i)) {
+				sh.held = append(sh.held, i)
+			}
+		}
+	}
+}
+
+// storeShared1 stores msg, message i of the frame, of an entity of the
+// share st stores, if the shortcut would, and reports whether it did. If
+// not, it marks the entity's span SpanHeld, if it has one, so that the
+// entity's later messages are held too.
+func (r *Receive) storeShared1(st *storing, w *ecs.World, msg *Message, i int) bool {
 	var spare indexEntry
-	sh.held, sh.runs = sh.held[:0], sh.runs[:0]
-	for i := range msgs {
-		msg := &msgs[i]
-		if j == 0 {
-			if ended := run.extend(msg.Tick); ended.n > 0 {
-				sh.runs = append(sh.runs, ended)
-			}
-		}
-		if msg.Kind == Complete {
-			// Share 0 holds the markers, for the world's goroutine to
-			// note and count.
-			if float64(msg.Tick) <= futureLimit {
-				st.complete.note(msg.Tick)
-			}
-			if j == 0 {
-				sh.held = append(sh.held, int32(i))
-			}
-			continue
-		}
-		if split.of(msg.NetID) != j {
-			continue
-		}
-		entry := r.index.entry(msg.NetID, &spare)
-		if entry.state != entryLive || !w.Alive(entry.entity) || !r.hasRemoteComponents(w, entry.entity) {
-			// A new entity, one the game removed, or one the game took a
-			// component from, which the world's goroutine finds or fails
-			// to store into (a recoverable panic there, never here).
-			sh.held = append(sh.held, int32(i))
-			continue
-		}
-		span := (*c.Span)(w.GetUnchecked(entry.entity, spanID))
-		if span.Flags&c.SpanHeld != 0 || !withinBoth(msg, bound) || !plainRotation(&msg.Rot) || !appendable(span, msg, futureLimit) {
-			span.Flags |= c.SpanHeld
-			sh.held = append(sh.held, int32(i))
-			continue
-		}
-		r.appendNewest(st, w, entry.entity, span, msg, &msg.Rot, 0, i)
+	entry := r.index.entry(msg.NetID, &spare)
+	if entry.state != entryLive || !w.Alive(entry.entity) || !r.hasRemoteComponents(w, entry.entity) {
+		// A new entity, one the game removed, or one the game took a
+		// component from, which the world's goroutine finds or fails
+		// to store into (a recoverable panic there, never here).
+		return false
 	}
-	if run.n > 0 && j == 0 {
-		sh.runs = append(sh.runs, run)
+	span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
+	if span.Flags&c.SpanHeld != 0 || !withinBoth(msg, r.bound) || !plainRotation(&msg.Rot) || !appendable(span, msg, r.futureLimit) {
+		span.Flags |= c.SpanHeld
+		return false
 	}
+	r.appendNewest(st, w, entry.entity, span, msg, &msg.Rot, 0, i)
+	return true
 }

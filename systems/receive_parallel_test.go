@@ -439,3 +439,37 @@ func sameWorkersState(t *testing.T, a, b *rig, frame int) {
 	t.Helper()
 	sameStateOf(t, a, b, slices.Values(workersTestIDs), fmt.Sprintf("frame %d: ", frame))
 }
+
+// FuzzReceiveWorkers runs driveWorkers on a fuzzer's bytes: whatever the
+// stream, storing on several goroutines stores what one goroutine does.
+func FuzzReceiveWorkers(f *testing.F) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		r := rand.New(rand.NewPCG(seed, 9))
+		b := make([]byte, 4096)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) < 2 {
+			return
+		}
+		k := 2 + int(data[0]%6)
+		dense := []int{0, 3, 16, 1 << 20}[data[1]%4]
+		src := &fuzzBytes{data: data[2:]}
+		driveWorkers(t, src, k, min(len(data), 400), driveOpts{predictor: data[1]&4 != 0, denseIDs: dense})
+	})
+}
+
+// fuzzBytes is a byteSource reading a fuzzer's bytes, then zeros.
+type fuzzBytes struct{ data []byte }
+
+func (s *fuzzBytes) byte() byte {
+	if len(s.data) == 0 {
+		return 0
+	}
+	b := s.data[0]
+	s.data = s.data[1:]
+	return b
+}
