@@ -198,6 +198,7 @@ func serve(ctx context.Context, o options, srv *server.Server, out io.Writer) er
 	ticker := time.NewTicker(time.Second / tickRate)
 	defer ticker.Stop()
 	var m measure
+	batch := make([]wire.Entity, len(w.pos))
 	tick := uint32(0)
 	deadline := time.Now().Add(60 * time.Second) // for every client to join
 	for {
@@ -224,10 +225,12 @@ func serve(ctx context.Context, o options, srv *server.Server, out io.Writer) er
 		if err := sess.BeginTick(tick); err != nil {
 			return err
 		}
+		// The whole world in one call: one lock for every entity.
 		for k := range w.pos {
-			if err := sess.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: w.pos[k]}); err != nil {
-				return err
-			}
+			batch[k] = wire.Entity{NetID: uint32(k + 1), Pos: w.pos[k]}
+		}
+		if err := sess.SetEntities(batch); err != nil {
+			return err
 		}
 		for id, netID := range players {
 			p := w.pos[int(netID)%len(w.pos)] // stands where an entity was when it joined
@@ -307,7 +310,7 @@ func (m *measure) report(out io.Writer, o options, srv *server.Server) {
 	fmt.Fprintf(out, "\n%d clients, %d entities, %.0f s (%d ticks at %d Hz)\n", len(rates), o.entities, secs, m.ticks, tickRate)
 	fmt.Fprintf(out, "server CPU:            %.2f ms a tick (%.0f%% of one core), the whole process\n",
 		float64(cpu)/float64(m.ticks)/1e6, 100*cpu.Seconds()/secs)
-	fmt.Fprintf(out, "server's own work:     median %v, p99 %v a tick (SetEntity, views, SendSnapshots)\n",
+	fmt.Fprintf(out, "server's own work:     median %v, p99 %v a tick (SetEntities, views, SendSnapshots)\n",
 		pct(m.works, 0.5).Round(10*time.Microsecond), pct(m.works, 0.99).Round(10*time.Microsecond))
 	if len(rates) > 0 {
 		fmt.Fprintf(out, "bytes to each client:  mean %.0f B/s, min %.0f, max %.0f", mean, rates[0], rates[len(rates)-1])
