@@ -736,9 +736,6 @@ func scaleLines(s arenanet.Stats) string {
 	if r.Budget > 0 {
 		fmt.Fprintf(&b, " = %.0f%% of budget", 100*s.Down*1000/float64(r.Budget))
 	}
-	if s.Dropped > 0 {
-		fmt.Fprintf(&b, "   %d stale dropped", s.Dropped)
-	}
 	b.WriteString("\n")
 	if o := s.Other; o.OK && r.View > 0 {
 		other := "OFF"

@@ -188,18 +188,8 @@ type Client struct {
 	seen       [2]Reception
 	interestAt time.Time
 
-	// stale is scratch for dropStale; dropped counts the bots it dropped.
-	stale   []components.NetID
-	dropped uint64
-
 	shots shooting
 }
-
-// staleTicks is how long a bot may go without a record from a server with
-// interest management before the client drops it (dropStale): 2 s, four
-// times the 500 ms within which the server sends every relevant entity
-// that changed (server.DefaultMaxInterval), and bots always move.
-const staleTicks = 2 * TickRate
 
 // settleTime is how long a change of the interest setting takes to show
 // fully in what a client holds and receives: the spawns and despawns,
@@ -398,41 +388,7 @@ func (c *Client) measureRates() {
 		if now.Sub(c.interestAt) >= settleTime {
 			c.seen[b2i(c.set.Interest)] = Reception{Entities: c.pipe.Metrics().Entities, Down: c.downBps / 1000, OK: true}
 		}
-		c.dropStale()
 	}
-}
-
-// dropStale despawns the bots the server has not sent for staleTicks, on
-// a server with interest management: they are no longer relevant to the
-// client, whose despawn the server never sent. It works around a gap of
-// the library: the server despawns an entity that leaves a client's area
-// only if the newest tick the client acknowledged holds it, while the
-// client draws the entities of every part of a snapshot it receives, and
-// under a budget the server seldom marks a snapshot complete, which is
-// when the client despawns what a tick no longer holds. So a bot whose
-// spawn came in a tick of which a part was lost stays, frozen, after it
-// leaves the area. A bot the server still thinks relevant is sent again
-// (and spawned again) should this drop it wrongly.
-func (c *Client) dropStale() {
-	if c.rules.View <= 0 {
-		return
-	}
-	rt := c.pipe.Metrics().RenderTick
-	q := c.remote.Query(&c.world)
-	for q.Next() {
-		id, _, span := q.Get()
-		if uint32(*id) > PlayerBase {
-			continue // a player standing still is not sent
-		}
-		if newest, ok := span.Ring.NewestTick(); ok && float64(newest)+staleTicks < rt {
-			c.stale = append(c.stale, *id)
-		}
-	}
-	for _, id := range c.stale {
-		c.pipe.Inbox().Push(systems.Message{Kind: systems.Despawn, NetID: id, Tick: uint32(rt)})
-	}
-	c.dropped += uint64(len(c.stale))
-	c.stale = c.stale[:0]
 }
 
 func b2i(b bool) int {
@@ -563,9 +519,6 @@ type Stats struct {
 	// other way, if it did (to compare).
 	Interest bool
 	Other    Reception
-	// Dropped counts the bots the client dropped because the server had
-	// stopped sending them without a despawn (see Client's dropStale).
-	Dropped uint64
 	// Err is why the connection ended, nil while it works: a
 	// *transport.CloseError with the server's reason when it kicked the
 	// client or shut down (see Disconnected).
@@ -595,7 +548,6 @@ func (c *Client) Stats() Stats {
 		Rules:        c.rules,
 		Interest:     c.set.Interest,
 		Other:        c.seen[b2i(!c.set.Interest)],
-		Dropped:      c.dropped,
 	}
 	if m.Frames > 0 {
 		s.UnderrunPct = 100 * float64(m.UnderrunFrames) / float64(m.Frames)

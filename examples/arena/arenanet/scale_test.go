@@ -116,8 +116,7 @@ func TestClientHoldsItsArea(t *testing.T) {
 	}
 	took = playUntil(t, c, 20*time.Second, func() bool { return playerOf(t, srv, c).Interest && c.Stats().Entities <= 2*area })
 	back := c.Stats()
-	t.Logf("interest on again: the server heard and the client held its area %.1f s after N (having dropped %d bots the server stopped sending without a despawn)",
-		took.Seconds(), back.Dropped)
+	t.Logf("interest on again: the server heard and the client held its area %.1f s after N", took.Seconds())
 	t.Logf("interest on again: holds %d entities; the overlay compares with %+v", back.Entities, back.Other)
 	if back.Entities > 2*area {
 		t.Errorf("interest on again: holds %d entities, want its area's (%d bots within the radius)", back.Entities, area)
@@ -125,6 +124,37 @@ func TestClientHoldsItsArea(t *testing.T) {
 	if o := back.Other; !o.OK || o.Entities != rules.Bots {
 		t.Errorf("interest on again: the overlay's comparison with interest off is %+v, want %d entities", o, rules.Bots)
 	}
+	// Every bot that left the area was despawned by the server: none is
+	// left frozen where the client last heard of it.
+	play(settleTime, []*Client{c}, still)
+	if n, oldest := frozenBots(c); n > 0 {
+		t.Errorf("interest on again: %d bots held with no record for over %v (the oldest %.1f s): left the area without a despawn", n, frozenAfter, oldest)
+	}
+}
+
+// frozenAfter is how long a held bot may go without a record: four times
+// the 500 ms within which the server sends every relevant entity
+// (server.DefaultMaxInterval), and bots always move.
+const frozenAfter = 2 * time.Second
+
+// frozenBots counts the bots c holds whose newest sample is older than
+// frozenAfter at its render time, and the age of the oldest in seconds.
+func frozenBots(c *Client) (n int, oldest float64) {
+	rt := c.pipe.Metrics().RenderTick
+	q := c.remote.Query(&c.world)
+	for q.Next() {
+		id, _, span := q.Get()
+		if uint32(*id) > PlayerBase {
+			continue // a player standing still is not sent
+		}
+		if newest, ok := span.Ring.NewestTick(); ok {
+			if age := (rt - float64(newest)) / TickRate; age > frozenAfter.Seconds() {
+				n++
+				oldest = max(oldest, age)
+			}
+		}
+	}
+	return n, oldest
 }
 
 // A spectator has no player, so no view: on a server with interest
