@@ -1,6 +1,6 @@
 module github.com/netsmooth/netsmooth/examples/archemodel
 
-go 1.26
+go 1.26.0
 
 require (
 	github.com/go-gl/mathgl v1.2.0
