@@ -124,11 +124,21 @@ func TestClientHoldsItsArea(t *testing.T) {
 	if o := back.Other; !o.OK || o.Entities != rules.Bots {
 		t.Errorf("interest on again: the overlay's comparison with interest off is %+v, want %d entities", o, rules.Bots)
 	}
-	// Every bot that left the area was despawned by the server: none is
-	// left frozen where the client last heard of it.
-	play(settleTime, []*Client{c}, still)
-	if n, oldest := frozenBots(c); n > 0 {
-		t.Errorf("interest on again: %d bots held with no record for over %v (the oldest %.1f s): left the area without a despawn", n, frozenAfter, oldest)
+	// Every bot that left the area is despawned by the server: none stays
+	// frozen where the client last heard of it. The despawns of the
+	// thousands that left share the budget, and a slow machine (the race
+	// detector) acknowledges late, so they may take a few seconds.
+	start := time.Now()
+	for {
+		play(200*time.Millisecond, []*Client{c}, still)
+		n, oldest := frozenBots(c)
+		if n == 0 {
+			t.Logf("interest on again: no bot held without a record for %v, %.1f s after the area was held", frozenAfter, time.Since(start).Seconds())
+			break
+		}
+		if time.Since(start) > 15*time.Second {
+			t.Fatalf("interest on again: %d bots held with no record for over %v (the oldest %.1f s), 15 s on: they left the area without a despawn", n, frozenAfter, oldest)
+		}
 	}
 }
 
