@@ -85,6 +85,14 @@ func (s *Reconcile[S, I]) apply(w *ecs.World, a *Authoritative[S]) {
 		return
 	}
 	n := s.replay(hist, a)
+	if n == 0 {
+		// Nothing left to replay (a server that answers before the next
+		// prediction tick): a's state is the newest prediction's, and the
+		// state a tick before it is still the one predicted, so that the
+		// drawing keeps moving between them rather than standing still
+		// until the next tick.
+		s.prev = st.Previous
+	}
 	if reason := s.p.steps(&s.cur); reason != accept {
 		// The game's Step produced garbage from this state: keep the
 		// prediction rather than draw it.
@@ -134,7 +142,8 @@ func ackOrder(pred *c.PredictedStatus, ack, tick uint32) RejectReason {
 
 // replay drops the inputs a acknowledges and replays the ones the server
 // has not seen yet on top of a's state, into s.cur (and s.prev one tick
-// before). It returns how many it replayed.
+// before; a's state itself when there is none to replay). It returns how
+// many it replayed.
 func (s *Reconcile[S, I]) replay(hist *c.InputHistory[I], a *Authoritative[S]) int {
 	hist.DropThrough(a.Ack)
 	sim, dt := &s.p.sim, s.p.ticks.dt

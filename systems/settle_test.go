@@ -232,3 +232,31 @@ func TestMovingPredictionAbsorbsSmallErrors(t *testing.T) {
 func statusTicks(w *walkRun, f int) float64 {
 	return (float64(f+1)/w.fps - 1/w.r.Pipe.Clock().TickRate()) * walkSpeed
 }
+
+// TestInstantAcknowledgementKeepsMoving: a server on the same machine
+// (no latency) acknowledges every input before the next frame, so
+// Reconcile has nothing to replay. The walker must keep moving smoothly:
+// every frame it moves between 0.75 and 1.25 times its true motion, never
+// standing still until the next prediction tick.
+func TestInstantAcknowledgementKeepsMoving(t *testing.T) {
+	for _, tc := range []struct{ rate, fps float64 }{{20, 60}, {60, 144}, {30, 60}} {
+		cfg := nsecs.DefaultConfig().WithTickRate(tc.rate)
+		w := newWalkRun(t, cfg, tc.fps, 0)
+		w.input = func(float64) walk { return walk{X: 1} }
+		w.run(2)
+		motion := float64(walkSpeed) / tc.fps
+		lo, hi, replayed := math.Inf(1), 0.0, 0
+		for f := int(0.5 * tc.fps); f < len(w.drawn); f++ {
+			r := float64(w.drawn[f]-w.drawn[f-1]) / motion
+			lo, hi = math.Min(lo, r), math.Max(hi, r)
+			replayed = max(replayed, int(w.reports[f].Replayed))
+		}
+		t.Logf("%v Hz, %v FPS: drawn step per frame %.3f to %.3f x the true motion; at most %d inputs replayed", tc.rate, tc.fps, lo, hi, replayed)
+		if replayed != 0 {
+			t.Errorf("%v Hz: %d inputs replayed: the scenario did not acknowledge every input at once", tc.rate, replayed)
+		}
+		if lo < 0.75-1e-3 || hi > 1.25+1e-3 {
+			t.Errorf("%v Hz: drawn step %.3f to %.3f x the true motion, want within [0.75, 1.25]", tc.rate, lo, hi)
+		}
+	}
+}
