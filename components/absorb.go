@@ -28,6 +28,11 @@ type Absorb struct {
 	// Vel is, while Pending, the velocity the entity was drawn moving at
 	// when it switched, in units per second.
 	Vel mgl32.Vec3
+	// Rot is, while Pending, the rotation drawn before the switch, which
+	// the new target's rotation glides from as a [Correction] once it is
+	// drawn; the zero quaternion means none (the switch set the
+	// Correction itself).
+	Rot mgl32.Quat
 	// Wait is, while Pending, the time since the switch in seconds.
 	Wait float32
 	// Still counts the frames the target has stood still in a row.

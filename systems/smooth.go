@@ -192,7 +192,7 @@ func (s *Smooth) absorb(w *ecs.World) {
 	var k float32 = -1 // the correction decay, computed once if needed
 	q := s.absorbs.Query(w)
 	for q.Next() {
-		ab, render, _ := q.Get()
+		ab, render, corr := q.Get()
 		target := render.Pos
 		switch {
 		case render.Flags&c.Visible == 0:
@@ -200,6 +200,7 @@ func (s *Smooth) absorb(w *ecs.World) {
 		case render.Flags&(c.Teleported|c.Snapped) != 0:
 			ab.Pos, ab.Pending, ab.Still = zero3, false, 0
 		case ab.Pending:
+			s.glideRotationFrom(ab, render, corr)
 			// The target changed source: keep drawing the entity moving
 			// on as it moved until the new target moves (a predicted
 			// one, at its first tick) or has had more than a tick to,
@@ -242,6 +243,21 @@ func (s *Smooth) absorb(w *ecs.World) {
 		ab.Last = target
 		render.Pos = blend.AddScaled(&render.Pos, &ab.Pos, 1)
 	}
+}
+
+// glideRotationFrom makes the difference between the rotation drawn
+// before a switch (ab.Rot, if set) and the new target's a correction of
+// the entity, for the correction pass that follows to glide away, and
+// clears ab.Rot: the new target is drawn from this frame on.
+func (s *Smooth) glideRotationFrom(ab *c.Absorb, render *c.Render, corr *c.Correction) {
+	if ab.Rot == (mgl32.Quat{}) {
+		return
+	}
+	if rot := blend.Offset(&ab.Rot, &render.Rot); rot != zero3 {
+		corr.Rot = blend.ComposeOffsets(&corr.Rot, &rot)
+		s.signals.corrections++ // the correction pass must look at it
+	}
+	ab.Rot = mgl32.Quat{}
 }
 
 // pendingMotion is, in server ticks, how long a pending Absorb waits for

@@ -83,8 +83,9 @@ func (p *Predictor[S, I]) PredictEntity(w *ecs.World, e ecs.Entity, state S, seq
 // caught up with its flight. Its prediction state, inputs and status are
 // removed. The jump between the predicted drawing, a little ahead, and the
 // interpolated one, a little in the past, becomes e's [c.Absorb] offset,
-// absorbed in step with e's motion as after PredictEntity; the rotation
-// is drawn from the snapshots at once.
+// absorbed in step with e's motion as after PredictEntity; a rotation
+// difference glides like a correction, from the first frame the
+// snapshots are drawn.
 //
 // Call it on the world's goroutine, outside queries. It refuses an entity
 // p does not predict, and one p spawned with [Predictor.Spawn], which has
@@ -109,7 +110,7 @@ func (p *Predictor[S, I]) InterpolateEntity(w *ecs.World, e ecs.Entity) error {
 		vel = blend.AddScaled(&zero3, &mgl32.Vec3{p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]}, float32(1/p.ticks.dt))
 	}
 	w.Remove(e, ids...)
-	*(*c.Absorb)(w.Get(e, ecs.ComponentID[c.Absorb](w))) = c.Absorb{Drawn: drawn.Pos, Vel: vel, Pending: true}
+	*(*c.Absorb)(w.Get(e, ecs.ComponentID[c.Absorb](w))) = c.Absorb{Drawn: drawn.Pos, Vel: vel, Rot: drawn.Rot, Pending: true}
 	*(*c.Correction)(w.Get(e, ecs.ComponentID[c.Correction](w))) = c.Correction{}
 	// Rebuild the bracket at the render time of the next frame, as for an
 	// entity with nothing drawn yet, so that Interpolate adds no

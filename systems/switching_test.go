@@ -205,3 +205,86 @@ func TestSwitchPendingAcrossLongFrame(t *testing.T) {
 		t.Fatalf("offset %.3f (pending %v): want the switch settled with at most %.3f units to absorb", ab.Pos[0], ab.Pending, limit)
 	}
 }
+
+// spinningBall is the switching tests' ball with a heading, which the
+// prediction turns by a quarter turn: the snapshots never rotate it.
+type spinningBall struct{ X, VX, Yaw float32 }
+
+var spinningBallSim = systems.Simulation[spinningBall, noInput]{
+	Step: func(s spinningBall, _ noInput, dt float64) spinningBall {
+		s.X += s.VX * float32(dt)
+		return s
+	},
+	Position: func(s *spinningBall) mgl32.Vec3 { return mgl32.Vec3{s.X, 0, 0} },
+	Rotation: func(s *spinningBall) mgl32.Quat { return mgl32.QuatRotate(s.Yaw, mgl32.Vec3{0, 0, 1}) },
+}
+
+// TestSwitchGlidesRotationBothWays: the rolling ball is predicted with a
+// heading a quarter turn from the snapshots' for a second, then handed
+// back to interpolation. At both switches the drawn heading glides at the
+// correction's rate: no frame turns it by more than a quarter of the
+// difference (a jump would turn it by all of it), and within a second it
+// is drawn at the new source's heading.
+func TestSwitchGlidesRotationBothWays(t *testing.T) {
+	const (
+		rate, fps = 20.0, 60.0
+		speed     = 5.0
+		id        = 7
+	)
+	r := newRig(t, nsecs.DefaultConfig().WithTickRate(rate))
+	pr, err := nsecs.AddPredictor(r.Pipe, spinningBallSim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	truth := func(tick uint32) float32 { return speed * float32(tick) / rate }
+	var (
+		tick     uint32
+		e        ecs.Entity
+		drawn    []mgl32.Quat
+		switches [2]int
+	)
+	for f := 0; f < int(3*fps); f++ {
+		now := float64(f) / fps
+		for float64(tick)/rate <= now {
+			r.Push(snapVel(id, tick, truth(tick), speed))
+			tick++
+		}
+		switch f {
+		case int(1 * fps):
+			e = r.Entity(id)
+			if err := pr.PredictEntity(&r.World, e, spinningBall{X: truth(tick - 1), VX: speed, Yaw: math.Pi / 2}, 1); err != nil {
+				t.Fatal(err)
+			}
+			switches[0] = f
+		case int(2 * fps):
+			if err := pr.InterpolateEntity(&r.World, e); err != nil {
+				t.Fatal(err)
+			}
+			switches[1] = f
+		}
+		r.Frame(1 / fps)
+		drawn = append(drawn, r.Render(id).Rot)
+	}
+	angle := func(a, b mgl32.Quat) float64 {
+		d := math.Abs(float64(a.Dot(b)))
+		return 2 * math.Acos(math.Min(1, d))
+	}
+	for k, sw := range switches {
+		want := mgl32.QuatRotate(math.Pi/2, mgl32.Vec3{0, 0, 1}) // predicted
+		if k == 1 {
+			want = mgl32.QuatIdent() // the snapshots'
+		}
+		turn := 0.0
+		for f := sw; f < sw+int(fps); f++ {
+			turn = math.Max(turn, angle(drawn[f], drawn[f-1]))
+		}
+		off := angle(drawn[sw+int(fps)-1], want)
+		t.Logf("switch %d: largest turn in a frame %.1f degrees of 90; %.3f degrees from the new heading a second later", k+1, turn*180/math.Pi, off*180/math.Pi)
+		if turn > math.Pi/2/4 {
+			t.Errorf("switch %d: the drawn heading turned %.1f degrees in one frame, want a glide (at most 22.5)", k+1, turn*180/math.Pi)
+		}
+		if off > 0.5*math.Pi/180 {
+			t.Errorf("switch %d: drawn %.2f degrees from the new source's heading a second later", k+1, off*180/math.Pi)
+		}
+	}
+}
