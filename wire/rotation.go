@@ -27,9 +27,12 @@ func (q Quantizer) rotLevels() uint64 { return 1<<(q.RotBits-1) - 1 }
 func (q Quantizer) rotationBytes() int { return (2 + 3*q.RotBits + 7) / 8 }
 
 // identity is the packed identity rotation: index 3 (w), components zero.
-func (q Quantizer) identity() uint64 {
-	m := q.rotLevels()
-	n := uint(q.RotBits)
+func (q Quantizer) identity() uint64 { return identityBits(q.RotBits) }
+
+// identityBits is the packed identity rotation at bits per component.
+func identityBits(bits int) uint64 {
+	m := uint64(1)<<(bits-1) - 1
+	n := uint(bits)
 	return 3 | m<<2 | m<<(2+n) | m<<(2+2*n)
 }
 
@@ -50,7 +53,7 @@ func (q *Quantizer) pack(r *mgl32.Quat) (uint64, error) {
 		return 0, fmt.Errorf("%w: rotation %v is not finite", ErrRange, *r)
 	}
 	if n2 == 0 {
-		return q.identity(), nil
+		return identityBits(q.RotBits), nil
 	}
 	largest := 0
 	for i := 1; i < 4; i++ {
@@ -62,7 +65,7 @@ func (q *Quantizer) pack(r *mgl32.Quat) (uint64, error) {
 	if c[largest] < 0 {
 		inv = -inv
 	}
-	m := q.rotLevels()
+	m := uint64(1)<<(q.RotBits-1) - 1
 	scale := float64(m) * math.Sqrt2 // component 1/√2 → level M
 	packed := uint64(largest)
 	shift := uint(2)
