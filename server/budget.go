@@ -86,7 +86,7 @@ const (
 // bytes last. The Filter, if set, may leave out any change but the own
 // entity's and despawns.
 func (s *Session) choose(c *peer) {
-	cand := c.cand
+	cand := s.cands
 	filter := s.cfg.Filter
 	for i := range cand {
 		k := &cand[i]
@@ -97,7 +97,7 @@ func (s *Session) choose(c *peer) {
 	}
 	allow := s.allowance(c)
 	records := 0.0                    // bytes of the records chosen
-	order := room(c.order, len(cand)) // score (descending) and index, to sort as one word
+	order := room(s.order, len(cand)) // score (descending) and index, to sort as one word
 	maxWait := s.maxWaitTicks()
 	for i := range cand {
 		k := &cand[i]
@@ -143,7 +143,7 @@ func (s *Session) choose(c *peer) {
 			break // what is left is forced
 		}
 	}
-	c.order = order[:0]
+	s.order = order[:0]
 }
 
 // bound is at least the bytes of a snapshot carrying the candidates

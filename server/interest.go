@@ -228,52 +228,52 @@ func (s *Session) nearby(c *peer) {
 }
 
 // gather lists in s.keys and s.near every entity that may be relevant to
-// c: those within the leaving radius of its view, the ones always
-// relevant and the one it controls (an entity may be listed twice). It
-// returns the entering radius squared, in steps (0 without a view).
+// c: the one it controls, the ones always relevant, then those within the
+// leaving radius of its view (an entity may be listed twice: first as
+// controlled or always relevant). It returns the entering radius squared,
+// in steps (0 without a view).
 func (s *Session) gather(c *peer) (enter2 float64) {
 	w := &s.world
-	// NetID and an index in near, to sort as one word by NetID.
-	var keys []uint64
-	var near []nearEnt
+	// NetID and an index in near, to sort as one word by NetID: the sort
+	// keeps the order of the index, so that an entity's first entry is its
+	// strongest claim.
+	keys, near := room(s.keys, len(w.always)+1), room(s.near, len(w.always)+1)
+	if slot, ok := w.slot(c.netID); ok && c.netID != 0 {
+		keys = append(keys, uint64(c.netID)<<32|uint64(len(near)))
+		near = append(near, nearEnt{slot: slot, dist: -2})
+	}
+	for _, slot := range w.always {
+		keys = append(keys, uint64(w.spots[slot].netID)<<32|uint64(len(near)))
+		near = append(near, nearEnt{slot: slot, dist: -1})
+	}
 	if c.hasView {
 		r := float64(c.view.Radius) / float64(s.q.PosStep)
 		enter2 = r * r
 		leave := r * (1 + float64(s.cfg.Interest.Hysteresis))
-		keys, near = s.within(c, leave, len(w.always)+1)
-	} else {
-		keys, near = room(s.keys, len(w.always)+1), room(s.near, len(w.always)+1)
-	}
-	for _, slot := range w.always {
-		keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(len(near)))
-		near = append(near, nearEnt{slot: slot, dist: -1})
-	}
-	if slot, ok := w.slot(c.netID); ok && c.netID != 0 {
-		keys = append(keys, uint64(c.netID)<<32|uint64(len(near)))
-		near = append(near, nearEnt{slot: slot, dist: -2})
+		keys, near = s.within(c, leave, keys, near)
 	}
 	s.keys, s.near = keys, near
 	return enter2
 }
 
-// within returns s.keys and s.near emptied and holding the entities
-// within leave steps of c's view, with room for extra more.
-func (s *Session) within(c *peer, leave float64, extra int) (keys []uint64, near []nearEnt) {
+// within appends to keys and near the entities within leave steps of c's
+// view and returns them.
+func (s *Session) within(c *peer, leave float64, keys []uint64, near []nearEnt) ([]uint64, []nearEnt) {
 	w := &s.world
 	center := c.center
 	leave2 := leave * leave
 	s.cells = s.grid.cells(&center, math.Ceil(leave), s.cells[:0])
-	found := 0
+	found := len(keys)
 	for _, list := range s.cells {
 		found += len(s.grid.lists[list])
 	}
-	keys, near = room(s.keys, found+extra), room(s.near, found+extra)
+	keys, near = grow(keys, found), grow(near, found)
 	dims := s.grid.dims
 	for _, list := range s.cells {
 		for _, slot := range s.grid.lists[list] {
-			rec := &w.ents[slot].rec
-			if d := dist2(&rec.Pos, &center, dims); d <= leave2 {
-				keys = append(keys, uint64(rec.NetID)<<32|uint64(len(near)))
+			sp := &w.spots[slot]
+			if d := dist2(&sp.pos, &center, dims); d <= leave2 {
+				keys = append(keys, uint64(sp.netID)<<32|uint64(len(near)))
 				near = append(near, nearEnt{slot: slot, dist: float32(d)})
 			}
 		}
@@ -285,20 +285,10 @@ func (s *Session) within(c *peer, leave float64, extra int) (keys []uint64, near
 // order of the sorted s.keys, each with its squared distance in steps, or
 // -1 when always relevant, -2 when controlled.
 func (s *Session) found(c *peer) []relEntry {
-	w := &s.world
 	next := room(c.relNext, len(s.keys))
 	for _, k := range s.keys {
 		n := s.near[uint32(k)]
-		e := relEntry{netID: uint32(k >> 32), slot: n.slot}
-		switch {
-		case e.netID == c.netID:
-			e.dist = -2
-		case w.ents[n.slot].always:
-			e.dist = -1
-		default:
-			e.dist = n.dist // found in the grid: neither always nor controlled
-		}
-		next = append(next, e)
+		next = append(next, relEntry{netID: uint32(k >> 32), slot: n.slot, dist: n.dist})
 	}
 	return next
 }

@@ -42,28 +42,27 @@ type peer struct {
 	relStale   bool        // rebuild at the next snapshot, whoever's turn it is
 	everything bool        // interest management off for this client (SetInterest)
 	builtView  View        // the view rel was built from
-	cand       []candidate // the tick's candidates, in NetID order
 	gone       []leftEntry // entities that left rel, in NetID order, until their despawn is acknowledged
-	order      []uint64    // candidates by priority, choose's scratch
 	bucket     float64     // bytes the budget allows now, before the window
 	allow      float64     // what the budget allowed this tick's snapshot
 	spent      []spentTick // the budget's window: bytes sent per tick, by tick modulo its length
 }
 
 // sentTick is the table of what a client holds after a tick, with its
-// state hash (wire.Table.Hash before the cut to 32 bits).
+// state hash (wire.Table.Hash).
 type sentTick struct {
 	tick uint32
 	used bool
 	recs []sentRec
-	hash uint64
+	hash uint32
 }
 
 // sentRec is a record a client holds, with the tick it was last sent at
 // (to know whether it predates an entity's latest spawn or teleport).
 type sentRec struct {
-	rec wire.Record
-	at  uint32
+	rec  wire.Record
+	at   uint32
+	hash uint32 // the record's wire.Record.Hash, cut to 32 bits as the table's
 }
 
 func newPeer(id ClientID, cfg *SessionConfig) *peer {

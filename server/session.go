@@ -62,7 +62,11 @@ type Session struct {
 	near    []nearEnt // relevance's scratch: the entities found
 	sortTmp []uint64  // the radix sorts' scratch
 	alive   []bool    // collect's scratch: which relevant entities live
-	graves  []grave   // recent despawns, by NetID
+	// The snapshot being built's candidates, in NetID order, and choose's
+	// scratch: one array for every client, so that it stays in cache.
+	cands   []candidate
+	order   []uint64
+	graves  []grave // recent despawns, by NetID
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
 	addErr  error            // an unexpected encoder error during Snapshot

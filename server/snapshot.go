@@ -65,7 +65,7 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 		s.addErr = nil
 		return dst, err
 	}
-	parts, err := s.enc.Finish(complete, uint32(table.hash))
+	parts, err := s.enc.Finish(complete, table.hash)
 	if err != nil {
 		return dst, err
 	}
@@ -164,14 +164,14 @@ func (s *Session) merger(c *peer, base *sentTick) merger {
 	return m
 }
 
-// collect lists in c.cand, in NetID order, every entity c's snapshot may
+// collect lists in s.cands, in NetID order, every entity c's snapshot may
 // carry, with its size and priority when a budget needs them.
 func (s *Session) collect(c *peer, base *sentTick) {
 	held := 0
 	if base != nil {
 		held = len(base.recs)
 	}
-	c.cand = room(c.cand, len(c.rel)+held+len(s.graves)+len(c.gone))
+	s.cands = room(s.cands, len(c.rel)+held+len(s.graves)+len(c.gone))
 	weigh := s.bytesPerTick() > 0
 	ents := s.world.ents
 	alive := s.stillAlive(c)
@@ -233,7 +233,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 		if weigh && k.rel >= 0 {
 			k.score = s.score(c, &c.rel[k.rel], we)
 		}
-		c.cand = append(c.cand, k)
+		s.cands = append(s.cands, k)
 	}
 }
 
@@ -250,6 +250,9 @@ func (s *Session) score(c *peer, r *relEntry, we *worldEntry) float32 {
 		r.fresh = false // waits from its (staggered) entering
 	case r.acc == 0:
 		r.since = s.tick // starts waiting now
+	}
+	if s.cfg.Budget.Importance == nil {
+		return r.acc + s.nearness(c, we)
 	}
 	return r.acc + s.importance(c, r.netID, s.distance(c, we))
 }
@@ -300,17 +303,33 @@ func events(we *worldEntry, at uint32) wire.Flags {
 	return ev
 }
 
+// nearness is the default importance of we to c (see defaultImportance),
+// from its squared distance: one square root instead of two.
+func (s *Session) nearness(c *peer, we *worldEntry) float32 {
+	if !c.hasView {
+		return 1
+	}
+	step := float64(s.q.PosStep) / 16
+	d2 := dist2(&we.rec.Pos, &c.center, s.dims()) * step * step
+	return float32(1 / math.Sqrt(1+d2))
+}
+
+// dims is the number of dimensions distances are measured over: the
+// grid's, or 3 without interest management.
+func (s *Session) dims() int {
+	if s.grid != nil {
+		return s.grid.dims
+	}
+	return 3
+}
+
 // distance is we's distance from c's view in world units, -1 without a
 // view.
 func (s *Session) distance(c *peer, we *worldEntry) float32 {
 	if !c.hasView {
 		return -1
 	}
-	dims := 3
-	if s.grid != nil {
-		dims = s.grid.dims
-	}
-	return float32(math.Sqrt(dist2(&we.rec.Pos, &c.center, dims)) * float64(s.q.PosStep))
+	return float32(math.Sqrt(dist2(&we.rec.Pos, &c.center, s.dims())) * float64(s.q.PosStep))
 }
 
 // emit adds the chosen candidates to the snapshot being encoded and
@@ -324,7 +343,7 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 		b = base.recs
 		held = len(b)
 	}
-	table.recs = room(table.recs, held+len(c.cand))
+	table.recs = room(table.recs, held+len(s.cands))
 	m := s.merger(c, base)
 	next := 0 // the next candidate
 	for {
@@ -332,13 +351,13 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 		if !ok {
 			break
 		}
-		if next == len(c.cand) || c.cand[next].netID != id {
+		if next == len(s.cands) || s.cands[next].netID != id {
 			if bi >= 0 { // held and unchanged
 				table.recs = append(table.recs, b[bi])
 			}
 			continue
 		}
-		k := &c.cand[next]
+		k := &s.cands[next]
 		next++
 		if k.send && k.kind == kEnter && held >= s.cfg.Wire.MaxEntities {
 			k.send = false
@@ -403,11 +422,12 @@ func (s *Session) record(c *peer, k *candidate, table *sentTick, b []sentRec) bo
 		}
 		err = s.enc.Add(&we.rec, br, k.ev)
 		if err == nil {
-			table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick})
+			h := uint32(we.rec.Hash())
+			table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick, hash: h})
 			if br != nil {
-				table.hash ^= br.Hash()
+				table.hash ^= b[k.base].hash
 			}
-			table.hash ^= we.rec.Hash()
+			table.hash ^= h
 		}
 	}
 	if err != nil {
@@ -417,7 +437,7 @@ func (s *Session) record(c *peer, k *candidate, table *sentTick, b []sentRec) bo
 		return false
 	}
 	if k.kind == kDespawn && k.base >= 0 {
-		table.hash ^= b[k.base].rec.Hash()
+		table.hash ^= b[k.base].hash
 	}
 	return true
 }
