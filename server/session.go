@@ -62,10 +62,13 @@ type Session struct {
 	near    []nearEnt // relevance's scratch: the entities found
 	sortTmp []uint64  // the radix sorts' scratch
 	alive   []bool    // collect's scratch: which relevant entities live
+	near2   []float64 // collect's scratch: their squared distances, steps
 	// The snapshot being built's candidates, in NetID order, and choose's
 	// scratch: one array for every client, so that it stays in cache.
 	cands   []candidate
 	order   []uint64
+	warmed  uint32  // what stillAlive read of the baseline, kept so that its reads stay
+	fields  bool    // the quantizer declares custom fields: the tables keep them
 	graves  []grave // recent despawns, by NetID
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
@@ -89,6 +92,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		q:       c.Wire.Quantizer,
 		enc:     enc,
 		clients: make(map[ClientID]*peer),
+		fields:  len(c.Wire.Quantizer.Fields) > 0,
 	}
 	if c.History != nil {
 		hc, frames, err := c.History.normalize(c.TickRate)

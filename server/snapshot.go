@@ -128,7 +128,7 @@ func (m *merger) next() (id uint32, rel, base, grave, gone int, ok bool) {
 		id = m.rel[m.i].netID
 	}
 	if m.j < len(m.base) {
-		id = min(id, m.base[m.j].rec.NetID)
+		id = min(id, m.base[m.j].netID)
 	}
 	if m.k < len(m.graves) {
 		id = min(id, m.graves[m.k].netID)
@@ -141,7 +141,7 @@ func (m *merger) next() (id uint32, rel, base, grave, gone int, ok bool) {
 		rel = m.i
 		m.i++
 	}
-	if m.j < len(m.base) && m.base[m.j].rec.NetID == id {
+	if m.j < len(m.base) && m.base[m.j].netID == id {
 		base = m.j
 		m.j++
 	}
@@ -174,12 +174,8 @@ func (s *Session) collect(c *peer, base *sentTick) {
 	s.cands = room(s.cands, len(c.rel)+held+len(s.graves)+len(c.gone))
 	weigh := s.bytesPerTick() > 0
 	ents := s.world.ents
-	alive := s.stillAlive(c)
+	alive := s.stillAlive(c, base)
 	m := s.merger(c, base)
-	var b []sentRec
-	if base != nil {
-		b = base.recs
-	}
 	gone := c.gone[:0] // the entries of c.gone kept, compacted in place
 	defer func() { c.gone = gone }()
 	for {
@@ -209,14 +205,14 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			}
 			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize+1
 		case bi >= 0:
-			br := &b[bi]
-			k.ev = events(we, br.at)
-			if we.rec == br.rec && k.ev == 0 && id != c.netID {
+			k.ev = events(we, base.recs[bi].at)
+			if k.ev == 0 && id != c.netID && base.same(bi, &we.rec) {
 				continue
 			}
 			k.kind = kUpdate
 			if weigh {
-				k.size = int32(s.enc.RecordSize(&we.rec, &br.rec, k.ev)) + 1
+				br := base.record(bi)
+				k.size = int32(s.enc.RecordSize(&we.rec, &br, k.ev)) + 1
 			}
 		default:
 			// Entering: a new life on the client, whatever it saw of the
@@ -231,17 +227,17 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			k.kind = kOwn
 		}
 		if weigh && k.rel >= 0 {
-			k.score = s.score(c, &c.rel[k.rel], we)
+			k.score = s.score(c, &c.rel[k.rel], s.near2[k.rel])
 		}
 		s.cands = append(s.cands, k)
 	}
 }
 
-// score returns the priority of sending relevant entity r, we in the
-// world, to c under the budget: what it gathered while waiting and its
-// importance now. It first learns whether r's last record arrived and
-// starts r waiting if it was not.
-func (s *Session) score(c *peer, r *relEntry, we *worldEntry) float32 {
+// score returns the priority of sending relevant entity r, at squared
+// distance d2 (steps) from c's view, to c under the budget: what it
+// gathered while waiting and its importance now. It first learns whether
+// r's last record arrived and starts r waiting if it was not.
+func (s *Session) score(c *peer, r *relEntry, d2 float64) float32 {
 	if r.pending {
 		s.settle(c, r)
 	}
@@ -252,23 +248,37 @@ func (s *Session) score(c *peer, r *relEntry, we *worldEntry) float32 {
 		r.since = s.tick // starts waiting now
 	}
 	if s.cfg.Budget.Importance == nil {
-		return r.acc + s.nearness(c, we)
+		return r.acc + s.nearness(c, d2)
 	}
-	return r.acc + s.importance(c, r.netID, s.distance(c, we))
+	return r.acc + s.importance(c, r.netID, s.distance(c, d2))
 }
 
-// stillAlive reports which of c's relevant entities are still alive, in
+// stillAlive reports which of c's relevant entities are still alive, and
+// measures in s.near2 their squared distances (steps) from c's view, in
 // one tight pass before collect's walk: their world entries' cache misses
-// overlap, and the walk finds them at hand.
-func (s *Session) stillAlive(c *peer) []bool {
+// (the two lines of each, both read here) overlap, and the walk finds
+// them at hand. It reads the baseline's records (if any) in a second
+// tight pass, for the same reason: the table, written a few ticks ago,
+// is rarely still in cache.
+func (s *Session) stillAlive(c *peer, base *sentTick) []bool {
 	ents := s.world.ents
 	alive := room(s.alive, len(c.rel))
+	near2 := room(s.near2, len(c.rel))
+	center, dims := c.center, s.dims()
 	for i := range c.rel {
 		r := &c.rel[i]
 		we := &ents[r.slot]
 		alive = append(alive, we.alive && we.rec.NetID == r.netID)
+		near2 = append(near2, dist2(&we.rec.Pos, &center, dims))
 	}
-	s.alive = alive
+	s.alive, s.near2 = alive, near2
+	if base != nil {
+		var h uint32
+		for i := range base.recs {
+			h ^= base.recs[i].hash
+		}
+		s.warmed = h
+	}
 	return alive
 }
 
@@ -303,15 +313,15 @@ func events(we *worldEntry, at uint32) wire.Flags {
 	return ev
 }
 
-// nearness is the default importance of we to c (see defaultImportance),
-// from its squared distance: one square root instead of two.
-func (s *Session) nearness(c *peer, we *worldEntry) float32 {
+// nearness is the default importance to c of an entity at squared
+// distance d2 (steps) from its view (see defaultImportance): one square
+// root instead of the two of a distance and its importance.
+func (s *Session) nearness(c *peer, d2 float64) float32 {
 	if !c.hasView {
 		return 1
 	}
 	step := float64(s.q.PosStep) / 16
-	d2 := dist2(&we.rec.Pos, &c.center, s.dims()) * step * step
-	return float32(1 / math.Sqrt(1+d2))
+	return float32(1 / math.Sqrt(1+d2*step*step))
 }
 
 // dims is the number of dimensions distances are measured over: the
@@ -323,13 +333,13 @@ func (s *Session) dims() int {
 	return 3
 }
 
-// distance is we's distance from c's view in world units, -1 without a
-// view.
-func (s *Session) distance(c *peer, we *worldEntry) float32 {
+// distance is the distance in world units of an entity at squared
+// distance d2 (steps) from c's view, -1 without a view.
+func (s *Session) distance(c *peer, d2 float64) float32 {
 	if !c.hasView {
 		return -1
 	}
-	return float32(math.Sqrt(dist2(&we.rec.Pos, &c.center, s.dims())) * float64(s.q.PosStep))
+	return float32(math.Sqrt(d2) * float64(s.q.PosStep))
 }
 
 // emit adds the chosen candidates to the snapshot being encoded and
@@ -338,12 +348,13 @@ func (s *Session) distance(c *peer, we *worldEntry) float32 {
 func (s *Session) emit(c *peer, table, base *sentTick) bool {
 	complete := true
 	held := 0
-	var b []sentRec
 	if base != nil {
-		b = base.recs
-		held = len(b)
+		held = len(base.recs)
 	}
 	table.recs = room(table.recs, held+len(s.cands))
+	if s.fields {
+		table.fields = room(table.fields, held+len(s.cands))
+	}
 	m := s.merger(c, base)
 	next := 0 // the next candidate
 	for {
@@ -353,7 +364,7 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 		}
 		if next == len(s.cands) || s.cands[next].netID != id {
 			if bi >= 0 { // held and unchanged
-				table.recs = append(table.recs, b[bi])
+				table.keep(base, bi)
 			}
 			continue
 		}
@@ -362,7 +373,7 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 		if k.send && k.kind == kEnter && held >= s.cfg.Wire.MaxEntities {
 			k.send = false
 		}
-		if k.send && !s.record(c, k, table, b) {
+		if k.send && !s.record(c, k, table, base) {
 			k.send = false
 		}
 		switch {
@@ -373,7 +384,7 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 		case k.send && k.kind == kEnter:
 			held++
 		case !k.send && bi >= 0:
-			table.recs = append(table.recs, b[bi])
+			table.keep(base, bi)
 		}
 		if !k.send {
 			complete = false
@@ -407,7 +418,7 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 // the table's hash, and reports whether it went in: false once the
 // snapshot is full. Any other error (a bug: candidates are in order) is
 // kept in s.addErr.
-func (s *Session) record(c *peer, k *candidate, table *sentTick, b []sentRec) bool {
+func (s *Session) record(c *peer, k *candidate, table, base *sentTick) bool {
 	if s.enc.Full() {
 		return false
 	}
@@ -417,15 +428,17 @@ func (s *Session) record(c *peer, k *candidate, table *sentTick, b []sentRec) bo
 	} else {
 		we := &s.world.ents[c.rel[k.rel].slot]
 		var br *wire.Record
+		var ref wire.Record
 		if k.base >= 0 {
-			br = &b[k.base].rec
+			ref = base.record(int(k.base))
+			br = &ref
 		}
 		err = s.enc.Add(&we.rec, br, k.ev)
 		if err == nil {
 			h := uint32(we.rec.Hash())
-			table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick, hash: h})
+			table.add(&we.rec, s.tick, h, s.fields)
 			if br != nil {
-				table.hash ^= b[k.base].hash
+				table.hash ^= base.recs[k.base].hash
 			}
 			table.hash ^= h
 		}
@@ -437,7 +450,7 @@ func (s *Session) record(c *peer, k *candidate, table *sentTick, b []sentRec) bo
 		return false
 	}
 	if k.kind == kDespawn && k.base >= 0 {
-		table.hash ^= b[k.base].hash
+		table.hash ^= base.recs[k.base].hash
 	}
 	return true
 }
