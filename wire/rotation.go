@@ -149,12 +149,12 @@ func (k *rotConsts) unpack(p uint64) mgl32.Quat {
 // checkRotation reports whether p is a packed rotation PackRotation could
 // produce with q (normalised): no bits above the packed size, no component
 // level above 2M.
-func (q Quantizer) checkRotation(p uint64) error {
+func (q *Quantizer) checkRotation(p uint64) error {
 	n := uint(q.RotBits)
 	if p>>(2+3*n) != 0 {
 		return fmt.Errorf("%w: packed rotation %#x has bits above its %d", ErrRange, p, 2+3*n)
 	}
-	m := q.rotLevels()
+	m := uint64(1)<<(n-1) - 1
 	mask := uint64(1)<<n - 1
 	for shift := uint(2); shift < 2+3*n; shift += n {
 		if l := (p >> shift) & mask; l > 2*m {
