@@ -95,6 +95,14 @@ func (t *sentTick) keep(b *sentTick, i int) {
 	}
 }
 
+// keepRun appends records i to j (excluded) of table b, as they are.
+func (t *sentTick) keepRun(b *sentTick, i, j int) {
+	t.recs = append(t.recs, b.recs[i:j]...)
+	if len(b.fields) > 0 {
+		t.fields = append(t.fields, b.fields[i:j]...)
+	}
+}
+
 // record returns record i whole.
 func (t *sentTick) record(i int) wire.Record {
 	sr := &t.recs[i]

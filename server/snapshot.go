@@ -345,6 +345,10 @@ func (s *Session) distance(c *peer, d2 float64) float32 {
 // emit adds the chosen candidates to the snapshot being encoded and
 // records in table what the client will hold; the priorities of those
 // left out grow. It reports whether nothing was left out.
+//
+// It walks the candidates and the baseline together: a baseline record
+// that is no candidate (held and unchanged) goes to the table as it is,
+// in runs.
 func (s *Session) emit(c *peer, table, base *sentTick) bool {
 	complete := true
 	held := 0
@@ -355,21 +359,20 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 	if s.fields {
 		table.fields = room(table.fields, held+len(s.cands))
 	}
-	m := s.merger(c, base)
-	next := 0 // the next candidate
-	for {
-		id, _, bi, _, _, ok := m.next()
-		if !ok {
-			break
-		}
-		if next == len(s.cands) || s.cands[next].netID != id {
-			if bi >= 0 { // held and unchanged
-				table.keep(base, bi)
+	j := 0 // the next baseline record
+	for i := range s.cands {
+		k := &s.cands[i]
+		if base != nil {
+			e := j
+			for e < len(base.recs) && base.recs[e].netID < k.netID {
+				e++
 			}
-			continue
+			table.keepRun(base, j, e)
+			j = e
+			if k.base >= 0 {
+				j++ // k's: k.base == e
+			}
 		}
-		k := &s.cands[next]
-		next++
 		if k.send && k.kind == kEnter && held >= s.cfg.Wire.MaxEntities {
 			k.send = false
 		}
@@ -378,40 +381,50 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 		}
 		switch {
 		case k.send && k.kind == kDespawn:
-			if bi >= 0 {
+			if k.base >= 0 {
 				held--
 			}
 		case k.send && k.kind == kEnter:
 			held++
-		case !k.send && bi >= 0:
-			table.keep(base, bi)
+		case !k.send && k.base >= 0:
+			table.keep(base, int(k.base))
 		}
 		if !k.send {
 			complete = false
 			c.stats.Deferred++
 		}
-		if l := k.gone; l >= 0 {
-			// The first of a run of ticks each carrying its despawn.
-			switch {
-			case !k.send:
-				c.gone[l].hasDespawned = false
-			case !c.gone[l].hasDespawned:
-				c.gone[l].despawned, c.gone[l].hasDespawned = s.tick, true
-			}
-		}
-		if k.rel >= 0 {
-			r := &c.rel[k.rel]
-			if k.send {
-				r.sent = true
-				r.pending, r.sentSeq, r.sentTick = true, c.seq+uint16(s.enc.Part()), s.tick
-				r.lostSince, r.lostAcc = r.since, k.score
-				r.acc = 0
-			} else {
-				r.acc = k.score
-			}
-		}
+		s.sent(c, k)
+	}
+	if base != nil {
+		table.keepRun(base, j, len(base.recs))
 	}
 	return complete
+}
+
+// sent updates what c knows of candidate k once emit decided whether it
+// went: the despawn of an entity that left, the priority of a relevant
+// one.
+func (s *Session) sent(c *peer, k *candidate) {
+	if l := k.gone; l >= 0 {
+		// The first of a run of ticks each carrying its despawn.
+		switch {
+		case !k.send:
+			c.gone[l].hasDespawned = false
+		case !c.gone[l].hasDespawned:
+			c.gone[l].despawned, c.gone[l].hasDespawned = s.tick, true
+		}
+	}
+	if k.rel >= 0 {
+		r := &c.rel[k.rel]
+		if k.send {
+			r.sent = true
+			r.pending, r.sentSeq, r.sentTick = true, c.seq+uint16(s.enc.Part()), s.tick
+			r.lostSince, r.lostAcc = r.since, k.score
+			r.acc = 0
+		} else {
+			r.acc = k.score
+		}
+	}
 }
 
 // record adds candidate k's record to the snapshot and to table, keeping
