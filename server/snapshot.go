@@ -195,7 +195,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 		}
 		switch {
 		case we == nil && bi >= 0:
-			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize+1
+			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize
 		case we == nil:
 			// Died, or left the client's set, after the client's
 			// acknowledged tick, which does not hold it: the client may
@@ -203,7 +203,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			if (gi < 0 || !c.mayKnow(s.graves[gi].tick)) && k.gone < 0 {
 				continue
 			}
-			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize+1
+			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize
 		case bi >= 0:
 			k.ev = events(we, base.recs[bi].at)
 			if k.ev == 0 && id != c.netID && base.same(bi, &we.rec) {
@@ -212,7 +212,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			k.kind = kUpdate
 			if weigh {
 				br := base.record(bi)
-				k.size = int32(s.enc.RecordSize(&we.rec, &br, k.ev)) + 1
+				k.size = int32(s.enc.RecordSize(&we.rec, &br, k.ev))
 			}
 		default:
 			// Entering: a new life on the client, whatever it saw of the
@@ -220,17 +220,32 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			// interpolated from before.
 			k.kind, k.ev = kEnter, wire.Spawn
 			if weigh {
-				k.size = int32(s.enc.RecordSize(&we.rec, nil, k.ev)) + 1
+				k.size = int32(s.enc.RecordSize(&we.rec, nil, k.ev))
 			}
 		}
 		if id == c.netID && k.kind != kDespawn {
 			k.kind = kOwn
 		}
-		if weigh && k.rel >= 0 {
-			k.score = s.score(c, &c.rel[k.rel], s.near2[k.rel])
+		if weigh {
+			k.gap = s.gapAfter(id)
+			k.size += int32(k.gap)
+			if k.rel >= 0 {
+				k.score = s.score(c, &c.rel[k.rel], s.near2[k.rel])
+			}
 		}
 		s.cands = append(s.cands, k)
 	}
+}
+
+// gapAfter is the bytes of the NetID gap before id's record if it follows
+// the last candidate listed: no more than it takes after the record
+// chosen before it, since the candidates chosen are among those listed.
+func (s *Session) gapAfter(id uint32) uint8 {
+	next := uint32(0)
+	if n := len(s.cands); n > 0 {
+		next = s.cands[n-1].netID + 1
+	}
+	return uint8(uvarintLen(id - next))
 }
 
 // score returns the priority of sending relevant entity r, at squared
