@@ -224,7 +224,7 @@ func (s *Session) everything(c *peer) {
 func (s *Session) nearby(c *peer) {
 	enter2 := s.gather(c)
 	s.sortTmp = sortHigh(s.keys, s.sortTmp)
-	s.admit(c, s.found(c), enter2)
+	s.admit(c, enter2)
 }
 
 // gather lists in s.keys and s.near every entity that may be relevant to
@@ -281,33 +281,22 @@ func (s *Session) within(c *peer, leave float64, keys []uint64, near []nearEnt) 
 	return keys, near
 }
 
-// found returns, in c.relNext, the entities gather listed in the NetID
-// order of the sorted s.keys, each with its squared distance in steps, or
-// -1 when always relevant, -2 when controlled.
-func (s *Session) found(c *peer) []relEntry {
-	next := room(c.relNext, len(s.keys))
-	for _, k := range s.keys {
-		n := s.near[uint32(k)]
-		next = append(next, relEntry{netID: uint32(k >> 32), slot: n.slot, dist: n.dist})
-	}
-	return next
-}
-
-// admit makes c's relevant set the entities of next (found's list) that
-// are relevant to it, once each, carrying over the priority state of
-// those it had and starting the others as entering.
-func (s *Session) admit(c *peer, next []relEntry, enter2 float64) {
+// admit makes c's relevant set the entities gather listed (in the NetID
+// order of the sorted s.keys) that are relevant to it, once each, carrying
+// over the priority state of those it had and starting the others as
+// entering.
+func (s *Session) admit(c *peer, enter2 float64) {
 	old := c.rel
-	out := next[:0]
+	out := room(c.relNext, len(s.keys))
 	j := 0
-	for i := range next {
-		e := next[i]
-		if len(out) > 0 && out[len(out)-1].netID == e.netID {
-			continue // always relevant or controlled, and nearby too
+	prev := uint32(0) // the NetID listed before
+	for i, k := range s.keys {
+		n := s.near[uint32(k)]
+		e := relEntry{netID: uint32(k >> 32), slot: n.slot, dist: n.dist}
+		if i > 0 && prev == e.netID {
+			continue // listed again: kept or refused already, by its first claim
 		}
-		if i > 0 && next[i-1].netID == e.netID {
-			continue // refused already
-		}
+		prev = e.netID
 		for j < len(old) && old[j].netID < e.netID {
 			j++
 		}
