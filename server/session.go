@@ -63,6 +63,7 @@ type Session struct {
 	sortTmp []uint64  // the radix sorts' scratch
 	alive   []bool    // collect's scratch: which relevant entities live
 	near2   []float64 // collect's scratch: their squared distances, steps
+	weight  []float32 // collect's scratch: their default importance
 	// The snapshot being built's candidates, in NetID order, and choose's
 	// scratch: one array for every client, so that it stays in cache.
 	cands   []candidate

@@ -230,7 +230,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			k.gap = s.gapAfter(id)
 			k.size += int32(k.gap)
 			if k.rel >= 0 {
-				k.score = s.score(c, &c.rel[k.rel], s.near2[k.rel])
+				k.score = s.score(c, k.rel)
 			}
 		}
 		s.cands = append(s.cands, k)
@@ -248,11 +248,12 @@ func (s *Session) gapAfter(id uint32) uint8 {
 	return uint8(uvarintLen(id - next))
 }
 
-// score returns the priority of sending relevant entity r, at squared
-// distance d2 (steps) from c's view, to c under the budget: what it
-// gathered while waiting and its importance now. It first learns whether
-// r's last record arrived and starts r waiting if it was not.
-func (s *Session) score(c *peer, r *relEntry, d2 float64) float32 {
+// score returns the priority of sending c's relevant entity i to c under
+// the budget: what it gathered while waiting and its importance now (by
+// default, the one stillAlive worked out). It first learns whether the
+// entity's last record arrived and starts it waiting if it was not.
+func (s *Session) score(c *peer, i int32) float32 {
+	r := &c.rel[i]
 	if r.pending {
 		s.settle(c, r)
 	}
@@ -263,9 +264,9 @@ func (s *Session) score(c *peer, r *relEntry, d2 float64) float32 {
 		r.since = s.tick // starts waiting now
 	}
 	if s.cfg.Budget.Importance == nil {
-		return r.acc + s.nearness(c, d2)
+		return r.acc + s.weight[i]
 	}
-	return r.acc + s.importance(c, r.netID, s.distance(c, d2))
+	return r.acc + s.importance(c, r.netID, s.distance(c, s.near2[i]))
 }
 
 // stillAlive reports which of c's relevant entities are still alive, and
@@ -274,7 +275,9 @@ func (s *Session) score(c *peer, r *relEntry, d2 float64) float32 {
 // (the two lines of each, both read here) overlap, and the walk finds
 // them at hand. It reads the baseline's records (if any) in a second
 // tight pass, for the same reason: the table, written a few ticks ago,
-// is rarely still in cache.
+// is rarely still in cache. Under a budget with the default importance,
+// it works out each one's importance in a third (see nearness): a chain of a square
+// root and a division per entity, which a tight loop overlaps.
 func (s *Session) stillAlive(c *peer, base *sentTick) []bool {
 	ents := s.world.ents
 	alive := room(s.alive, len(c.rel))
@@ -287,6 +290,9 @@ func (s *Session) stillAlive(c *peer, base *sentTick) []bool {
 		near2 = append(near2, dist2(&we.rec.Pos, &center, dims))
 	}
 	s.alive, s.near2 = alive, near2
+	if s.bytesPerTick() > 0 && s.cfg.Budget.Importance == nil {
+		s.nearness(c)
+	}
 	if base != nil {
 		var h uint32
 		for i := range base.recs {
@@ -328,15 +334,25 @@ func events(we *worldEntry, at uint32) wire.Flags {
 	return ev
 }
 
-// nearness is the default importance to c of an entity at squared
-// distance d2 (steps) from its view (see defaultImportance): one square
-// root instead of the two of a distance and its importance.
-func (s *Session) nearness(c *peer, d2 float64) float32 {
+// nearness works out in s.weight the default importance to c of each of
+// its relevant entities (see defaultImportance), from their squared
+// distances in s.near2: one square root each instead of the two of a
+// distance and its importance.
+func (s *Session) nearness(c *peer) {
+	weight := room(s.weight, len(s.near2))
 	if !c.hasView {
-		return 1
+		for range s.near2 {
+			weight = append(weight, 1)
+		}
+		s.weight = weight
+		return
 	}
 	step := float64(s.q.PosStep) / 16
-	return float32(1 / math.Sqrt(1+d2*step*step))
+	scale := step * step
+	for _, d2 := range s.near2 {
+		weight = append(weight, float32(1/math.Sqrt(1+d2*scale)))
+	}
+	s.weight = weight
 }
 
 // dims is the number of dimensions distances are measured over: the
