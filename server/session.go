@@ -295,5 +295,6 @@ func (s *Session) SetField(netID uint32, i int, v float32) error {
 		return fmt.Errorf("%w: SetField of NetID %d, not in the world", ErrEntity, netID)
 	}
 	s.world.ents[slot].rec.Fields[i] = step
+	s.world.ents[slot].hash = 0
 	return nil
 }

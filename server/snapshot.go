@@ -479,7 +479,7 @@ func (s *Session) record(c *peer, k *candidate, table, base *sentTick) bool {
 		}
 		err = s.enc.Add(&we.rec, br, k.ev)
 		if err == nil {
-			h := uint32(we.rec.Hash())
+			h := hashOf(we)
 			table.add(&we.rec, s.tick, h, s.fields)
 			if br != nil {
 				table.hash ^= base.recs[k.base].hash

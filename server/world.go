@@ -23,6 +23,10 @@ type worldEntry struct {
 	always                bool  // relevant to every client (SetAlways)
 	cell                  int32 // its grid cell's list, -1 outside the grid
 	inCell                int32 // its position in that list
+	// hash is rec's wire.Record.Hash cut to 32 bits, worked out by the
+	// first snapshot of a tick that sends it and kept for the others; 0
+	// until then (a hash that is 0 is worked out each time).
+	hash uint32
 }
 
 // spot is where an entity is, kept apart from its world entry in an
@@ -49,6 +53,15 @@ type world struct {
 	byIDDirty bool
 	always    []int32 // slots relevant to every client
 	version   uint64  // counts the entities added and removed
+}
+
+// hashOf returns the hash of we's record, cut to 32 bits (see
+// worldEntry.hash).
+func hashOf(we *worldEntry) uint32 {
+	if we.hash == 0 {
+		we.hash = uint32(we.rec.Hash())
+	}
+	return we.hash
 }
 
 // slot returns the slot of netID, if the world holds it.
@@ -188,6 +201,7 @@ func (s *Session) setEntity(e *wire.Entity) error {
 		w.ents[slot].rec = r
 	}
 	we := &w.ents[slot]
+	we.hash = 0
 	w.spots[slot].pos = we.rec.Pos
 	if e.Flags&wire.Spawn != 0 {
 		we.spawn, we.hasSpawn = s.tick, true
