@@ -287,7 +287,7 @@ func (s *Session) within(c *peer, leave float64, keys []uint64, near []nearEnt) 
 // entering.
 func (s *Session) admit(c *peer, enter2 float64) {
 	old := c.rel
-	out := room(c.relNext, len(s.keys))
+	out, spare := s.relBuffer(c, len(s.keys))
 	j := 0
 	prev := uint32(0) // the NetID listed before
 	for i, k := range s.keys {
@@ -312,7 +312,23 @@ func (s *Session) admit(c *peer, enter2 float64) {
 		out = append(out, e)
 	}
 	s.dropped(c, old, out)
-	c.relNext, c.rel = c.rel[:0], out
+	if spare {
+		s.relSpare, c.rel = old[:0], out
+	} else {
+		c.relNext, c.rel = old[:0], out
+	}
+}
+
+// relBuffer returns an emptied array with room for n entries for c's
+// next relevant set: the set the previous rebuild replaced, which it has
+// just read and is still in cache, when it has the room (spare), or else
+// c's own second array.
+func (s *Session) relBuffer(c *peer, n int) (buf []relEntry, spare bool) {
+	if cap(s.relSpare) >= n {
+		buf, s.relSpare = s.relSpare[:0], nil
+		return buf, true
+	}
+	return room(c.relNext, n), false
 }
 
 // leftEntry is an entity that left a client's relevant set after a record

@@ -76,6 +76,9 @@ type Session struct {
 	addErr  error            // an unexpected encoder error during Snapshot
 
 	left []leftEntry // dropped's scratch: the entities that left, by NetID
+	// relSpare is the relevant set the last rebuild replaced, for the next
+	// rebuild to write its set into while it is in cache.
+	relSpare []relEntry
 }
 
 // NewSession returns a session for cfg, which is validated.
