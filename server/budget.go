@@ -125,7 +125,7 @@ func (s *Session) choose(c *peer) {
 		records += float64(k.size)
 	}
 	// The sizes above count each NetID gap from the candidate before:
-	// the gaps between the entities chosen may be longer. Bound the
+	// the gaps between the entities chosen are often longer. Bound the
 	// snapshot's bytes exactly and leave out the lowest priorities until
 	// it fits.
 	last := len(order)
