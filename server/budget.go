@@ -67,6 +67,7 @@ type candidate struct {
 	base  int32 // index in the baseline table, -1 when it holds none
 	ev    wire.Flags
 	size  int32   // bytes of its record, NetID gap included
+	gap   uint8   // of which the gap's, from the candidate before it
 	score float32 // its priority this tick
 	kind  uint8
 	send  bool
@@ -86,7 +87,7 @@ const (
 // bytes last. The Filter, if set, may leave out any change but the own
 // entity's and despawns.
 func (s *Session) choose(c *peer) {
-	cand := c.cand
+	cand := s.cands
 	filter := s.cfg.Filter
 	for i := range cand {
 		k := &cand[i]
@@ -97,7 +98,7 @@ func (s *Session) choose(c *peer) {
 	}
 	allow := s.allowance(c)
 	records := 0.0                    // bytes of the records chosen
-	order := room(c.order, len(cand)) // score (descending) and index, to sort as one word
+	order := room(s.order, len(cand)) // score (descending) and index, to sort as one word
 	maxWait := s.maxWaitTicks()
 	for i := range cand {
 		k := &cand[i]
@@ -123,9 +124,10 @@ func (s *Session) choose(c *peer) {
 		}
 		records += float64(k.size)
 	}
-	// The sizes above count a byte for each NetID gap: the gaps between
-	// the entities chosen are often longer. Bound the snapshot's bytes
-	// exactly and leave out the lowest priorities until it fits.
+	// The sizes above count each NetID gap from the candidate before:
+	// the gaps between the entities chosen are often longer. Bound the
+	// snapshot's bytes exactly and leave out the lowest priorities until
+	// it fits.
 	last := len(order)
 	for {
 		over := s.bound(cand) - allow
@@ -143,7 +145,7 @@ func (s *Session) choose(c *peer) {
 			break // what is left is forced
 		}
 	}
-	c.order = order[:0]
+	s.order = order[:0]
 }
 
 // bound is at least the bytes of a snapshot carrying the candidates
@@ -161,7 +163,7 @@ func (s *Session) bound(cand []candidate) float64 {
 		if !k.send {
 			continue
 		}
-		body := int(k.size) - 1
+		body := int(k.size) - int(k.gap)
 		n := uvarintLen(k.netID-next) + body
 		if part+n > maxPacket && part > head {
 			total += part

@@ -224,56 +224,56 @@ func (s *Session) everything(c *peer) {
 func (s *Session) nearby(c *peer) {
 	enter2 := s.gather(c)
 	s.sortTmp = sortHigh(s.keys, s.sortTmp)
-	s.admit(c, s.found(c), enter2)
+	s.admit(c, enter2)
 }
 
 // gather lists in s.keys and s.near every entity that may be relevant to
-// c: those within the leaving radius of its view, the ones always
-// relevant and the one it controls (an entity may be listed twice). It
-// returns the entering radius squared, in steps (0 without a view).
+// c: the one it controls, the ones always relevant, then those within the
+// leaving radius of its view (an entity may be listed twice: first as
+// controlled or always relevant). It returns the entering radius squared,
+// in steps (0 without a view).
 func (s *Session) gather(c *peer) (enter2 float64) {
 	w := &s.world
-	// NetID and an index in near, to sort as one word by NetID.
-	var keys []uint64
-	var near []nearEnt
+	// NetID and an index in near, to sort as one word by NetID: the sort
+	// keeps the order of the index, so that an entity's first entry is its
+	// strongest claim.
+	keys, near := room(s.keys, len(w.always)+1), room(s.near, len(w.always)+1)
+	if slot, ok := w.slot(c.netID); ok && c.netID != 0 {
+		keys = append(keys, uint64(c.netID)<<32|uint64(len(near)))
+		near = append(near, nearEnt{slot: slot, dist: -2})
+	}
+	for _, slot := range w.always {
+		keys = append(keys, uint64(w.spots[slot].netID)<<32|uint64(len(near)))
+		near = append(near, nearEnt{slot: slot, dist: -1})
+	}
 	if c.hasView {
 		r := float64(c.view.Radius) / float64(s.q.PosStep)
 		enter2 = r * r
 		leave := r * (1 + float64(s.cfg.Interest.Hysteresis))
-		keys, near = s.within(c, leave, len(w.always)+1)
-	} else {
-		keys, near = room(s.keys, len(w.always)+1), room(s.near, len(w.always)+1)
-	}
-	for _, slot := range w.always {
-		keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(len(near)))
-		near = append(near, nearEnt{slot: slot, dist: -1})
-	}
-	if slot, ok := w.slot(c.netID); ok && c.netID != 0 {
-		keys = append(keys, uint64(c.netID)<<32|uint64(len(near)))
-		near = append(near, nearEnt{slot: slot, dist: -2})
+		keys, near = s.within(c, leave, keys, near)
 	}
 	s.keys, s.near = keys, near
 	return enter2
 }
 
-// within returns s.keys and s.near emptied and holding the entities
-// within leave steps of c's view, with room for extra more.
-func (s *Session) within(c *peer, leave float64, extra int) (keys []uint64, near []nearEnt) {
+// within appends to keys and near the entities within leave steps of c's
+// view and returns them.
+func (s *Session) within(c *peer, leave float64, keys []uint64, near []nearEnt) ([]uint64, []nearEnt) {
 	w := &s.world
 	center := c.center
 	leave2 := leave * leave
 	s.cells = s.grid.cells(&center, math.Ceil(leave), s.cells[:0])
-	found := 0
+	found := len(keys)
 	for _, list := range s.cells {
 		found += len(s.grid.lists[list])
 	}
-	keys, near = room(s.keys, found+extra), room(s.near, found+extra)
+	keys, near = grow(keys, found), grow(near, found)
 	dims := s.grid.dims
 	for _, list := range s.cells {
 		for _, slot := range s.grid.lists[list] {
-			rec := &w.ents[slot].rec
-			if d := dist2(&rec.Pos, &center, dims); d <= leave2 {
-				keys = append(keys, uint64(rec.NetID)<<32|uint64(len(near)))
+			sp := &w.spots[slot]
+			if d := dist2(&sp.pos, &center, dims); d <= leave2 {
+				keys = append(keys, uint64(sp.netID)<<32|uint64(len(near)))
 				near = append(near, nearEnt{slot: slot, dist: float32(d)})
 			}
 		}
@@ -281,43 +281,22 @@ func (s *Session) within(c *peer, leave float64, extra int) (keys []uint64, near
 	return keys, near
 }
 
-// found returns, in c.relNext, the entities gather listed in the NetID
-// order of the sorted s.keys, each with its squared distance in steps, or
-// -1 when always relevant, -2 when controlled.
-func (s *Session) found(c *peer) []relEntry {
-	w := &s.world
-	next := room(c.relNext, len(s.keys))
-	for _, k := range s.keys {
-		n := s.near[uint32(k)]
-		e := relEntry{netID: uint32(k >> 32), slot: n.slot}
-		switch {
-		case e.netID == c.netID:
-			e.dist = -2
-		case w.ents[n.slot].always:
-			e.dist = -1
-		default:
-			e.dist = n.dist // found in the grid: neither always nor controlled
-		}
-		next = append(next, e)
-	}
-	return next
-}
-
-// admit makes c's relevant set the entities of next (found's list) that
-// are relevant to it, once each, carrying over the priority state of
-// those it had and starting the others as entering.
-func (s *Session) admit(c *peer, next []relEntry, enter2 float64) {
+// admit makes c's relevant set the entities gather listed (in the NetID
+// order of the sorted s.keys) that are relevant to it, once each, carrying
+// over the priority state of those it had and starting the others as
+// entering.
+func (s *Session) admit(c *peer, enter2 float64) {
 	old := c.rel
-	out := next[:0]
+	out, spare := s.relBuffer(c, len(s.keys))
 	j := 0
-	for i := range next {
-		e := next[i]
-		if len(out) > 0 && out[len(out)-1].netID == e.netID {
-			continue // always relevant or controlled, and nearby too
+	prev := uint32(0) // the NetID listed before
+	for i, k := range s.keys {
+		n := s.near[uint32(k)]
+		e := relEntry{netID: uint32(k >> 32), slot: n.slot, dist: n.dist}
+		if i > 0 && prev == e.netID {
+			continue // listed again: kept or refused already, by its first claim
 		}
-		if i > 0 && next[i-1].netID == e.netID {
-			continue // refused already
-		}
+		prev = e.netID
 		for j < len(old) && old[j].netID < e.netID {
 			j++
 		}
@@ -333,7 +312,23 @@ func (s *Session) admit(c *peer, next []relEntry, enter2 float64) {
 		out = append(out, e)
 	}
 	s.dropped(c, old, out)
-	c.relNext, c.rel = c.rel[:0], out
+	if spare {
+		s.relSpare, c.rel = old[:0], out
+	} else {
+		c.relNext, c.rel = old[:0], out
+	}
+}
+
+// relBuffer returns an emptied array with room for n entries for c's
+// next relevant set: the set the previous rebuild replaced, which it has
+// just read and is still in cache, when it has the room (spare), or else
+// c's own second array.
+func (s *Session) relBuffer(c *peer, n int) (buf []relEntry, spare bool) {
+	if cap(s.relSpare) >= n {
+		buf, s.relSpare = s.relSpare[:0], nil
+		return buf, true
+	}
+	return room(c.relNext, n), false
 }
 
 // leftEntry is an entity that left a client's relevant set after a record

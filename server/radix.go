@@ -10,6 +10,15 @@ func room[T any](s []T, n int) []T {
 	return s[:0]
 }
 
+// grow returns s with room for n elements in all, keeping its contents:
+// like room, it takes twice that when it must grow.
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return append(make([]T, 0, 2*n), s...)
+	}
+	return s
+}
+
 // sortHigh sorts keys by their high 32 bits, keeping the order of keys
 // whose high words are equal, with a radix sort of one pass per byte in
 // which the keys differ: the relevance and priority sorts of every

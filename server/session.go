@@ -62,12 +62,23 @@ type Session struct {
 	near    []nearEnt // relevance's scratch: the entities found
 	sortTmp []uint64  // the radix sorts' scratch
 	alive   []bool    // collect's scratch: which relevant entities live
-	graves  []grave   // recent despawns, by NetID
+	near2   []float64 // collect's scratch: their squared distances, steps
+	weight  []float32 // collect's scratch: their default importance
+	// The snapshot being built's candidates, in NetID order, and choose's
+	// scratch: one array for every client, so that it stays in cache.
+	cands   []candidate
+	order   []uint64
+	warmed  uint32  // what stillAlive read of the baseline, kept so that its reads stay
+	fields  bool    // the quantizer declares custom fields: the tables keep them
+	graves  []grave // recent despawns, by NetID
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
 	addErr  error            // an unexpected encoder error during Snapshot
 
 	left []leftEntry // dropped's scratch: the entities that left, by NetID
+	// relSpare is the relevant set the last rebuild replaced, for the next
+	// rebuild to write its set into while it is in cache.
+	relSpare []relEntry
 }
 
 // NewSession returns a session for cfg, which is validated.
@@ -85,6 +96,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		q:       c.Wire.Quantizer,
 		enc:     enc,
 		clients: make(map[ClientID]*peer),
+		fields:  len(c.Wire.Quantizer.Fields) > 0,
 	}
 	if c.History != nil {
 		hc, frames, err := c.History.normalize(c.TickRate)
@@ -286,5 +298,6 @@ func (s *Session) SetField(netID uint32, i int, v float32) error {
 		return fmt.Errorf("%w: SetField of NetID %d, not in the world", ErrEntity, netID)
 	}
 	s.world.ents[slot].rec.Fields[i] = step
+	s.world.ents[slot].hash = 0
 	return nil
 }

@@ -65,7 +65,7 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 		s.addErr = nil
 		return dst, err
 	}
-	parts, err := s.enc.Finish(complete, uint32(table.hash))
+	parts, err := s.enc.Finish(complete, table.hash)
 	if err != nil {
 		return dst, err
 	}
@@ -128,7 +128,7 @@ func (m *merger) next() (id uint32, rel, base, grave, gone int, ok bool) {
 		id = m.rel[m.i].netID
 	}
 	if m.j < len(m.base) {
-		id = min(id, m.base[m.j].rec.NetID)
+		id = min(id, m.base[m.j].netID)
 	}
 	if m.k < len(m.graves) {
 		id = min(id, m.graves[m.k].netID)
@@ -141,7 +141,7 @@ func (m *merger) next() (id uint32, rel, base, grave, gone int, ok bool) {
 		rel = m.i
 		m.i++
 	}
-	if m.j < len(m.base) && m.base[m.j].rec.NetID == id {
+	if m.j < len(m.base) && m.base[m.j].netID == id {
 		base = m.j
 		m.j++
 	}
@@ -164,22 +164,18 @@ func (s *Session) merger(c *peer, base *sentTick) merger {
 	return m
 }
 
-// collect lists in c.cand, in NetID order, every entity c's snapshot may
+// collect lists in s.cands, in NetID order, every entity c's snapshot may
 // carry, with its size and priority when a budget needs them.
 func (s *Session) collect(c *peer, base *sentTick) {
 	held := 0
 	if base != nil {
 		held = len(base.recs)
 	}
-	c.cand = room(c.cand, len(c.rel)+held+len(s.graves)+len(c.gone))
+	s.cands = room(s.cands, len(c.rel)+held+len(s.graves)+len(c.gone))
 	weigh := s.bytesPerTick() > 0
 	ents := s.world.ents
-	alive := s.stillAlive(c)
+	alive := s.stillAlive(c, base)
 	m := s.merger(c, base)
-	var b []sentRec
-	if base != nil {
-		b = base.recs
-	}
 	gone := c.gone[:0] // the entries of c.gone kept, compacted in place
 	defer func() { c.gone = gone }()
 	for {
@@ -199,7 +195,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 		}
 		switch {
 		case we == nil && bi >= 0:
-			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize+1
+			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize
 		case we == nil:
 			// Died, or left the client's set, after the client's
 			// acknowledged tick, which does not hold it: the client may
@@ -207,16 +203,16 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			if (gi < 0 || !c.mayKnow(s.graves[gi].tick)) && k.gone < 0 {
 				continue
 			}
-			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize+1
+			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize
 		case bi >= 0:
-			br := &b[bi]
-			k.ev = events(we, br.at)
-			if we.rec == br.rec && k.ev == 0 && id != c.netID {
+			k.ev = events(we, base.recs[bi].at)
+			if k.ev == 0 && id != c.netID && base.same(bi, &we.rec) {
 				continue
 			}
 			k.kind = kUpdate
 			if weigh {
-				k.size = int32(s.enc.RecordSize(&we.rec, &br.rec, k.ev)) + 1
+				br := base.record(bi)
+				k.size = int32(s.enc.RecordSize(&we.rec, &br, k.ev))
 			}
 		default:
 			// Entering: a new life on the client, whatever it saw of the
@@ -224,24 +220,40 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			// interpolated from before.
 			k.kind, k.ev = kEnter, wire.Spawn
 			if weigh {
-				k.size = int32(s.enc.RecordSize(&we.rec, nil, k.ev)) + 1
+				k.size = int32(s.enc.RecordSize(&we.rec, nil, k.ev))
 			}
 		}
 		if id == c.netID && k.kind != kDespawn {
 			k.kind = kOwn
 		}
-		if weigh && k.rel >= 0 {
-			k.score = s.score(c, &c.rel[k.rel], we)
+		if weigh {
+			k.gap = s.gapAfter(id)
+			k.size += int32(k.gap)
+			if k.rel >= 0 {
+				k.score = s.score(c, k.rel)
+			}
 		}
-		c.cand = append(c.cand, k)
+		s.cands = append(s.cands, k)
 	}
 }
 
-// score returns the priority of sending relevant entity r, we in the
-// world, to c under the budget: what it gathered while waiting and its
-// importance now. It first learns whether r's last record arrived and
-// starts r waiting if it was not.
-func (s *Session) score(c *peer, r *relEntry, we *worldEntry) float32 {
+// gapAfter is the bytes of the NetID gap before id's record if it follows
+// the last candidate listed: no more than it takes after the record
+// chosen before it, since the candidates chosen are among those listed.
+func (s *Session) gapAfter(id uint32) uint8 {
+	next := uint32(0)
+	if n := len(s.cands); n > 0 {
+		next = s.cands[n-1].netID + 1
+	}
+	return uint8(uvarintLen(id - next))
+}
+
+// score returns the priority of sending c's relevant entity i to c under
+// the budget: what it gathered while waiting and its importance now (by
+// default, the one stillAlive worked out). It first learns whether the
+// entity's last record arrived and starts it waiting if it was not.
+func (s *Session) score(c *peer, i int32) float32 {
+	r := &c.rel[i]
 	if r.pending {
 		s.settle(c, r)
 	}
@@ -251,21 +263,43 @@ func (s *Session) score(c *peer, r *relEntry, we *worldEntry) float32 {
 	case r.acc == 0:
 		r.since = s.tick // starts waiting now
 	}
-	return r.acc + s.importance(c, r.netID, s.distance(c, we))
+	if s.cfg.Budget.Importance == nil {
+		return r.acc + s.weight[i]
+	}
+	return r.acc + s.importance(c, r.netID, s.distance(c, s.near2[i]))
 }
 
-// stillAlive reports which of c's relevant entities are still alive, in
+// stillAlive reports which of c's relevant entities are still alive, and
+// measures in s.near2 their squared distances (steps) from c's view, in
 // one tight pass before collect's walk: their world entries' cache misses
-// overlap, and the walk finds them at hand.
-func (s *Session) stillAlive(c *peer) []bool {
+// (the two lines of each, both read here) overlap, and the walk finds
+// them at hand. It reads the baseline's records (if any) in a second
+// tight pass, for the same reason: the table, written a few ticks ago,
+// is rarely still in cache. Under a budget with the default importance,
+// it works out each one's importance in a third (see nearness): a chain of a square
+// root and a division per entity, which a tight loop overlaps.
+func (s *Session) stillAlive(c *peer, base *sentTick) []bool {
 	ents := s.world.ents
 	alive := room(s.alive, len(c.rel))
+	near2 := room(s.near2, len(c.rel))
+	center, dims := c.center, s.dims()
 	for i := range c.rel {
 		r := &c.rel[i]
 		we := &ents[r.slot]
 		alive = append(alive, we.alive && we.rec.NetID == r.netID)
+		near2 = append(near2, dist2(&we.rec.Pos, &center, dims))
 	}
-	s.alive = alive
+	s.alive, s.near2 = alive, near2
+	if s.bytesPerTick() > 0 && s.cfg.Budget.Importance == nil {
+		s.nearness(c)
+	}
+	if base != nil {
+		var h uint32
+		for i := range base.recs {
+			h ^= base.recs[i].hash
+		}
+		s.warmed = h
+	}
 	return alive
 }
 
@@ -300,95 +334,135 @@ func events(we *worldEntry, at uint32) wire.Flags {
 	return ev
 }
 
-// distance is we's distance from c's view in world units, -1 without a
-// view.
-func (s *Session) distance(c *peer, we *worldEntry) float32 {
+// nearness works out in s.weight the default importance to c of each of
+// its relevant entities (see defaultImportance), from their squared
+// distances in s.near2: one square root each instead of the two of a
+// distance and its importance.
+func (s *Session) nearness(c *peer) {
+	weight := room(s.weight, len(s.near2))
+	if !c.hasView {
+		for range s.near2 {
+			weight = append(weight, 1)
+		}
+		s.weight = weight
+		return
+	}
+	step := float64(s.q.PosStep) / 16
+	scale := step * step
+	for _, d2 := range s.near2 {
+		weight = append(weight, float32(1/math.Sqrt(1+d2*scale)))
+	}
+	s.weight = weight
+}
+
+// dims is the number of dimensions distances are measured over: the
+// grid's, or 3 without interest management.
+func (s *Session) dims() int {
+	if s.grid != nil {
+		return s.grid.dims
+	}
+	return 3
+}
+
+// distance is the distance in world units of an entity at squared
+// distance d2 (steps) from c's view, -1 without a view.
+func (s *Session) distance(c *peer, d2 float64) float32 {
 	if !c.hasView {
 		return -1
 	}
-	dims := 3
-	if s.grid != nil {
-		dims = s.grid.dims
-	}
-	return float32(math.Sqrt(dist2(&we.rec.Pos, &c.center, dims)) * float64(s.q.PosStep))
+	return float32(math.Sqrt(d2) * float64(s.q.PosStep))
 }
 
 // emit adds the chosen candidates to the snapshot being encoded and
 // records in table what the client will hold; the priorities of those
 // left out grow. It reports whether nothing was left out.
+//
+// It walks the candidates and the baseline together: a baseline record
+// that is no candidate (held and unchanged) goes to the table as it is,
+// in runs.
 func (s *Session) emit(c *peer, table, base *sentTick) bool {
 	complete := true
 	held := 0
-	var b []sentRec
 	if base != nil {
-		b = base.recs
-		held = len(b)
+		held = len(base.recs)
 	}
-	table.recs = room(table.recs, held+len(c.cand))
-	m := s.merger(c, base)
-	next := 0 // the next candidate
-	for {
-		id, _, bi, _, _, ok := m.next()
-		if !ok {
-			break
-		}
-		if next == len(c.cand) || c.cand[next].netID != id {
-			if bi >= 0 { // held and unchanged
-				table.recs = append(table.recs, b[bi])
+	table.recs = room(table.recs, held+len(s.cands))
+	if s.fields {
+		table.fields = room(table.fields, held+len(s.cands))
+	}
+	j := 0 // the next baseline record
+	for i := range s.cands {
+		k := &s.cands[i]
+		if base != nil {
+			e := j
+			for e < len(base.recs) && base.recs[e].netID < k.netID {
+				e++
 			}
-			continue
+			table.keepRun(base, j, e)
+			j = e
+			if k.base >= 0 {
+				j++ // k's: k.base == e
+			}
 		}
-		k := &c.cand[next]
-		next++
 		if k.send && k.kind == kEnter && held >= s.cfg.Wire.MaxEntities {
 			k.send = false
 		}
-		if k.send && !s.record(c, k, table, b) {
+		if k.send && !s.record(c, k, table, base) {
 			k.send = false
 		}
 		switch {
 		case k.send && k.kind == kDespawn:
-			if bi >= 0 {
+			if k.base >= 0 {
 				held--
 			}
 		case k.send && k.kind == kEnter:
 			held++
-		case !k.send && bi >= 0:
-			table.recs = append(table.recs, b[bi])
+		case !k.send && k.base >= 0:
+			table.keep(base, int(k.base))
 		}
 		if !k.send {
 			complete = false
 			c.stats.Deferred++
 		}
-		if l := k.gone; l >= 0 {
-			// The first of a run of ticks each carrying its despawn.
-			switch {
-			case !k.send:
-				c.gone[l].hasDespawned = false
-			case !c.gone[l].hasDespawned:
-				c.gone[l].despawned, c.gone[l].hasDespawned = s.tick, true
-			}
-		}
-		if k.rel >= 0 {
-			r := &c.rel[k.rel]
-			if k.send {
-				r.sent = true
-				r.pending, r.sentSeq, r.sentTick = true, c.seq+uint16(s.enc.Part()), s.tick
-				r.lostSince, r.lostAcc = r.since, k.score
-				r.acc = 0
-			} else {
-				r.acc = k.score
-			}
-		}
+		s.sent(c, k)
+	}
+	if base != nil {
+		table.keepRun(base, j, len(base.recs))
 	}
 	return complete
+}
+
+// sent updates what c knows of candidate k once emit decided whether it
+// went: the despawn of an entity that left, the priority of a relevant
+// one.
+func (s *Session) sent(c *peer, k *candidate) {
+	if l := k.gone; l >= 0 {
+		// The first of a run of ticks each carrying its despawn.
+		switch {
+		case !k.send:
+			c.gone[l].hasDespawned = false
+		case !c.gone[l].hasDespawned:
+			c.gone[l].despawned, c.gone[l].hasDespawned = s.tick, true
+		}
+	}
+	if k.rel >= 0 {
+		r := &c.rel[k.rel]
+		if k.send {
+			r.sent = true
+			r.pending, r.sentSeq, r.sentTick = true, c.seq+uint16(s.enc.Part()), s.tick
+			r.lostSince, r.lostAcc = r.since, k.score
+			r.acc = 0
+		} else {
+			r.acc = k.score
+		}
+	}
 }
 
 // record adds candidate k's record to the snapshot and to table, keeping
 // the table's hash, and reports whether it went in: false once the
 // snapshot is full. Any other error (a bug: candidates are in order) is
 // kept in s.addErr.
-func (s *Session) record(c *peer, k *candidate, table *sentTick, b []sentRec) bool {
+func (s *Session) record(c *peer, k *candidate, table, base *sentTick) bool {
 	if s.enc.Full() {
 		return false
 	}
@@ -398,16 +472,19 @@ func (s *Session) record(c *peer, k *candidate, table *sentTick, b []sentRec) bo
 	} else {
 		we := &s.world.ents[c.rel[k.rel].slot]
 		var br *wire.Record
+		var ref wire.Record
 		if k.base >= 0 {
-			br = &b[k.base].rec
+			ref = base.record(int(k.base))
+			br = &ref
 		}
 		err = s.enc.Add(&we.rec, br, k.ev)
 		if err == nil {
-			table.recs = append(table.recs, sentRec{rec: we.rec, at: s.tick})
+			h := hashOf(we)
+			table.add(&we.rec, s.tick, h, s.fields)
 			if br != nil {
-				table.hash ^= br.Hash()
+				table.hash ^= base.recs[k.base].hash
 			}
-			table.hash ^= we.rec.Hash()
+			table.hash ^= h
 		}
 	}
 	if err != nil {
@@ -417,7 +494,7 @@ func (s *Session) record(c *peer, k *candidate, table *sentTick, b []sentRec) bo
 		return false
 	}
 	if k.kind == kDespawn && k.base >= 0 {
-		table.hash ^= b[k.base].rec.Hash()
+		table.hash ^= base.recs[k.base].hash
 	}
 	return true
 }

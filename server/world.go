@@ -23,6 +23,19 @@ type worldEntry struct {
 	always                bool  // relevant to every client (SetAlways)
 	cell                  int32 // its grid cell's list, -1 outside the grid
 	inCell                int32 // its position in that list
+	// hash is rec's wire.Record.Hash cut to 32 bits, worked out by the
+	// first snapshot of a tick that sends it and kept for the others; 0
+	// until then (a hash that is 0 is worked out each time).
+	hash uint32
+}
+
+// spot is where an entity is, kept apart from its world entry in an
+// array a few times smaller: the relevance queries scan the entities of
+// the cells around every view, in no particular order of slots, and read
+// only this.
+type spot struct {
+	pos   [3]int32 // quantisation steps
+	netID uint32
 }
 
 // world is the entities of the current tick: slots, reused after a
@@ -30,6 +43,7 @@ type worldEntry struct {
 // in NetID order for the clients that see everything.
 type world struct {
 	ents   []worldEntry
+	spots  []spot // each slot's position and NetID, apart: what relevance reads
 	free   []int32
 	dense  []int32          // NetID → slot+1, for NetIDs below denseNetIDs
 	sparse map[uint32]int32 // NetID → slot, for the others
@@ -39,6 +53,15 @@ type world struct {
 	byIDDirty bool
 	always    []int32 // slots relevant to every client
 	version   uint64  // counts the entities added and removed
+}
+
+// hashOf returns the hash of we's record, cut to 32 bits (see
+// worldEntry.hash).
+func hashOf(we *worldEntry) uint32 {
+	if we.hash == 0 {
+		we.hash = uint32(we.rec.Hash())
+	}
+	return we.hash
 }
 
 // slot returns the slot of netID, if the world holds it.
@@ -61,8 +84,10 @@ func (w *world) add(netID uint32) int32 {
 	} else {
 		s = int32(len(w.ents))
 		w.ents = append(w.ents, worldEntry{})
+		w.spots = append(w.spots, spot{})
 	}
 	w.ents[s] = worldEntry{alive: true, cell: -1}
+	w.spots[s] = spot{netID: netID}
 	if netID < denseNetIDs {
 		if int(netID) >= len(w.dense) {
 			w.dense = append(w.dense, make([]int32, int(netID)+1-len(w.dense))...)
@@ -91,6 +116,7 @@ func (w *world) remove(netID uint32, s int32) {
 		w.always = slices.DeleteFunc(w.always, func(x int32) bool { return x == s })
 	}
 	w.ents[s] = worldEntry{cell: -1}
+	w.spots[s] = spot{}
 	w.free = append(w.free, s)
 	w.n--
 	w.version++
@@ -175,6 +201,8 @@ func (s *Session) setEntity(e *wire.Entity) error {
 		w.ents[slot].rec = r
 	}
 	we := &w.ents[slot]
+	we.hash = 0
+	w.spots[slot].pos = we.rec.Pos
 	if e.Flags&wire.Spawn != 0 {
 		we.spawn, we.hasSpawn = s.tick, true
 	}

@@ -171,31 +171,54 @@ func (q Quantizer) Record(e Entity) (Record, error) {
 // writes each record in place, without copying entities and records
 // through the stack.
 func (q *Quantizer) RecordTo(r *Record, e *Entity) error {
+	if q.normal() {
+		return q.recordTo(r, e)
+	}
 	n := q.mustNorm()
 	if len(n.Fields) != len(q.Fields) { // invalid fields, dropped
 		return fmt.Errorf("NetID %d: %w", e.NetID, q.Validate())
 	}
+	return n.recordTo(r, e)
+}
+
+// normal reports, without copying q, whether q is normalised with its
+// fields' steps worked out: the quantizer of a Config, which a server
+// uses for every entity of every tick.
+func (q *Quantizer) normal() bool {
+	if !(q.PosStep >= 1e-9 && q.PosStep <= 1e9 && q.VelStep >= 1e-9 && q.VelStep <= 1e9 && q.RotBits >= 4 && q.RotBits <= 20 && len(q.Fields) <= MaxFields) {
+		return false
+	}
+	for i := range q.Fields {
+		if q.Fields[i].n == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// recordTo is RecordTo with q normalised (or with valid fields).
+func (q *Quantizer) recordTo(r *Record, e *Entity) error {
 	var out Record
 	out.NetID, out.State, out.Epoch, out.Flags = e.NetID, e.State, e.Epoch, e.Flags&HasVelocity
 	var ok bool
 	for i := range 3 {
-		if out.Pos[i], ok = steps(e.Pos[i], n.PosStep); !ok {
-			return rangeErr(e.NetID, 0, i, e.Pos[i], n.PosStep)
+		if out.Pos[i], ok = steps(e.Pos[i], q.PosStep); !ok {
+			return rangeErr(e.NetID, 0, i, e.Pos[i], q.PosStep)
 		}
 	}
 	if out.Flags&HasVelocity != 0 {
 		for i := range 3 {
-			if out.Vel[i], ok = steps(e.Vel[i], n.VelStep); !ok {
-				return rangeErr(e.NetID, 1, i, e.Vel[i], n.VelStep)
+			if out.Vel[i], ok = steps(e.Vel[i], q.VelStep); !ok {
+				return rangeErr(e.NetID, 1, i, e.Vel[i], q.VelStep)
 			}
 		}
 	}
 	var err error
-	if out.Rot, err = n.pack(&e.Rot); err != nil {
+	if out.Rot, err = q.pack(&e.Rot); err != nil {
 		return fmt.Errorf("NetID %d: %w", e.NetID, err)
 	}
-	for i := range n.Fields {
-		if out.Fields[i], err = n.Fields[i].Quantize(e.Fields[i]); err != nil {
+	for i := range q.Fields {
+		if out.Fields[i], err = q.Fields[i].Quantize(e.Fields[i]); err != nil {
 			return fmt.Errorf("NetID %d Fields[%d]: %w", e.NetID, i, err)
 		}
 	}

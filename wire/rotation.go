@@ -27,9 +27,12 @@ func (q Quantizer) rotLevels() uint64 { return 1<<(q.RotBits-1) - 1 }
 func (q Quantizer) rotationBytes() int { return (2 + 3*q.RotBits + 7) / 8 }
 
 // identity is the packed identity rotation: index 3 (w), components zero.
-func (q Quantizer) identity() uint64 {
-	m := q.rotLevels()
-	n := uint(q.RotBits)
+func (q Quantizer) identity() uint64 { return identityBits(q.RotBits) }
+
+// identityBits is the packed identity rotation at bits per component.
+func identityBits(bits int) uint64 {
+	m := uint64(1)<<(bits-1) - 1
+	n := uint(bits)
 	return 3 | m<<2 | m<<(2+n) | m<<(2+2*n)
 }
 
@@ -50,7 +53,7 @@ func (q *Quantizer) pack(r *mgl32.Quat) (uint64, error) {
 		return 0, fmt.Errorf("%w: rotation %v is not finite", ErrRange, *r)
 	}
 	if n2 == 0 {
-		return q.identity(), nil
+		return identityBits(q.RotBits), nil
 	}
 	largest := 0
 	for i := 1; i < 4; i++ {
@@ -62,7 +65,7 @@ func (q *Quantizer) pack(r *mgl32.Quat) (uint64, error) {
 	if c[largest] < 0 {
 		inv = -inv
 	}
-	m := q.rotLevels()
+	m := uint64(1)<<(q.RotBits-1) - 1
 	scale := float64(m) * math.Sqrt2 // component 1/√2 → level M
 	packed := uint64(largest)
 	shift := uint(2)
@@ -146,12 +149,12 @@ func (k *rotConsts) unpack(p uint64) mgl32.Quat {
 // checkRotation reports whether p is a packed rotation PackRotation could
 // produce with q (normalised): no bits above the packed size, no component
 // level above 2M.
-func (q Quantizer) checkRotation(p uint64) error {
+func (q *Quantizer) checkRotation(p uint64) error {
 	n := uint(q.RotBits)
 	if p>>(2+3*n) != 0 {
 		return fmt.Errorf("%w: packed rotation %#x has bits above its %d", ErrRange, p, 2+3*n)
 	}
-	m := q.rotLevels()
+	m := uint64(1)<<(n-1) - 1
 	mask := uint64(1)<<n - 1
 	for shift := uint(2); shift < 2+3*n; shift += n {
 		if l := (p >> shift) & mask; l > 2*m {
