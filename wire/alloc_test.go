@@ -1,6 +1,9 @@
 package wire
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 // Steady state is allocation-free: encoding into the previous packets,
 // decoding into a reused slice, and input packets both ways.
@@ -62,5 +65,32 @@ func TestSteadyStateAllocs(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Errorf("input encode+decode: %v allocs", n)
+	}
+}
+
+// A snapshot that outgrows MaxParts fills its parts and stops with an
+// error wrapping ErrLimit, allocating nothing: a server whose world does
+// not fit must not allocate for every client every tick.
+func TestFullSnapshotAllocs(t *testing.T) {
+	cur := tableOf(t, DefaultQuantizer(), circleWorld(1000, 3, 20, true, true))
+	enc, _ := NewEncoder(Config{MaxParts: 2})
+	var parts [][]byte
+	tick := uint32(0)
+	step := func() {
+		tick++
+		if err := enc.Begin(Header{}, SnapshotInfo{Tick: tick}, parts); err != nil {
+			t.Fatal(err)
+		}
+		if err := enc.Diff(nil, cur); !errors.Is(err, ErrLimit) || !enc.Full() {
+			t.Fatalf("1000 entities in 2 parts: Diff gave %v, Full %v; want ErrLimit and full", err, enc.Full())
+		}
+		var err error
+		if parts, err = enc.Finish(true, cur.Hash()); err != nil || len(parts) != 2 {
+			t.Fatalf("Finish: %d parts, %v", len(parts), err)
+		}
+	}
+	step()
+	if n := testing.AllocsPerRun(50, step); n != 0 {
+		t.Errorf("a snapshot beyond MaxParts: %v allocs per tick", n)
 	}
 }

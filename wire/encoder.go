@@ -27,6 +27,10 @@ type Encoder struct {
 	parts [][]byte
 	open  bool
 	full  bool
+	// fullErr is the error of a record that does not fit in MaxParts
+	// parts: made once, so that a server filling every packet of every
+	// client's snapshot does not allocate an error for each.
+	fullErr error
 
 	// current part
 	count int
@@ -44,7 +48,10 @@ func NewEncoder(cfg Config) (*Encoder, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Encoder{cfg: c, rotBytes: c.Quantizer.rotationBytes(), zero: c.Quantizer.Zero(0), fields: c.Quantizer.Fields}, nil
+	return &Encoder{
+		cfg: c, rotBytes: c.Quantizer.rotationBytes(), zero: c.Quantizer.Zero(0), fields: c.Quantizer.Fields,
+		fullErr: fmt.Errorf("%w: the snapshot does not fit in %d parts of %d bytes (raise MaxParts or MaxPacket, or send fewer entities)", ErrLimit, c.MaxParts, c.MaxPacket),
+	}, nil
 }
 
 // Config returns the encoder's configuration with defaults filled in.
@@ -145,7 +152,7 @@ func (e *Encoder) add(id uint32, cur, base *Record, ev Flags) error {
 		return fmt.Errorf("%w: NetID %d added after %d (NetIDs must increase)", ErrOrder, id, e.last)
 	}
 	if e.full {
-		return e.fullErr(id)
+		return e.fullErr
 	}
 	if len(e.parts) == 0 {
 		if err := e.newPart(id); err != nil {
@@ -199,17 +206,13 @@ func checkFields(r *Record, fields []FieldSpec) error {
 	return nil
 }
 
-func (e *Encoder) fullErr(id uint32) error {
-	return fmt.Errorf("%w: tick %d: NetID %d does not fit in %d parts of %d bytes (MaxParts)", ErrLimit, e.info.Tick, id, e.cfg.MaxParts, e.cfg.MaxPacket)
-}
-
 // newPart closes the current part and starts the next one, for the record
 // of NetID id.
 func (e *Encoder) newPart(id uint32) error {
 	n := len(e.parts)
 	if n == e.cfg.MaxParts {
 		e.full = true
-		return e.fullErr(id)
+		return e.fullErr
 	}
 	if n > 0 {
 		binary.LittleEndian.PutUint16(e.parts[n-1][HeaderSize+snapCount:], uint16(e.count))
