@@ -87,8 +87,10 @@ func (h *InputHistory[I]) Clear() { h.start, h.count = 0, 0 }
 type PredictedStatus struct {
 	// NextSeq is the sequence number the next input will get (from 1).
 	NextSeq uint32
-	// LastAck is the highest input sequence the server has acknowledged;
-	// LastAuthTick the server tick of the state that carried it.
+	// LastAck is the highest input sequence the server has acknowledged
+	// (for an entity switched to prediction, until its first state, the
+	// one before its first input); LastAuthTick the server tick of the
+	// state that carried it.
 	LastAck, LastAuthTick uint32
 	// Acked says an authoritative state has been processed.
 	Acked bool

@@ -132,7 +132,7 @@ func ackOrder(pred *c.PredictedStatus, ack, tick uint32) RejectReason {
 	switch {
 	case ack >= pred.NextSeq:
 		return RejectFuture // acknowledges an input never sent
-	case pred.Acked && (ack < pred.LastAck || ack == pred.LastAck && tick < pred.LastAuthTick):
+	case ack < pred.LastAck || pred.Acked && ack == pred.LastAck && tick < pred.LastAuthTick:
 		return RejectStale
 	case pred.Acked && ack == pred.LastAck && tick == pred.LastAuthTick:
 		return RejectDuplicate
@@ -193,6 +193,11 @@ func (s *Reconcile[S, I]) takeReplayed(st *c.PredictedState[S], corr *c.Correcti
 	st.Current, st.Previous = s.cur, s.prev
 	report.Corrected = errDist > 0
 	if errDist > float64(s.p.cfg.HardCutDistance) {
+		if report.Replayed == 0 {
+			// The previous state kept from the prediction would draw a
+			// slide to the server's: a hard cut jumps.
+			st.Previous = st.Current
+		}
 		report.HardCut = true
 		m.HardCuts++
 		*corr = c.Correction{}

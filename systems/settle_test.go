@@ -260,3 +260,35 @@ func TestInstantAcknowledgementKeepsMoving(t *testing.T) {
 		}
 	}
 }
+
+// TestInstantHardCutJumps: a server with no latency moves the walker 500
+// units (a respawn) and acknowledges every input at once. Beyond the
+// hard-cut distance the drawing jumps in the frame the state arrives,
+// rather than sliding there over the rest of the tick.
+func TestInstantHardCutJumps(t *testing.T) {
+	cfg := nsecs.DefaultConfig().WithTickRate(20)
+	w := newWalkRun(t, cfg, 60, 0)
+	w.input = func(float64) walk { return walk{X: 1} }
+	w.server = func(s walker, in walk, dt float64) walker {
+		s = stepWalker(s, in, dt)
+		if s.X > 2 && s.X < 100 {
+			s.X += 500
+		}
+		return s
+	}
+	w.run(1)
+	for f, r := range w.reports {
+		if !r.HardCut {
+			continue
+		}
+		t.Logf("hard cut at frame %d (%d replayed): drawn at %.2f, the server has %.2f", f, r.Replayed, w.drawn[f], w.truth[f])
+		if r.Replayed != 0 {
+			t.Fatalf("the hard cut replayed %d inputs: the scenario did not acknowledge every input at once", r.Replayed)
+		}
+		if w.drawn[f] < 500 {
+			t.Errorf("drawn at %.2f in the frame of the hard cut: want the jump to beyond 500 at once", w.drawn[f])
+		}
+		return
+	}
+	t.Fatal("no hard cut reported")
+}

@@ -198,7 +198,7 @@ func (s *Smooth) absorb(w *ecs.World) {
 		case render.Flags&c.Visible == 0:
 			continue // nothing drawn: wait for the target
 		case render.Flags&(c.Teleported|c.Snapped) != 0:
-			ab.Pos, ab.Pending, ab.Still = zero3, false, 0
+			ab.Pos, ab.Pending, ab.Still, ab.Rot = zero3, false, 0, mgl32.Quat{}
 		case ab.Pending:
 			s.glideRotationFrom(ab, render, corr)
 			// The target changed source: keep drawing the entity moving

@@ -70,7 +70,9 @@ func (p *Predictor[S, I]) PredictEntity(w *ecs.World, e ecs.Entity, state S, seq
 	}
 	w.Add(e, ids...)
 	*(*c.PredictedState[S])(w.Get(e, ids[1])) = c.PredictedState[S]{Current: state, Previous: state}
-	*(*c.PredictedStatus)(w.Get(e, ids[4])) = c.PredictedStatus{NextSeq: max(seq, 1)}
+	// Inputs before the first count as acknowledged: a late state of an
+	// earlier prediction of e, acknowledging one of those, is refused.
+	*(*c.PredictedStatus)(w.Get(e, ids[4])) = c.PredictedStatus{NextSeq: max(seq, 1), LastAck: max(seq, 1) - 1}
 	*(*c.Absorb)(w.Get(e, absorb)) = c.Absorb{Drawn: drawn.Pos, Vel: vel, Pending: true}
 	rot := p.sim.rotation(&state)
 	*(*c.Correction)(w.Get(e, corrID)) = c.Correction{Rot: blend.Offset(&drawn.Rot, &rot)}

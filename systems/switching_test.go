@@ -288,3 +288,36 @@ func TestSwitchGlidesRotationBothWays(t *testing.T) {
 		}
 	}
 }
+
+// TestPredictEntityRefusesEarlierAcks: an entity switched to prediction
+// with inputs numbered from 10 refuses a state acknowledging input 5 (a
+// late state of an earlier prediction of it), even before its first
+// state, and accepts one acknowledging input 9 (none of its inputs yet).
+func TestPredictEntityRefusesEarlierAcks(t *testing.T) {
+	const id = 7
+	r := newRig(t, nsecs.DefaultConfig().WithTickRate(20))
+	pr, err := nsecs.AddPredictor(r.Pipe, ballSim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for tick := uint32(0); tick < 10; tick++ {
+		r.Push(snapVel(id, tick, float32(tick)*0.25, 5))
+		r.Frame(1.0 / 20)
+	}
+	if err := pr.PredictEntity(&r.World, r.Entity(id), ball{X: 2.5, VX: 5}, 10); err != nil {
+		t.Fatal(err)
+	}
+	stale := r.Pipe.Metrics().Rejected[systems.RejectStale]
+	pr.Inbox().Push(systems.Authoritative[ball]{NetID: id, Tick: 5, Ack: 5, State: ball{X: 1.25, VX: 5}})
+	r.Frame(1.0 / 60)
+	m := r.Pipe.Metrics()
+	if m.Rejected[systems.RejectStale] != stale+1 || m.Reconciles != 0 {
+		t.Fatalf("a state acknowledging input 5 of a prediction from input 10: stale %d (was %d), reconciles %d; want refused as stale",
+			m.Rejected[systems.RejectStale], stale, m.Reconciles)
+	}
+	pr.Inbox().Push(systems.Authoritative[ball]{NetID: id, Tick: 10, Ack: 9, State: ball{X: 2.5, VX: 5}})
+	r.Frame(1.0 / 60)
+	if m := r.Pipe.Metrics(); m.Reconciles != 1 {
+		t.Fatalf("a state acknowledging input 9: %d reconciles, want 1", m.Reconciles)
+	}
+}
