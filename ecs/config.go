@@ -78,6 +78,10 @@ func (c Config) WithTickRate(rate float64) Config {
 // draws entities (Interpolate) on n goroutines at once in frames large
 // enough for it to pay (Receive.ParallelMin messages, Interpolate.ParallelMin
 // entities; 30,000 each by default), for a machine with cores to spare.
+// Drawing gains from a second core; storing, bound by the memory it
+// streams, gains only where memory bandwidth is to spare (DESIGN.md,
+// "Receive on several cores"): set Receive.Workers back to 1 if it does
+// not on yours.
 // What the pipeline stores and draws is identical to one goroutine's, as
 // long as Receive.OnSpawn leaves other remote entities alone (see
 // systems.ReceiveConfig.OnSpawn). n <= 1 keeps both on the world's

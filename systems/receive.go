@@ -56,7 +56,9 @@ type ReceiveConfig struct {
 	// Receive starts (and Finalize stops), each storing the messages of a
 	// share of the NetIDs. What is stored, counted and told to the clock is
 	// identical to a single goroutine's (unless OnSpawn changes other
-	// remote entities: see OnSpawn). It pays on large worlds only: a frame
+	// remote entities: see OnSpawn). Storing is bound by the memory it
+	// streams, so whether it gains depends on the machine (DESIGN.md,
+	// "Receive on several cores"); measure before setting it. A frame
 	// with fewer than ParallelMin messages stays on one goroutine. Zero or
 	// 1: the world's goroutine alone (the default).
 	Workers int

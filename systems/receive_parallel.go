@@ -10,9 +10,9 @@ import (
 
 // DefaultReceiveParallelMin is the default ReceiveConfig.ParallelMin: a
 // frame that brings fewer messages than this stores them on the world's
-// goroutine alone even with Workers > 1, since waking another core, and
-// every goroutine reading every message, cost about what the split saves
-// (DESIGN.md, "Receive on several cores", has the measurements).
+// goroutine alone even with Workers > 1, since waking another core and
+// the frame's two phases cost about what the split saves on small frames
+// (DESIGN.md, "Receive on several cores").
 const DefaultReceiveParallelMin = 30_000
 
 // Receive on several goroutines (ReceiveConfig.Workers > 1).
@@ -192,28 +192,34 @@ func (r *Receive) storeShared(w *ecs.World, msgs []Message) {
 func (p *parallelReceive) scanRange(j int) {
 	msgs, sh, split := p.msgs, &p.shares[j], &p.split
 	lo, hi := j*len(msgs)/len(p.shares), (j+1)*len(msgs)/len(p.shares)
-	for o := range sh.out {
-		sh.out[o] = sh.out[o][:0]
+	// The lists are built in a local copy of their headers, which every
+	// append writes: the shares' headers may share cache lines.
+	var lists [MaxWorkers][]int32
+	out := lists[:len(sh.out)]
+	for o := range out {
+		out[o] = sh.out[o][:0]
 	}
-	sh.runs = sh.runs[:0]
+	runs := sh.runs[:0]
 	var run arrivalRun
 	for i := lo; i < hi; i++ {
 		msg := &msgs[i]
 		if ended := run.extend(msg.Tick); ended.n > 0 {
-			sh.runs = append(sh.runs, ended)
+			runs = append(runs, ended)
 		}
 		if msg.Kind == Complete {
-			for o := range sh.out {
-				sh.out[o] = append(sh.out[o], int32(i))
+			for o := range out {
+				out[o] = append(out[o], int32(i))
 			}
 			continue
 		}
 		o := split.of(msg.NetID)
-		sh.out[o] = append(sh.out[o], int32(i))
+		out[o] = append(out[o], int32(i))
 	}
 	if run.n > 0 {
-		sh.runs = append(sh.runs, run)
+		runs = append(runs, run)
 	}
+	copy(sh.out, out)
+	sh.runs = runs
 }
 
 // applyHeld applies the held messages (ascending indices into msgs) in
