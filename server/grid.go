@@ -111,20 +111,43 @@ func (g *grid) leave(w *world, slot int32) {
 	we.cell = -1
 }
 
+// cellBox is the box of cells within r cells of c (in 2D, c's layer
+// only), z0 to z1 its layers; sparse says it has more cells than the grid
+// has in use, so that walking the cells in use is shorter.
+type cellBox struct {
+	c      cellKey
+	r      int32
+	z0, z1 int32
+	sparse bool
+}
+
+// boxAround returns the box of the cells that reach within radius steps
+// of center.
+func (g *grid) boxAround(center *[3]int32, radius int64) cellBox {
+	b := cellBox{c: g.key(center), r: int32(min(radius/int64(g.size)+1, 1<<20))}
+	b.z0, b.z1 = b.c.z, b.c.z
+	if g.dims == 3 {
+		b.z0, b.z1 = int32(max(int64(b.c.z)-int64(b.r), math.MinInt32)), int32(min(int64(b.c.z)+int64(b.r), math.MaxInt32))
+	}
+	side := float64(2*int64(b.r) + 1)
+	b.sparse = side*side*float64(int64(b.z1)-int64(b.z0)+1) > float64(len(g.index))
+	return b
+}
+
+// holds reports whether cell k lies in the box.
+func (b *cellBox) holds(k cellKey) bool {
+	return abs32(k.x-b.c.x) <= b.r && abs32(k.y-b.c.y) <= b.r && k.z >= b.z0 && k.z <= b.z1
+}
+
 // query appends to dst the slots of every cell within radius steps of
 // center (a box of cells: the caller measures distances) and returns it.
 func (g *grid) query(center *[3]int32, radius int64, dst []int32) []int32 {
-	r := int32(min(radius/int64(g.size)+1, 1<<20))
-	c := g.key(center)
-	z0, z1 := c.z, c.z
-	if g.dims == 3 {
-		z0, z1 = int32(max(int64(c.z)-int64(r), math.MinInt32)), int32(min(int64(c.z)+int64(r), math.MaxInt32))
-	}
-	side := float64(2*int64(r) + 1)
-	if n := side * side * float64(int64(z1)-int64(z0)+1); n > float64(len(g.index)) {
+	b := g.boxAround(center, radius)
+	c, r, z0, z1 := b.c, b.r, b.z0, b.z1
+	if b.sparse {
 		// More cells in the box than in use: walk the cells in use.
 		for list, k := range g.keys {
-			if len(g.lists[list]) > 0 && abs32(k.x-c.x) <= r && abs32(k.y-c.y) <= r && k.z >= z0 && k.z <= z1 {
+			if len(g.lists[list]) > 0 && b.holds(k) {
 				dst = append(dst, g.lists[list]...)
 			}
 		}
@@ -149,17 +172,12 @@ func (g *grid) query(center *[3]int32, radius int64, dst []int32) []int32 {
 // measures each entity's distance.
 func (g *grid) cells(center *[3]int32, radius float64, dst []int32) []int32 {
 	radius = reach(radius)
-	r := int32(min(int64(math.Ceil(radius))/int64(g.size)+1, 1<<20))
-	c := g.key(center)
-	z0, z1 := c.z, c.z
-	if g.dims == 3 {
-		z0, z1 = int32(max(int64(c.z)-int64(r), math.MinInt32)), int32(min(int64(c.z)+int64(r), math.MaxInt32))
-	}
-	side := float64(2*int64(r) + 1)
-	if n := side * side * float64(int64(z1)-int64(z0)+1); n > float64(len(g.index)) {
+	b := g.boxAround(center, int64(math.Ceil(radius)))
+	c, r, z0, z1 := b.c, b.r, b.z0, b.z1
+	if b.sparse {
 		// More cells in the box than in use: take the cells in use.
 		for list, k := range g.keys {
-			if len(g.lists[list]) > 0 && abs32(k.x-c.x) <= r && abs32(k.y-c.y) <= r && k.z >= z0 && k.z <= z1 {
+			if len(g.lists[list]) > 0 && b.holds(k) {
 				dst = append(dst, int32(list))
 			}
 		}
