@@ -164,26 +164,16 @@ func (s *Session) bound(cand []candidate) float64 {
 			continue
 		}
 		body := int(k.size) - int(k.gap)
-		n := uvarintLen(k.netID-next) + body
+		n := wire.UvarintLen(k.netID-next) + body
 		if part+n > maxPacket && part > head {
 			total += part
 			part = head
-			n = uvarintLen(k.netID) + body
+			n = wire.UvarintLen(k.netID) + body
 		}
 		part += n
 		next = k.netID + 1
 	}
 	return float64(total + part)
-}
-
-// uvarintLen is the length of v as a varint.
-func uvarintLen(v uint32) int {
-	n := 1
-	for v >= 0x80 {
-		v >>= 7
-		n++
-	}
-	return n
 }
 
 // allowance is what c's snapshot of this tick may take: a tick's worth of

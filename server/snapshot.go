@@ -245,7 +245,7 @@ func (s *Session) gapAfter(id uint32) uint8 {
 	if n := len(s.cands); n > 0 {
 		next = s.cands[n-1].netID + 1
 	}
-	return uint8(uvarintLen(id - next))
+	return uint8(wire.UvarintLen(id - next))
 }
 
 // score returns the priority of sending c's relevant entity i to c under

@@ -141,10 +141,13 @@ func (c Config) normalize() (Config, error) {
 // maxInputPacket is the size of the largest input packet with n inputs of
 // size bytes each, each with a drawn record of maxLate late entities.
 func maxInputPacket(n, size, maxLate int) int {
-	return HeaderSize + inputFixedMax + n*(uvarintLen(uint32(size))+size+maxDrawnSize(maxLate))
+	return HeaderSize + inputFixedMax + n*(UvarintLen(uint32(size))+size+maxDrawnSize(maxLate))
 }
 
-func uvarintLen(v uint32) int {
+// UvarintLen returns how many bytes v takes as a varint on the wire (a
+// NetID gap, a record's mask, a delta): what a server counts when it
+// bounds a snapshot's size before encoding it.
+func UvarintLen(v uint32) int {
 	n := 1
 	for v >= 0x80 {
 		v >>= 7

@@ -82,20 +82,20 @@ func recordMask(cur, ref *Record, ev Flags) uint32 {
 // recordBodySize returns the bytes appendRecord writes after the NetID
 // gap: the mask and the fields it names.
 func recordBodySize(cur, ref *Record, mask uint32, rotBytes int, fields []FieldSpec) int {
-	n := uvarintLen(mask)
+	n := UvarintLen(mask)
 	for i := range 3 {
 		if mask&(mPosX<<i) != 0 {
-			n += uvarintLen(zigzag(cur.Pos[i] - ref.Pos[i]))
+			n += UvarintLen(zigzag(cur.Pos[i] - ref.Pos[i]))
 		}
 		if mask&(mVelX<<i) != 0 {
-			n += uvarintLen(zigzag(cur.Vel[i] - ref.Vel[i]))
+			n += UvarintLen(zigzag(cur.Vel[i] - ref.Vel[i]))
 		}
 	}
 	if mask&mRot != 0 {
 		n += rotBytes
 	}
 	if mask&mState != 0 {
-		n += uvarintLen(uint32(cur.State))
+		n += UvarintLen(uint32(cur.State))
 	}
 	if mask&mEpoch != 0 {
 		n++
@@ -104,7 +104,7 @@ func recordBodySize(cur, ref *Record, mask uint32, rotBytes int, fields []FieldS
 		n++
 		for i, f := range fields {
 			if cur.Fields[i] != ref.Fields[i] {
-				n += uvarintLen(zigzag(f.delta(cur.Fields[i], ref.Fields[i])))
+				n += UvarintLen(zigzag(f.delta(cur.Fields[i], ref.Fields[i])))
 			}
 		}
 	}

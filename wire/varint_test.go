@@ -9,8 +9,8 @@ import (
 func TestUvarintRoundTrip(t *testing.T) {
 	for _, v := range []uint32{0, 1, 127, 128, 300, 1<<14 - 1, 1 << 14, 1<<21 + 5, 1<<28 - 1, 1 << 28, math.MaxUint32} {
 		b := appendUvarint(nil, v)
-		if len(b) != uvarintLen(v) {
-			t.Errorf("%d: %d bytes, uvarintLen says %d", v, len(b), uvarintLen(v))
+		if len(b) != UvarintLen(v) {
+			t.Errorf("%d: %d bytes, UvarintLen says %d", v, len(b), UvarintLen(v))
 		}
 		r := reader{b: b}
 		got, err := r.uvarint("v", math.MaxUint32)
