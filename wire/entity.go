@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"math/bits"
 	"strings"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -115,21 +116,26 @@ type Record struct {
 // XOR of its records' ([Table.Hash]), so that it follows every change at
 // the cost of the records changed.
 func (r Record) Hash() uint64 {
+	// Each word is mixed on its own, so that the processor mixes them side
+	// by side rather than one after another; the words are told apart by
+	// rotation before they are combined, and the combination is mixed
+	// again, so that a table's XOR of record hashes does not cancel when
+	// two records exchange a word.
 	h := mix64(uint64(r.NetID) | uint64(r.State)<<32 | uint64(r.Epoch)<<48 | uint64(r.Flags&HasVelocity)<<56)
-	h = mix64(h ^ r.Rot)
-	h = mix64(h ^ (uint64(uint32(r.Pos[0])) | uint64(uint32(r.Pos[1]))<<32))
-	h = mix64(h ^ (uint64(uint32(r.Pos[2])) | uint64(uint32(r.Vel[0]))<<32))
-	h = mix64(h ^ (uint64(uint32(r.Vel[1])) | uint64(uint32(r.Vel[2]))<<32))
+	h ^= bits.RotateLeft64(mix64(r.Rot), 13)
+	h ^= bits.RotateLeft64(mix64(uint64(uint32(r.Pos[0]))|uint64(uint32(r.Pos[1]))<<32), 26)
+	h ^= bits.RotateLeft64(mix64(uint64(uint32(r.Pos[2]))|uint64(uint32(r.Vel[0]))<<32), 39)
+	h ^= bits.RotateLeft64(mix64(uint64(uint32(r.Vel[1]))|uint64(uint32(r.Vel[2]))<<32), 52)
 	if r.Fields != ([MaxFields]int32{}) {
-		// Records without fields hash as they did before fields existed.
+		// Records without fields hash as if fields did not exist.
 		for i := 0; i+1 < MaxFields; i += 2 {
-			h = mix64(h ^ (uint64(uint32(r.Fields[i])) | uint64(uint32(r.Fields[i+1]))<<32))
+			h ^= bits.RotateLeft64(mix64(uint64(uint32(r.Fields[i]))|uint64(uint32(r.Fields[i+1]))<<32), 7+13*i/2)
 		}
 		if MaxFields%2 == 1 {
-			h = mix64(h ^ uint64(uint32(r.Fields[MaxFields-1])))
+			h ^= bits.RotateLeft64(mix64(uint64(uint32(r.Fields[MaxFields-1]))), 45)
 		}
 	}
-	return h
+	return mix64(h)
 }
 
 // mix64 is SplitMix64's finaliser: every input bit affects every output
