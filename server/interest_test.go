@@ -763,3 +763,82 @@ func TestThousandsLeaveAtOnce(t *testing.T) {
 		t.Fatalf("%d despawns, still holds %d", despawns, len(got))
 	}
 }
+
+// A flood of departures (interest turned back on after every entity was
+// relevant: thousands of despawns, repeated until a client behind a
+// three-tick round trip acknowledges them) does not starve the entities
+// still relevant: each moving one still gets a record at least every
+// MaxInterval, and once the despawns are acknowledged the snapshots are
+// back within the budget.
+func TestDepartureFloodDoesNotStarve(t *testing.T) {
+	const (
+		n      = 5000
+		budget = 32_000
+		off    = 20 // interest turned off at this tick
+		on     = 80 // and back on
+	)
+	s := newServer(t, SessionConfig{Interest: &InterestConfig{}, Budget: BudgetConfig{BytesPerSecond: budget}})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	last := map[uint32]uint32{} // the tick of each held entity's last record
+	worst, flood := uint32(0), 0
+	var acks [][]byte
+	for tick := uint32(1); tick <= 160; tick++ {
+		s.BeginTick(tick)
+		for k := range n { // a 100 x 50 grid, every entity moving 4 units/s
+			pos := mgl32.Vec3{float32(k%100)*10 + float32(tick)*0.2, float32(k/100) * 10, 0}
+			if err := s.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: pos}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.SetView(1, View{Pos: mgl32.Vec3{200, 200, 0}, Radius: 100})
+		switch tick {
+		case off:
+			s.SetInterest(1, false)
+		case on:
+			s.SetInterest(1, true)
+		}
+		packets, err := s.Snapshot(1, tick*50, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bytes := 0
+		for _, p := range packets {
+			bytes += len(p)
+			c.receive(p, tick*50)
+			for _, e := range c.entities {
+				switch {
+				case e.Flags&wire.Despawn != 0:
+					delete(last, e.NetID)
+					if tick >= on {
+						flood++
+					}
+				case tick >= on:
+					if l, ok := last[e.NetID]; ok {
+						worst = max(worst, tick-l)
+					}
+					fallthrough
+				default:
+					last[e.NetID] = tick
+				}
+			}
+		}
+		if tick > on+6 && bytes > 2*budget/20 {
+			t.Errorf("tick %d: %d bytes, want the flood over and at most two ticks' budget", tick, bytes)
+		}
+		acks = append(acks, c.ack(t, tick*50))
+		if len(acks) > 3 { // a three-tick round trip
+			if err := s.Receive(1, acks[0], tick*50); err != nil {
+				t.Fatal(err)
+			}
+			acks = acks[1:]
+		}
+	}
+	if flood < 4000 {
+		t.Fatalf("%d despawns after interest came back on, want a flood of thousands", flood)
+	}
+	if maxWait := uint32(10); worst > maxWait { // 500 ms at 20 Hz
+		t.Fatalf("a relevant entity waited %d ticks for a record during the flood, want at most %d", worst, maxWait)
+	}
+	t.Logf("%d despawns; longest wait of a relevant entity %d ticks", flood, worst)
+}
