@@ -118,7 +118,9 @@ copying each packet as a transport's send queue does, and decoding each
 client's acknowledgement, at %d Hz, with entities wandering at 4 units/s in
 a square sized so that a view of radius %d holds about %d of them. Each
 client is one of the entities and looks from it; it acknowledges what it
-received three ticks late (a 150 ms round trip). With **interest**, each
+received three ticks late (a 150 ms round trip), and every snapshot after
+its first acknowledgement is a delta against the tick acknowledged (the
+benchmark fails if one is not). With **interest**, each
 client receives its view only, within a budget of %d B/s (256 kbit/s),
 by priority; **everything** is the baseline that sends every entity to
 every client. Moving the world is the game's work and is not timed. One
