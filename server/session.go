@@ -67,6 +67,7 @@ type Session struct {
 	// The snapshot being built's candidates, in NetID order, and choose's
 	// scratch: one array for every client, so that it stays in cache.
 	cands   []candidate
+	added   int // how many of the candidates add a record to the table: enter, not held
 	order   []uint64
 	warmed  uint32  // what stillAlive read of the baseline, kept so that its reads stay
 	fields  bool    // the quantizer declares custom fields: the tables keep them

@@ -172,6 +172,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 		held = len(base.recs)
 	}
 	s.cands = room(s.cands, len(c.rel)+held+len(s.graves)+len(c.gone))
+	s.added = 0
 	weigh := s.bytesPerTick() > 0
 	ents := s.world.ents
 	alive := s.stillAlive(c, base)
@@ -232,6 +233,9 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			if k.rel >= 0 {
 				k.score = s.score(c, k.rel)
 			}
+		}
+		if k.base < 0 && k.kind != kDespawn {
+			s.added++
 		}
 		s.cands = append(s.cands, k)
 	}
@@ -386,9 +390,13 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 	if base != nil {
 		held = len(base.recs)
 	}
-	table.recs = room(table.recs, held+len(s.cands))
+	// The table holds what the baseline holds and the records that are
+	// new to it: sized by that, not by every candidate (most replace a
+	// record held), a table made while a client's set fills up has the
+	// room it needs once the client holds the whole set.
+	table.recs = room(table.recs, held+s.added)
 	if s.fields {
-		table.fields = room(table.fields, held+len(s.cands))
+		table.fields = room(table.fields, held+s.added)
 	}
 	j := 0 // the next baseline record
 	for i := range s.cands {
