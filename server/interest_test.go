@@ -52,6 +52,25 @@ func deliverTick(t testing.TB, s *Session, c *testClient) {
 	}
 }
 
+// snapshotTo decodes client 1's snapshot of tick (sent at tick*50 ms) in
+// c, calling each, if set, after every packet, and returns its bytes.
+func snapshotTo(t testing.TB, s *Session, c *testClient, tick uint32, each func()) int {
+	t.Helper()
+	packets, err := s.Snapshot(1, tick*50, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bytes := 0
+	for _, p := range packets {
+		bytes += len(p)
+		c.receive(p, tick*50)
+		if each != nil {
+			each()
+		}
+	}
+	return bytes
+}
+
 // A client with interest management holds the entities around its view:
 // those that enter arrive whole, as spawns, those that leave are
 // despawned; moving the view swaps one set for the other.
@@ -441,16 +460,7 @@ func TestBudgetBurstIsNotOwed(t *testing.T) {
 		s.SetInterest(1, tick <= 20 || tick > 60) // everything for two seconds
 		s.BeginTick(tick)
 		swarm(t, s, 3000, tick)
-		packets, err := s.Snapshot(1, tick*50, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n := 0
-		for _, p := range packets {
-			n += len(p)
-			c.receive(p, tick*50)
-		}
-		perTick = append(perTick, n)
+		perTick = append(perTick, snapshotTo(t, s, c, tick, nil))
 		s.Receive(1, c.ack(t, tick*50+10), tick*50+10)
 	}
 	sum := func(ticks []int) (n int) {
@@ -482,16 +492,7 @@ func TestEnteringTogetherIsStaggered(t *testing.T) {
 	for tick := uint32(1); tick <= 3*tickRate; tick++ {
 		s.BeginTick(tick)
 		swarm(t, s, n, tick)
-		packets, err := s.Snapshot(1, tick*50, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bytes := 0
-		for _, p := range packets {
-			bytes += len(p)
-			c.receive(p, tick*50)
-		}
-		if bytes > most {
+		if bytes := snapshotTo(t, s, c, tick, nil); bytes > most {
 			most, mostTick = bytes, int(tick)
 		}
 		s.Receive(1, c.ack(t, tick*50+10), tick*50+10)
@@ -798,14 +799,7 @@ func TestDepartureFloodDoesNotStarve(t *testing.T) {
 		case on:
 			s.SetInterest(1, true)
 		}
-		packets, err := s.Snapshot(1, tick*50, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		bytes := 0
-		for _, p := range packets {
-			bytes += len(p)
-			c.receive(p, tick*50)
+		bytes := snapshotTo(t, s, c, tick, func() {
 			for _, e := range c.entities {
 				switch {
 				case e.Flags&wire.Despawn != 0:
@@ -822,7 +816,7 @@ func TestDepartureFloodDoesNotStarve(t *testing.T) {
 					last[e.NetID] = tick
 				}
 			}
-		}
+		})
 		if tick > on+6 && bytes > 2*budget/20 {
 			t.Errorf("tick %d: %d bytes, want the flood over and at most two ticks' budget", tick, bytes)
 		}
