@@ -8,6 +8,7 @@ import (
 	"github.com/mlange-42/arche/ecs"
 	"github.com/netsmooth/netsmooth/components"
 	nsecs "github.com/netsmooth/netsmooth/ecs"
+	"github.com/netsmooth/netsmooth/internal/pipetest"
 	"github.com/netsmooth/netsmooth/systems"
 )
 
@@ -16,6 +17,29 @@ import (
 type ball struct{ X, VX float32 }
 
 type noInput struct{}
+
+// The ball rolls at ballSpeed units/s as entity ballID, sent every tick
+// at ballRate and drawn at ballFPS.
+const (
+	ballRate, ballFPS = 20.0, 60.0
+	ballSpeed         = 5.0
+	ballID            = 7
+)
+
+// ballAt is where the rolling ball truly is at tick.
+func ballAt(tick uint32) float32 { return ballSpeed * float32(tick) / ballRate }
+
+// newBallRig returns a rig at the ball's tick rate with a predictor of
+// sim.
+func newBallRig[S any](t *testing.T, sim systems.Simulation[S, noInput]) (*pipetest.Rig, *systems.Predictor[S, noInput]) {
+	t.Helper()
+	r := newRig(t, nsecs.DefaultConfig().WithTickRate(ballRate))
+	pr, err := nsecs.AddPredictor(r.Pipe, sim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, pr
+}
 
 var ballSim = systems.Simulation[ball, noInput]{
 	Step: func(s ball, _ noInput, dt float64) ball {
@@ -33,17 +57,9 @@ var ballSim = systems.Simulation[ball, noInput]{
 // frame by more than 1.5 times (nor less than half) its true motion per
 // frame, and after each it settles onto the new path.
 func TestSwitchPredictedAndBackWithoutAPop(t *testing.T) {
-	const (
-		rate, fps = 20.0, 60.0
-		speed     = 5.0
-		id        = 7
-	)
-	r := newRig(t, nsecs.DefaultConfig().WithTickRate(rate))
-	pr, err := nsecs.AddPredictor(r.Pipe, ballSim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth := func(tick uint32) float32 { return speed * float32(tick) / rate }
+	const rate, fps, speed, id = ballRate, ballFPS, ballSpeed, ballID
+	r, pr := newBallRig(t, ballSim)
+	truth := ballAt
 	var (
 		tick        uint32
 		e           ecs.Entity
@@ -165,18 +181,9 @@ func absorbOf(r *rig, id components.NetID) float32 {
 // and those 1.5 ticks, plus a frame: moving it on for the whole 3 s would
 // leave 13 units to absorb at a quarter of its speed.
 func TestSwitchPendingAcrossLongFrame(t *testing.T) {
-	const (
-		rate, fps = 20.0, 60.0
-		speed     = 5.0
-		id        = 7
-	)
-	cfg := nsecs.DefaultConfig().WithTickRate(rate)
-	r := newRig(t, cfg)
-	pr, err := nsecs.AddPredictor(r.Pipe, ballSim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth := func(tick uint32) float32 { return speed * float32(tick) / rate }
+	const rate, fps, speed, id = ballRate, ballFPS, ballSpeed, ballID
+	r, pr := newBallRig(t, ballSim)
+	truth := ballAt
 	var tick uint32
 	now := 0.0
 	frame := func(dt float64) {
@@ -197,7 +204,7 @@ func TestSwitchPendingAcrossLongFrame(t *testing.T) {
 	frame(3)
 	frame(1 / fps)
 	ab := (*components.Absorb)(r.World.Get(e, ecs.ComponentID[components.Absorb](&r.World)))
-	maxTicks := float64(cfg.Predict.WithDefaults().MaxTicksPerFrame)
+	maxTicks := float64(r.Pipe.Config().Predict.WithDefaults().MaxTicksPerFrame)
 	limit := speed * ((maxTicks+1.5)/rate + 1/fps)
 	got := math.Abs(float64(ab.Pos[0]))
 	t.Logf("offset after a 3 s frame while the switch was pending: %.3f units (at most %.3f)", ab.Pos[0], limit)
@@ -226,17 +233,9 @@ var spinningBallSim = systems.Simulation[spinningBall, noInput]{
 // difference (a jump would turn it by all of it), and within a second it
 // is drawn at the new source's heading.
 func TestSwitchGlidesRotationBothWays(t *testing.T) {
-	const (
-		rate, fps = 20.0, 60.0
-		speed     = 5.0
-		id        = 7
-	)
-	r := newRig(t, nsecs.DefaultConfig().WithTickRate(rate))
-	pr, err := nsecs.AddPredictor(r.Pipe, spinningBallSim)
-	if err != nil {
-		t.Fatal(err)
-	}
-	truth := func(tick uint32) float32 { return speed * float32(tick) / rate }
+	const rate, fps, speed, id = ballRate, ballFPS, ballSpeed, ballID
+	r, pr := newBallRig(t, spinningBallSim)
+	truth := ballAt
 	var (
 		tick     uint32
 		e        ecs.Entity
