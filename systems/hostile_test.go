@@ -250,6 +250,21 @@ func TestFutureTicksWithinSaneStream(t *testing.T) {
 	s.recovers(t, r)
 }
 
+// TestOneSampleAheadDoesNotLagTheOthers: before the stream starts, one
+// sample of entity 1 arrives 18 ticks (0.9 s) ahead of it, with one of
+// NetID 0 at its first tick (a case the stream fuzzer found). The clock runs
+// ahead and then holds until the stream catches up; entities 2 and 3,
+// drawn past their newest samples meanwhile, must not take the time they
+// waited as a lag of their own (worked off at 1.4 times their speed, it
+// outlasted the two seconds): every entity waited, not they alone.
+func TestOneSampleAheadDoesNotLagTheOthers(t *testing.T) {
+	const base = 808464432
+	r := newRig(t, nsecs.DefaultConfig())
+	r.Push(snap(1, base+18, 0), snap(0, base, 0)) // and one of NetID 0, refused
+	r.Frame(1.0 / saneFPS)
+	newSane(base, 1, 2, 3).recovers(t, r)
+}
+
 // TestFewFarFutureTicksNeverMoveTheClock: at 60 Hz with one sane tick per
 // frame, an unrelated NetID carrying a tick a million ahead in every frame
 // for a second is outvoted: the clock stays, nothing is extrapolated.

@@ -140,6 +140,8 @@ type Interpolate struct {
 	newest       uint32  // the newest tick received by this frame
 	base         float64 // the pipeline's render time
 	resets       uint64  // the clock's reset count at the last frame
+	holds        uint64  // the clock's hold count at the last frame
+	heldAt       float64 // the render time when the clock last held, -Inf before
 	generation   uint64  // the clock's timeline at the last frame
 	jumped       bool    // the clock jumped this frame: no corrections
 	teleport2    float32
@@ -187,7 +189,7 @@ func NewInterpolate(cfg InterpolateConfig) (*Interpolate, error) {
 	if cfg.Workers > 1 {
 		k = min(cfg.Workers*chunksPerWorker, maxChunks)
 	}
-	return &Interpolate{cfg: cfg, passes: make([]interpPass, k)}, nil
+	return &Interpolate{cfg: cfg, passes: make([]interpPass, k), heldAt: math.Inf(-1)}, nil
 }
 
 // SetExtrapolation changes the policy past the newest sample from the
@@ -248,11 +250,14 @@ func (s *Interpolate) Update(w *ecs.World) {
 	s.lastComplete, s.complete = s.complete, s.clock.Complete()
 	s.newestBefore, s.newest = s.newest, s.clock.NewestTick()
 	s.setLagBounds(s.base - prev)
+	if h := s.clock.Holds(); h != s.holds {
+		s.holds, s.heldAt = h, s.base
+	}
 	resets, gen := s.clock.Resets(), s.clock.Generation()
 	s.jumped, s.resets = resets != s.resets || gen != s.generation, resets
 	if gen != s.generation {
 		// A new timeline: every span is rebuilt at the new render time.
-		s.generation = gen
+		s.generation, s.heldAt = gen, math.Inf(-1)
 		s.markAllDirty(w)
 	}
 	n := s.runPasses(w)
@@ -769,11 +774,15 @@ func (s *Interpolate) refresh(q *ecs.Query, p *interpPass, span *c.Span, corr *c
 // Smooth's rate on top of the entity's full speed: a visible sprint after
 // every lost sample. Not taken: when the whole stream stopped (an outage:
 // catching up quickly matters more there, and the clock does its own),
-// below minDeficit, or where the new samples turn away from the velocity
-// extrapolated along (the entity would run through the turn again).
+// when the clock held still since the entity's sample (arrivals came far
+// later than the clock expected: every entity waited, not this one alone;
+// a single sample far ahead of the stream, from a hostile server, does
+// that), below minDeficit, or where the new samples turn away from the
+// velocity extrapolated along (the entity would run through the turn
+// again).
 func (s *Interpolate) takeUpDeficit(p *interpPass, span *c.Span, ring *c.Ring, from uint32, vel *mgl32.Vec3) {
 	ahead := float32((p.rt - float64(from)) / s.rate)
-	if from >= s.newestBefore || float64(ahead) > s.limit+s.sendInterval {
+	if from >= s.newestBefore || s.heldAt > float64(from) || float64(ahead) > s.limit+s.sendInterval {
 		return
 	}
 	deficit := float64(ahead-s.cfg.Extrapolation.Travel(ahead, float32(s.limit))) * s.rate
