@@ -773,15 +773,15 @@ func (s *Interpolate) refresh(q *ecs.Query, p *interpPass, span *c.Span, corr *c
 // distance the extrapolation fell behind became a correction, closed at
 // Smooth's rate on top of the entity's full speed: a visible sprint after
 // every lost sample. Not taken: when the whole stream stopped (an outage:
-// catching up quickly matters more there, and the clock does its own),
+// catching up quickly matters more there, and the clock does its own);
 // when its new samples are still more than a tick behind the stream (it
-// has not caught up: what it waited for is the stream's delay, not a loss
-// of its own), when the clock held still since the entity's sample (arrivals came far
-// later than the clock expected: every entity waited, not this one alone;
-// a single sample far ahead of the stream, from a hostile server, does
-// that), below minDeficit, or where the new samples turn away from the
-// velocity extrapolated along (the entity would run through the turn
-// again).
+// has not caught up: it waited for the stream's delay, not for a loss of
+// its own); when the clock held still since the entity's sample (arrivals
+// came far later than the clock expected: every entity waited, not this
+// one alone; a single sample far ahead of the stream, from a hostile
+// server, does that); below minDeficit; or where the new samples turn
+// away from the velocity extrapolated along (the entity would run through
+// the turn again).
 func (s *Interpolate) takeUpDeficit(p *interpPass, span *c.Span, ring *c.Ring, from uint32, vel *mgl32.Vec3) {
 	ahead := float32((p.rt - float64(from)) / s.rate)
 	newest, _ := ring.Head.NewestTick()
