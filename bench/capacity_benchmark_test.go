@@ -12,6 +12,13 @@ import (
 // entity to every client" baseline where it fits in memory and time.
 func BenchmarkCapacity(b *testing.B) {
 	for _, c := range perf.CapacityCases {
-		b.Run(c.Name(), func(b *testing.B) { perf.BenchCapacity(b, c) })
+		b.Run(c.Name(), func(b *testing.B) {
+			if testing.Short() && !c.Interest && c.Clients*c.Entities > 1_000_000 {
+				// Its warm-up alone takes half a minute: -short (CI's
+				// run of every benchmark once) leaves it to the report.
+				b.Skip("the largest baselines are skipped with -short")
+			}
+			perf.BenchCapacity(b, c)
+		})
 	}
 }

@@ -10,12 +10,23 @@ import (
 // Entity counts of the suite. The naive baseline stops at 100k: at 1M its
 // setup alone takes minutes and gigabytes.
 var (
-	counts      = []int{1_000, 10_000, 100_000, 1_000_000}
+	allCounts   = []int{1_000, 10_000, 100_000, 1_000_000}
 	naiveCounts = []int{1_000, 10_000, 100_000}
 )
 
+// sizes returns the entity counts to run: all of them, or with -short
+// (as CI runs every benchmark once, to keep them working) those below
+// 1M, whose setup takes most of such a run and exercises no code the
+// 100k runs do not.
+func sizes() []int {
+	if testing.Short() {
+		return allCounts[:len(allCounts)-1]
+	}
+	return allCounts
+}
+
 func BenchmarkFrame(b *testing.B) {
-	for _, n := range counts {
+	for _, n := range sizes() {
 		for _, impl := range []string{perf.NetSmooth, perf.Parallel, perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.FlatName, perf.NaiveName} {
 			if impl == perf.NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
@@ -26,7 +37,7 @@ func BenchmarkFrame(b *testing.B) {
 }
 
 func BenchmarkFramePositionOnly(b *testing.B) {
-	for _, n := range counts {
+	for _, n := range sizes() {
 		for _, impl := range []string{perf.NetSmooth, perf.MinimumName, perf.MinimumOnArcheName} {
 			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { perf.FramePositionOnly(b, impl, n) })
 		}
@@ -34,7 +45,7 @@ func BenchmarkFramePositionOnly(b *testing.B) {
 }
 
 func BenchmarkFrameSplit(b *testing.B) {
-	for _, n := range counts {
+	for _, n := range sizes() {
 		for _, impl := range []string{perf.NetSmooth, perf.MinimumName, perf.MinimumOnArcheName} {
 			b.Run(fmt.Sprintf("impl=%s/entities=%d", impl, n), func(b *testing.B) { perf.FrameSplit(b, impl, n) })
 		}
@@ -42,7 +53,7 @@ func BenchmarkFrameSplit(b *testing.B) {
 }
 
 func BenchmarkIngest(b *testing.B) {
-	for _, n := range counts {
+	for _, n := range sizes() {
 		for _, impl := range []string{perf.NetSmooth, perf.Parallel, perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.MinimumOnArcheCheckedName, perf.FlatName, perf.NaiveName} {
 			if impl == perf.NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
@@ -53,7 +64,7 @@ func BenchmarkIngest(b *testing.B) {
 }
 
 func BenchmarkSystem(b *testing.B) {
-	for _, n := range counts {
+	for _, n := range sizes() {
 		for _, stage := range perf.Stages {
 			b.Run(fmt.Sprintf("system=%s/entities=%d", stage, n), func(b *testing.B) { perf.System(b, stage, n) })
 		}
@@ -61,13 +72,13 @@ func BenchmarkSystem(b *testing.B) {
 }
 
 func BenchmarkMinimumInterpolate(b *testing.B) {
-	for _, n := range counts {
+	for _, n := range sizes() {
 		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { perf.MinimumInterpolate(b, n) })
 	}
 }
 
 func BenchmarkFlatInterpolate(b *testing.B) {
-	for _, n := range counts {
+	for _, n := range sizes() {
 		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { perf.FlatInterpolate(b, n) })
 	}
 }
@@ -89,7 +100,7 @@ func BenchmarkPredicted(b *testing.B) {
 }
 
 func BenchmarkMinimumOnArcheInterpolate(b *testing.B) {
-	for _, n := range counts {
+	for _, n := range sizes() {
 		b.Run(fmt.Sprintf("entities=%d", n), func(b *testing.B) { perf.MinimumOnArcheInterpolate(b, n) })
 	}
 }

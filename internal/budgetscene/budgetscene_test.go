@@ -7,6 +7,11 @@ import "testing"
 // moving backwards, and no entity is drawn moving much faster than it
 // does.
 func TestSqueezed(t *testing.T) {
+	if testing.Short() {
+		// One goroutine and half a minute under -race: -short (CI's run
+		// under the race detector) leaves it to the full run.
+		t.Skip("a long single-goroutine scene, run without -short")
+	}
 	r, err := Run(Default())
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,11 @@ import (
 // better. Over a slower link, and with half the targets sent at 5 Hz,
 // compensation keeps its lead.
 func TestAccuracy(t *testing.T) {
+	if testing.Short() {
+		// One goroutine and half a minute under -race: -short (CI's run
+		// under the race detector) leaves it to the full run.
+		t.Skip("a long single-goroutine scene, run without -short")
+	}
 	scenarios := Scenarios()
 	for i, c := range scenarios {
 		r, err := Run(c)
