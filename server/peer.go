@@ -54,80 +54,39 @@ type sentTick struct {
 	tick uint32
 	used bool
 	recs []sentRec
-	// The custom fields of each record of recs, when the quantizer
-	// declares any: without, a table is a quarter smaller, and every
-	// client's snapshot walks two tables each tick.
-	fields [][wire.MaxFields]int32
-	hash   uint32
+	hash uint32
 }
 
-// sentRec is a record a client holds but for its custom fields (kept
-// apart, in sentTick.fields), with the tick it was last sent at (to know
-// whether it predates an entity's latest spawn or teleport) and its hash.
+// sentRec is a record a client holds, with the tick it was last sent at
+// (to know whether it predates an entity's latest spawn or teleport) and
+// its hash: one cache line, the wire's record as it is, so that it serves
+// as an encoder's baseline where it lies.
 type sentRec struct {
-	rot      uint64
-	pos, vel [3]int32
-	netID    uint32
-	state    uint16
-	epoch    uint8
-	flags    wire.Flags
-	at       uint32
-	hash     uint32 // the record's wire.Record.Hash, cut to 32 bits as the table's
+	rec  wire.Record
+	at   uint32
+	hash uint32 // the record's wire.Record.Hash, cut to 32 bits as the table's
 }
 
-// add appends r, sent at tick at, with its hash; withFields keeps its
-// custom fields.
-func (t *sentTick) add(r *wire.Record, at, hash uint32, withFields bool) {
-	t.recs = append(t.recs, sentRec{
-		rot: r.Rot, pos: r.Pos, vel: r.Vel, netID: r.NetID, state: r.State,
-		epoch: r.Epoch, flags: r.Flags, at: at, hash: hash,
-	})
-	if withFields {
-		t.fields = append(t.fields, r.Fields)
-	}
+// add appends r, sent at tick at, with its hash.
+func (t *sentTick) add(r *wire.Record, at, hash uint32) {
+	t.recs = append(t.recs, sentRec{rec: *r, at: at, hash: hash})
 }
 
 // keep appends record i of table b, as it is.
 func (t *sentTick) keep(b *sentTick, i int) {
 	t.recs = append(t.recs, b.recs[i])
-	if len(b.fields) > 0 {
-		t.fields = append(t.fields, b.fields[i])
-	}
 }
 
 // keepRun appends records i to j (excluded) of table b, as they are.
 func (t *sentTick) keepRun(b *sentTick, i, j int) {
 	t.recs = append(t.recs, b.recs[i:j]...)
-	if len(b.fields) > 0 {
-		t.fields = append(t.fields, b.fields[i:j]...)
-	}
 }
 
-// record returns record i whole.
-func (t *sentTick) record(i int) wire.Record {
-	sr := &t.recs[i]
-	r := wire.Record{
-		Rot: sr.rot, Pos: sr.pos, Vel: sr.vel, NetID: sr.netID, State: sr.state,
-		Epoch: sr.epoch, Flags: sr.flags,
-	}
-	if len(t.fields) > 0 {
-		r.Fields = t.fields[i]
-	}
-	return r
-}
+// record returns record i, in place: valid until the table is reused.
+func (t *sentTick) record(i int) *wire.Record { return &t.recs[i].rec }
 
 // same reports whether record i is r.
-func (t *sentTick) same(i int, r *wire.Record) bool {
-	sr := &t.recs[i]
-	if sr.pos != r.Pos || sr.rot != r.Rot || sr.vel != r.Vel || sr.netID != r.NetID ||
-		sr.state != r.State || sr.epoch != r.Epoch || sr.flags != r.Flags {
-		return false
-	}
-	if len(t.fields) > 0 {
-		return t.fields[i] == r.Fields
-	}
-	return r.Fields == [wire.MaxFields]int32{}
-}
+func (t *sentTick) same(i int, r *wire.Record) bool { return t.recs[i].rec == *r }
 
 func newPeer(id ClientID, cfg *SessionConfig) *peer {
 	return &peer{
@@ -163,7 +122,7 @@ func (c *peer) put(tick uint32) *sentTick {
 		}
 	}
 	victim.tick, victim.used = tick, true
-	victim.recs, victim.fields, victim.hash = victim.recs[:0], victim.fields[:0], 0
+	victim.recs, victim.hash = victim.recs[:0], 0
 	return victim
 }
 

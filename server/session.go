@@ -70,7 +70,6 @@ type Session struct {
 	added   int // how many of the candidates add a record to the table: enter, not held
 	order   []uint64
 	warmed  uint32  // what stillAlive read of the baseline, kept so that its reads stay
-	fields  bool    // the quantizer declares custom fields: the tables keep them
 	graves  []grave // recent despawns, by NetID
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
@@ -97,7 +96,6 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		q:       c.Wire.Quantizer,
 		enc:     enc,
 		clients: make(map[ClientID]*peer),
-		fields:  len(c.Wire.Quantizer.Fields) > 0,
 	}
 	if c.History != nil {
 		hc, frames, err := c.History.normalize(c.TickRate)

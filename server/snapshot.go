@@ -128,7 +128,7 @@ func (m *merger) next() (id uint32, rel, base, grave, gone int, ok bool) {
 		id = m.rel[m.i].netID
 	}
 	if m.j < len(m.base) {
-		id = min(id, m.base[m.j].netID)
+		id = min(id, m.base[m.j].rec.NetID)
 	}
 	if m.k < len(m.graves) {
 		id = min(id, m.graves[m.k].netID)
@@ -141,7 +141,7 @@ func (m *merger) next() (id uint32, rel, base, grave, gone int, ok bool) {
 		rel = m.i
 		m.i++
 	}
-	if m.j < len(m.base) && m.base[m.j].netID == id {
+	if m.j < len(m.base) && m.base[m.j].rec.NetID == id {
 		base = m.j
 		m.j++
 	}
@@ -212,8 +212,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			}
 			k.kind = kUpdate
 			if weigh {
-				br := base.record(bi)
-				k.size = int32(s.enc.RecordSize(&we.rec, &br, k.ev))
+				k.size = int32(s.enc.RecordSize(&we.rec, base.record(bi), k.ev))
 			}
 		default:
 			// Entering: a new life on the client, whatever it saw of the
@@ -395,15 +394,12 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 	// record held), a table made while a client's set fills up has the
 	// room it needs once the client holds the whole set.
 	table.recs = room(table.recs, held+s.added)
-	if s.fields {
-		table.fields = room(table.fields, held+s.added)
-	}
 	j := 0 // the next baseline record
 	for i := range s.cands {
 		k := &s.cands[i]
 		if base != nil {
 			e := j
-			for e < len(base.recs) && base.recs[e].netID < k.netID {
+			for e < len(base.recs) && base.recs[e].rec.NetID < k.netID {
 				e++
 			}
 			table.keepRun(base, j, e)
@@ -480,15 +476,13 @@ func (s *Session) record(c *peer, k *candidate, table, base *sentTick) bool {
 	} else {
 		we := &s.world.ents[c.rel[k.rel].slot]
 		var br *wire.Record
-		var ref wire.Record
 		if k.base >= 0 {
-			ref = base.record(int(k.base))
-			br = &ref
+			br = base.record(int(k.base))
 		}
 		err = s.enc.Add(&we.rec, br, k.ev)
 		if err == nil {
 			h := hashOf(we)
-			table.add(&we.rec, s.tick, h, s.fields)
+			table.add(&we.rec, s.tick, h)
 			if br != nil {
 				table.hash ^= base.recs[k.base].hash
 			}
