@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/netsmooth/netsmooth/components"
+	"github.com/netsmooth/netsmooth/internal/limits"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/wire"
 )
@@ -190,8 +191,8 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 	if followRate {
 		cfg.TickRate = 20
 	}
-	if !(cfg.TickRate > 0 && cfg.TickRate <= 1e6) {
-		return nil, fmt.Errorf("%w: TickRate = %v, want (0, 1e6] (or 0 for 20)", wire.ErrConfig, cfg.TickRate)
+	if err := limits.CheckTickRate(cfg.TickRate); err != nil {
+		return nil, fmt.Errorf("%w: TickRate: %w (or 0 to follow the server's)", wire.ErrConfig, err)
 	}
 	if cfg.Redundancy == 0 {
 		cfg.Redundancy = cfg.Wire.MaxInputs

@@ -253,6 +253,7 @@ func TestNewClientConfig(t *testing.T) {
 	for _, cfg := range []SessionConfig{
 		{},
 		{Inbox: in, TickRate: -1},
+		{Inbox: in, TickRate: 1.0 / 30}, // a tick's length, not a rate
 		{Inbox: in, Redundancy: 9},
 		{Inbox: in, Redundancy: -1},
 		{Inbox: in, Wire: wire.Config{History: 1}},

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/netsmooth/netsmooth/internal/limits"
 	"github.com/netsmooth/netsmooth/systems"
 	"github.com/netsmooth/netsmooth/timeline"
 )
@@ -21,7 +22,8 @@ type Config struct {
 	// ticks are counted in it, the clock converts with it, predicted
 	// entities step at it, and Smooth.PerTick is applied per tick of it.
 	// It must be your server's; Metrics.TickRateMismatch says when it is
-	// not.
+	// not. New refuses a rate outside 1 to 1e6 ticks per second (a tick's
+	// length, 1.0/60 for 60 Hz, is a common slip).
 	TickRate float64
 	// InboxCapacity bounds the messages waiting between two frames
 	// (systems.DefaultInboxCapacity if zero).
@@ -128,8 +130,8 @@ func (c *Config) maxAhead() float64 {
 func (c *Config) Validate() error {
 	var errs []error
 	d := c.WithDefaults()
-	if !(d.TickRate > 0 && d.TickRate <= 1e6) {
-		errs = append(errs, fmt.Errorf("ecs: TickRate must be your server's ticks per second, in (0, 1e6], got %v", c.TickRate))
+	if err := limits.CheckTickRate(d.TickRate); err != nil {
+		errs = append(errs, fmt.Errorf("ecs: TickRate must be your server's ticks per second: %w", err))
 	}
 	if c.InboxCapacity < 0 {
 		errs = append(errs, fmt.Errorf("ecs: InboxCapacity must not be negative, got %d: leave it zero for %d", c.InboxCapacity, systems.DefaultInboxCapacity))

@@ -35,6 +35,20 @@ func TestNewRejectsBadConfigNamingEveryField(t *testing.T) {
 	}
 }
 
+// A tick's length given for the tick rate (1/60 for 60 Hz) is refused
+// with a sentence that says so, rather than drawing nothing right.
+func TestNewRefusesATickLengthForTheRate(t *testing.T) {
+	w := ecs.NewWorld()
+	_, err := nsecs.New(&w, nsecs.Config{TickRate: 1.0 / 60})
+	if err == nil || !strings.Contains(err.Error(), "TickRate") || !strings.Contains(err.Error(), "a tick's length in seconds? That tick is 60 ticks per second") {
+		t.Fatalf("TickRate 1/60: err = %v, want it named as a tick's length of 60 ticks per second", err)
+	}
+	w = ecs.NewWorld()
+	if _, err := nsecs.New(&w, nsecs.Config{TickRate: 1}); err != nil {
+		t.Fatalf("TickRate 1 (the slowest accepted): %v", err)
+	}
+}
+
 func TestNewTwiceOnOneWorld(t *testing.T) {
 	w := ecs.NewWorld()
 	if _, err := nsecs.New(&w, nsecs.DefaultConfig()); err != nil {

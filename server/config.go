@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/netsmooth/netsmooth/internal/limits"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
@@ -46,9 +47,9 @@ type SessionConfig struct {
 	// client that jumps its sequence numbers ahead is not replayed for the
 	// inputs it pretends were lost.
 	MaxLostReplay int
-	// TickRate is the simulation's rate in ticks per second (default 20):
-	// the budget's bytes per tick and MaxInterval's ticks follow it.
-	// [Server] sets it from its own Config.TickRate.
+	// TickRate is the simulation's rate in ticks per second (default 20;
+	// 1 to 1e6): the budget's bytes per tick and MaxInterval's ticks
+	// follow it. [Server] sets it from its own Config.TickRate.
 	TickRate float64
 	// Interest, if set, turns on interest management: each client is sent
 	// only the entities near its view (SetView), the ones always relevant
@@ -102,8 +103,8 @@ func (c SessionConfig) normalize(w wire.Config) (SessionConfig, error) {
 	if c.TickRate == 0 {
 		c.TickRate = DefaultTickRate
 	}
-	if !(c.TickRate > 0 && c.TickRate <= 1e6) {
-		return c, fmt.Errorf("%w: TickRate = %v, want (0, 1e6] (or 0 for %d)", wire.ErrConfig, c.TickRate, DefaultTickRate)
+	if err := limits.CheckTickRate(c.TickRate); err != nil {
+		return c, fmt.Errorf("%w: TickRate: %w (or 0 for %d)", wire.ErrConfig, err, DefaultTickRate)
 	}
 	if c.Interest != nil {
 		in, err := c.Interest.normalize()

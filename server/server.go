@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/netsmooth/netsmooth/internal/limits"
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/token"
 	"github.com/netsmooth/netsmooth/transport"
@@ -49,7 +50,7 @@ type Config struct {
 	// public one). See package token.
 	Tokens token.VerifierConfig
 	// TickRate is the server's simulation rate in ticks per second
-	// (default 20), told to every client in its Welcome.
+	// (default 20; 1 to 1e6), told to every client in its Welcome.
 	TickRate float64
 	// Session configures the protocol state: the codec, MaxClients, input
 	// pacing, the send Filter.
@@ -173,8 +174,8 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	if cfg.TickRate == 0 {
 		cfg.TickRate = DefaultTickRate
 	}
-	if !(cfg.TickRate > 0 && cfg.TickRate <= 1e6) {
-		return nil, fmt.Errorf("server: TickRate = %v, want (0, 1e6] (or 0 for %d)", cfg.TickRate, DefaultTickRate)
+	if err := limits.CheckTickRate(cfg.TickRate); err != nil {
+		return nil, fmt.Errorf("server: TickRate: %w (or 0 for %d)", err, DefaultTickRate)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = DefaultIdle

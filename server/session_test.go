@@ -44,6 +44,7 @@ func TestConfigRejects(t *testing.T) {
 		{InputWindow: 4},
 		{InputWindow: 5000},
 		{Wire: wire.Config{History: 1}},
+		{TickRate: 1.0 / 20}, // a tick's length, not a rate
 	} {
 		if _, err := NewSession(cfg); !errors.Is(err, wire.ErrConfig) {
 			t.Errorf("%+v: %v", cfg, err)

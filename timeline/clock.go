@@ -254,8 +254,8 @@ type Clock struct {
 // short of them), whose render time may run maxAhead seconds past the
 // newest tick; or the configuration error.
 func newClock(tickRate float64, bufferSamples int, maxAhead float64, cfg Config) (*Clock, error) {
-	if !(tickRate > 0 && tickRate <= 1e6) {
-		return nil, fmt.Errorf("timeline: the tick rate must be in (0, 1e6] ticks per second, got %v", tickRate)
+	if err := limits.CheckTickRate(tickRate); err != nil {
+		return nil, fmt.Errorf("timeline: tick rate: %w", err)
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"unicode/utf8"
+
+	"github.com/netsmooth/netsmooth/internal/limits"
 )
 
 // Control messages open and close a connection. They travel on the
@@ -175,8 +177,8 @@ func ParseHello(b []byte) (Hello, error) {
 // AppendWelcome appends w's encoding to dst. It fails, appending nothing,
 // for a TickRate that is not a positive finite number.
 func AppendWelcome(dst []byte, w *Welcome) ([]byte, error) {
-	if !(w.TickRate > 0 && w.TickRate <= maxTickRate) {
-		return dst, fmt.Errorf("%w: welcome tick rate %v, want (0, %v]", ErrRange, w.TickRate, maxTickRate)
+	if err := limits.CheckTickRate(w.TickRate); err != nil {
+		return dst, fmt.Errorf("%w: welcome tick rate: %w", ErrRange, err)
 	}
 	dst = appendControlPrefix(dst, TypeWelcome)
 	var flags uint8
@@ -187,9 +189,6 @@ func AppendWelcome(dst []byte, w *Welcome) ([]byte, error) {
 	dst = binary.LittleEndian.AppendUint32(dst, w.ClientID)
 	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(w.TickRate)), nil
 }
-
-// maxTickRate bounds the tick rate a Welcome may announce.
-const maxTickRate = 1e6
 
 // ParseWelcome decodes a Welcome.
 func ParseWelcome(b []byte) (Welcome, error) {
@@ -214,8 +213,8 @@ func ParseWelcome(b []byte) (Welcome, error) {
 		return w, err
 	}
 	w.TickRate = math.Float64frombits(binary.LittleEndian.Uint64(bits))
-	if !(w.TickRate > 0 && w.TickRate <= maxTickRate) {
-		return w, fmt.Errorf("%w: welcome tick rate %v, want (0, %v]", ErrMalformed, w.TickRate, maxTickRate)
+	if err := limits.CheckTickRate(w.TickRate); err != nil {
+		return w, fmt.Errorf("%w: welcome tick rate: %w", ErrMalformed, err)
 	}
 	return w, r.end("welcome")
 }

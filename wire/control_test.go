@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -46,7 +47,7 @@ func TestControlLimits(t *testing.T) {
 	if _, err := AppendHello(nil, &Hello{Token: make([]byte, MaxTokenSize+1)}); !errors.Is(err, ErrLimit) {
 		t.Errorf("token too long: %v", err)
 	}
-	for _, rate := range []float64{0, -1, 2e6} {
+	for _, rate := range []float64{0, -1, 2e6, 0.05, math.NaN()} {
 		if _, err := AppendWelcome(nil, &Welcome{TickRate: rate}); !errors.Is(err, ErrRange) {
 			t.Errorf("tick rate %v: %v", rate, err)
 		}

@@ -3,6 +3,8 @@
 // may count, and how long a gap between ticks counts in a send interval.
 package limits
 
+import "fmt"
+
 // MaxFrameDt is the longest frame accepted, in seconds; a longer dt (a
 // debugger pause, a machine asleep for days) counts as this long. The
 // clock re-anchors after such a gap anyway; the bound keeps every sum of
@@ -28,3 +30,25 @@ func SanitizeDt(dt float64) float64 {
 // absurd tick) says nothing about the send rate, and must not make the
 // estimate absurd.
 const MaxIntervalTicks = 64
+
+// Tick rates accepted anywhere a tick rate is configured, in ticks per
+// second: from one tick a second (slower, nothing moves smoothly between
+// snapshots anyway) to a million.
+const (
+	MinTickRate = 1
+	MaxTickRate = 1e6
+)
+
+// CheckTickRate returns nil for a tick rate in [MinTickRate,
+// MaxTickRate], else the sentence that says what is wrong with it (for
+// a rate below one tick a second, what it looks like: a tick's length in
+// seconds), for the caller to wrap with the field's name.
+func CheckTickRate(rate float64) error {
+	switch {
+	case rate > 0 && rate < MinTickRate:
+		return fmt.Errorf("%v ticks per second is below %d: a tick's length in seconds? That tick is %.4g ticks per second", rate, MinTickRate, 1/rate)
+	case !(rate >= MinTickRate && rate <= MaxTickRate):
+		return fmt.Errorf("%v ticks per second is outside [%d, %g]", rate, MinTickRate, float64(MaxTickRate))
+	}
+	return nil
+}
