@@ -41,7 +41,7 @@ type fieldSet struct {
 // games without fields cost nothing: the position path is unchanged.
 func AddField[T ~float32](p *Pipeline, cfg systems.FieldConfig[T]) (*systems.Field[T], error) {
 	if p.initialized {
-		return nil, fmt.Errorf("ecs: AddField after the pipeline's first Update")
+		return nil, fmt.Errorf("ecs: AddField after the pipeline's first Update: declare every field between New and the first Update")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func (p *Pipeline) FieldInbox() *systems.FieldInbox {
 // likewise when T or one of those values is declared already.
 func AddVecField[T systems.Vec](p *Pipeline, cfg systems.VecFieldConfig[T]) (*systems.VecField[T], error) {
 	if p.initialized {
-		return nil, fmt.Errorf("ecs: AddVecField after the pipeline's first Update")
+		return nil, fmt.Errorf("ecs: AddVecField after the pipeline's first Update: declare every field between New and the first Update")
 	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err

@@ -69,6 +69,9 @@ func newClock(cfg *Config) (*timeline.Clock, error) {
 // systems. It returns an error naming every invalid setting, or if w already
 // has a netsmooth pipeline.
 func New(w *ecs.World, cfg Config) (*Pipeline, error) {
+	if w == nil {
+		return nil, errors.New("ecs: New needs the arche world to install the pipeline in, got nil")
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
@@ -183,7 +186,7 @@ func (p *Pipeline) Clock() *timeline.Clock { return p.clock }
 
 // SetLatency tells the pipeline the one-way network latency from the
 // server, in seconds, which the snapshots alone cannot tell: a transport
-// that measures it (session.Client.Sync does, from the packets' time
+// that measures it (client.Session.Sync does, from the packets' time
 // echoes) hands it over here, on the world's goroutine, as often as it
 // likes. It only feeds the presentation delay (Metrics.PresentationDelay,
 // timeline.Clock.PresentationDelay). A negative or non-finite value is

@@ -49,6 +49,43 @@ func TestNewRefusesATickLengthForTheRate(t *testing.T) {
 	}
 }
 
+// Two slips of set-up return errors instead of panicking: no world for
+// New, and a predicted entity spawned in a world other than the
+// pipeline's: one without a pipeline, or, once the pipeline has run, one
+// with a pipeline of its own.
+func TestSetUpSlipsAreErrors(t *testing.T) {
+	if _, err := nsecs.New(nil, nsecs.DefaultConfig()); err == nil || !strings.Contains(err.Error(), "nil") {
+		t.Errorf("New(nil): err = %v", err)
+	}
+	w := ecs.NewWorld()
+	pipe, err := nsecs.New(&w, nsecs.DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pred, err := nsecs.AddPredictor(pipe, systems.Simulation[float32, int]{
+		Step:     func(s float32, in int, dt float64) float32 { return s + float32(in) },
+		Position: func(s *float32) mgl32.Vec3 { return mgl32.Vec3{*s, 0, 0} },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bare := ecs.NewWorld()
+	if _, err := pred.Spawn(&bare, 1, 0); err == nil {
+		t.Error("spawned in a world without a pipeline")
+	}
+	pipe.Update(0)
+	other := ecs.NewWorld()
+	if _, err := nsecs.New(&other, nsecs.DefaultConfig()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pred.Spawn(&other, 1, 0); err == nil || !strings.Contains(err.Error(), "another world") {
+		t.Errorf("spawned in another pipeline's world: err = %v", err)
+	}
+	if _, err := pred.Spawn(&w, 1, 0); err != nil {
+		t.Fatalf("spawn in the pipeline's world: %v", err)
+	}
+}
+
 func TestNewTwiceOnOneWorld(t *testing.T) {
 	w := ecs.NewWorld()
 	if _, err := nsecs.New(&w, nsecs.DefaultConfig()); err != nil {

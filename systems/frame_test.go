@@ -59,7 +59,8 @@ func TestFrameTimerFixedStep(t *testing.T) {
 
 // TestSystemsNeedThePipelineResources: a system initialized in a world
 // without netsmooth's resources panics with a message naming what is
-// missing, instead of failing later on a nil pointer.
+// missing, instead of failing later on a nil pointer; Spawn, which
+// returns errors, returns one.
 func TestSystemsNeedThePipelineResources(t *testing.T) {
 	receive, _ := systems.NewReceive(systems.DefaultReceiveConfig())
 	interpolate, _ := systems.NewInterpolate(systems.DefaultInterpolateConfig())
@@ -82,12 +83,13 @@ func TestSystemsNeedThePipelineResources(t *testing.T) {
 			t.Errorf("%s on a bare world: panic %q", name, msg)
 		}
 	}
-	msg := panicMessage(func() {
-		w := ecs.NewWorld()
-		_, _ = pred.Spawn(&w, 1, player{})
-	})
-	if !strings.Contains(msg, "netsmooth: the world has no") {
-		t.Errorf("Spawn on a bare world: panic %q", msg)
+	fresh, err := systems.NewPredictor(playerSim, systems.PredictConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := ecs.NewWorld()
+	if _, err := fresh.Spawn(&w, 1, player{}); err == nil || !strings.Contains(err.Error(), "without netsmooth's pipeline") {
+		t.Errorf("Spawn on a bare world: err = %v", err)
 	}
 }
 

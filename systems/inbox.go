@@ -78,6 +78,11 @@ func (in *Inbox) Capacity() int { return in.capacity }
 // next pushes (pass back what the previous Drain returned, so the two
 // buffers alternate without allocating). The returned slice is the
 // caller's only until it is passed back as spare.
+//
+// Drain is for an inbox of your own (a headless bot's, a test's): the
+// pipeline's inbox (Pipeline.Inbox) is drained by its Receive system
+// every frame, and whatever else drains it takes the messages away from
+// Receive, unstored and uncounted.
 func (in *Inbox) Drain(spare []Message) (msgs []Message, dropped uint64) {
 	in.mu.Lock()
 	msgs, in.pending = in.pending, spare[:0]

@@ -3,6 +3,7 @@ package systems
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/netsmooth/netsmooth/components"
@@ -267,6 +268,16 @@ func (m *Metrics) occupancyMove(from, to int) {
 
 func (m *Metrics) reject(r RejectReason) { m.Rejected[r]++ }
 
+// ms converts seconds to milliseconds for printing with one decimal,
+// without a minus sign on what rounds to zero.
+func ms(seconds float64) float64 {
+	v := math.Round(seconds*10000) / 10
+	if v == 0 {
+		return 0 // not -0
+	}
+	return v
+}
+
 // WriteTo prints the metrics as aligned "name value" lines.
 func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	var b strings.Builder
@@ -279,7 +290,7 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 			fmt.Fprintf(&b, "  rejected %-10s %d\n", r, m.Rejected[r])
 		}
 	}
-	fmt.Fprintf(&b, "buffer occupancy    min %d, mean %.1f, max %d (evicted %d, replaced %d)\n", lo, mean, hi, m.Evicted, m.Replaced)
+	fmt.Fprintf(&b, "buffer occupancy    min %d, mean %.1f, max %d (oldest samples dropped for newer %d, replaced %d)\n", lo, mean, hi, m.Evicted, m.Replaced)
 	fmt.Fprintf(&b, "underruns           %d frames; %d extrapolated, %d held entity-frames\n", m.UnderrunFrames, m.Extrapolated, m.Held)
 	fmt.Fprintf(&b, "corrections         %d (total distance %.3g, max %.3g, active %d)\n", m.Corrections, m.CorrectionDistance, m.MaxCorrection, m.ActiveCorrections)
 	fmt.Fprintf(&b, "snaps               %d (teleports %d)\n", m.Snaps, m.Teleports)
@@ -290,7 +301,7 @@ func (m *Metrics) WriteTo(w io.Writer) (int64, error) {
 	}
 	fmt.Fprintf(&b, "samples ahead       min %d, mean %.1f, max %d\n", m.AheadMin, m.AheadMean, m.AheadMax)
 	fmt.Fprintf(&b, "delay               target %.1f ms, actual %.1f ms, presentation %.1f ms, newest age %.1f ms\n",
-		m.Delay*1000, m.ActualDelay*1000, m.PresentationDelay*1000, m.NewestAge*1000)
+		ms(m.Delay), ms(m.ActualDelay), ms(m.PresentationDelay), ms(m.NewestAge))
 	fmt.Fprintf(&b, "clock               %d resets, %d holds, %d clamped frames\n", m.ClockResets, m.ClockHolds, m.ClockClamps)
 	switch {
 	case m.ServerTickRate == 0:

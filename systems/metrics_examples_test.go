@@ -63,7 +63,7 @@ func ExampleMetrics_WriteTo() {
 	// frames              36
 	// entities            3 (spawned 3, despawned 0)
 	// messages            36 accepted, 0 rejected
-	// buffer occupancy    min 12, mean 12.0, max 12 (evicted 0, replaced 0)
+	// buffer occupancy    min 12, mean 12.0, max 12 (oldest samples dropped for newer 0, replaced 0)
 	// underruns           0 frames; 0 extrapolated, 0 held entity-frames
 	// corrections         0 (total distance 0, max 0, active 0)
 	// snaps               0 (teleports 0)

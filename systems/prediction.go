@@ -238,6 +238,7 @@ type Predictor[S, I any] struct {
 
 	reconcile *Reconcile[S, I]
 	predict   *Predict[S, I]
+	world     *ecs.World // the world Predict was initialized in, nil before
 
 	// Scratch states for checks: the game's functions take pointers, which
 	// escape through the function values, so states checked live here
@@ -284,7 +285,9 @@ func (p *Predictor[S, I]) Ticks() uint64 { return p.ticks.tick }
 
 // Spawn creates the predicted entity id, starting at state, and registers
 // it in the world's NetID index. Call it on the world's goroutine, outside
-// queries. It returns an error if id is 0 (no entity) or already in use.
+// queries. It returns an error if id is 0 (no entity) or already in use,
+// or if w has no netsmooth pipeline or (once the predictor's systems have
+// run) is not the world they run in.
 //
 // To stop predicting it (the player left, or the server gave the client
 // another entity), remove the entity with w.RemoveEntity: the index
@@ -294,7 +297,14 @@ func (p *Predictor[S, I]) Spawn(w *ecs.World, id c.NetID, state S) (ecs.Entity, 
 	if id == 0 {
 		return ecs.Entity{}, fmt.Errorf("systems: NetID 0 names no entity: spawn the player under the NetID the server gave it")
 	}
-	index := mustResource[Index](w)
+	if p.world != nil && w != p.world {
+		return ecs.Entity{}, fmt.Errorf("systems: Spawn of NetID %d was given another world than the one the predictor's systems run in", id)
+	}
+	res := generic.NewResource[Index](w)
+	if !res.Has() {
+		return ecs.Entity{}, fmt.Errorf("systems: Spawn of NetID %d was given a world without netsmooth's pipeline: pass the world given to ecs.New", id)
+	}
+	index := res.Get()
 	if e, ok := index.Lookup(id); ok && w.Alive(e) {
 		return ecs.Entity{}, fmt.Errorf("systems: NetID %d is already in use by a live entity", id)
 	}
@@ -373,6 +383,7 @@ func (s *Predict[S, I]) Initialize(w *ecs.World) {
 	if s.ready {
 		return
 	}
+	s.p.world = w
 	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
 	s.signals = mustResource[Signals](w)

@@ -18,7 +18,7 @@ func Example() {
 	// frames              60
 	// entities            3 (spawned 3, despawned 0)
 	// messages            60 accepted, 0 rejected
-	// buffer occupancy    min 16, mean 16.0, max 16 (evicted 12, replaced 0)
+	// buffer occupancy    min 16, mean 16.0, max 16 (oldest samples dropped for newer 12, replaced 0)
 	// underruns           0 frames; 0 extrapolated, 0 held entity-frames
 	// corrections         0 (total distance 0, max 0, active 0)
 	// snaps               0 (teleports 0)

@@ -40,7 +40,7 @@ func TestCrowdSceneQuality(t *testing.T) {
 	}
 	var out strings.Builder
 	res.print(&out, smallScene())
-	for _, want := range []string{"mean error vs true path", "underrun frames", "pipeline cost per entity per frame",
+	for _, want := range []string{"mean error vs true path", "frames with an entity past its newest", "pipeline cost per entity per frame",
 		"Verdict: smooth and close to the truth", "units an entity moves in a second",
 		"the link's 80 ms one-way latency plus", "of entity-frames ran past the newest snapshot", "ns per entity and frame"} {
 		if !strings.Contains(out.String(), want) {

@@ -30,11 +30,11 @@ type result struct {
 func (r *result) print(w io.Writer, o options) {
 	m := &r.metrics
 	row := func(name, format string, args ...any) {
-		fmt.Fprintf(w, "| %-34s | %s |\n", name, fmt.Sprintf(format, args...))
+		fmt.Fprintf(w, "| %-37s | %s |\n", name, fmt.Sprintf(format, args...))
 	}
 	fmt.Fprintf(w, "crowd: %d entities, %.0f s at %.0f Hz snapshots, %.0f FPS; link %v ± %v, %.0f%% loss, %.0f%% reorder, %.0f%% duplicates; %s extrapolation; seed %d\n\n",
 		o.entities, o.seconds, o.tickRate, o.fps, o.latency, o.jitter, o.loss*100, o.reorder*100, o.duplicate*100, o.extrapolation, o.seed)
-	fmt.Fprintf(w, "| %-34s | %s |\n|%s|%s|\n", "measure", "value", "------------------------------------", "----------------")
+	fmt.Fprintf(w, "| %-37s | %s |\n|%s|%s|\n", "measure", "value", "---------------------------------------", "----------------")
 	row("entities", "%d", m.Entities)
 	row("frames measured (from 1 s)", "%d", r.frames)
 	row("interpolation delay (at the end)", "%.0f ms", r.delay*1000)
@@ -43,7 +43,7 @@ func (r *result) print(w io.Writer, o options) {
 		row("mean error vs true path (from 1 s)", "%.4f units", r.sumErr/float64(r.entityFrames))
 	}
 	row("max error vs true path (from 1 s)", "%.4f units", r.maxErr)
-	row("underrun frames (any entity)", "%d of %d", m.UnderrunFrames, r.frames)
+	row("frames with an entity past its newest", "%d of %d (each lost packet leaves some short)", m.UnderrunFrames, r.frames)
 	ef := float64(r.frames) * float64(max(m.Entities, 1))
 	row("extrapolated entity-frames", "%d (%.2f%%)", m.Extrapolated, 100*float64(m.Extrapolated)/ef)
 	row("held entity-frames", "%d (%.2f%%)", m.Held, 100*float64(m.Held)/ef)
