@@ -9,7 +9,7 @@ import (
 const (
 	// SyncWindowMs is the window, in ms of the client's clock, over which
 	// the clock offset is taken from the sample with the smallest round
-	// trip: 8 buckets of a second.
+	// trip: 8 buckets of a second (8000 ms).
 	SyncWindowMs = syncBuckets * syncBucketMs
 	// RTTSamples is how many of the latest samples the RTT and latency
 	// estimates are the medians of.

@@ -12,7 +12,7 @@ import (
 // MaxFrameDt is the longest frame the systems accept, in seconds: a longer
 // dt (a debugger pause, a machine asleep for days) counts as this long. The
 // clock re-anchors after such a gap anyway; the bound keeps every sum of
-// frame times finite. It is the clock's own bound.
+// frame times finite. It is the clock's own bound: 3600 s, an hour.
 const MaxFrameDt = limits.MaxFrameDt
 
 // Frame is the world resource that carries the current render frame's
