@@ -3,6 +3,7 @@ package server
 import (
 	"testing"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
@@ -94,4 +95,48 @@ func BenchmarkReceive(b *testing.B) {
 		s.NextInput(1, nil)
 		i++
 	}
+}
+
+// BenchmarkSetEntities is handing over a world of 50,000 entities that
+// all move every tick, with interest management on (so each is placed in
+// the spatial grid): the per-tick cost of SetEntities, per entity.
+func BenchmarkSetEntities(b *testing.B) {
+	const n = 50_000
+	s := newServer(b, SessionConfig{Interest: &InterestConfig{CellSize: 25}, Wire: wire.Config{MaxEntities: n}})
+	ents := make([]wire.Entity, n)
+	for i := range ents {
+		x, y := float32(i%250)*4, float32(i/250)*4
+		ents[i] = wire.Entity{NetID: uint32(i + 1), Pos: mgl32.Vec3{x, y, 0}}
+	}
+	tick := uint32(0)
+	step := func() {
+		tick++
+		if err := s.BeginTick(tick); err != nil {
+			b.Fatal(err)
+		}
+		if err := s.SetEntities(ents); err != nil {
+			b.Fatal(err)
+		}
+	}
+	move := func() {
+		v := float32(0.2) // 4 units/s at 20 Hz, back and forth
+		if tick/50%2 == 1 {
+			v = -v
+		}
+		for i := range ents {
+			ents[i].Pos[0] += v
+		}
+	}
+	for range 300 { // the grid's cell lists reach their sizes
+		move()
+		step()
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		move()
+		b.StartTimer()
+		step()
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/entity")
 }
