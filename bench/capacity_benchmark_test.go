@@ -14,8 +14,9 @@ func BenchmarkCapacity(b *testing.B) {
 	for _, c := range perf.CapacityCases {
 		b.Run(c.Name(), func(b *testing.B) {
 			if testing.Short() && !c.Interest && c.Clients*c.Entities > 1_000_000 {
-				// Its warm-up alone takes half a minute: -short (CI's
-				// run of every benchmark once) leaves it to the report.
+				// Its warm-up alone is the longest of any benchmark:
+				// -short (CI's run of every benchmark once) leaves it
+				// to the report.
 				b.Skip("the largest baselines are skipped with -short")
 			}
 			perf.BenchCapacity(b, c)

@@ -40,7 +40,7 @@ func TestNewRejectsBadConfigNamingEveryField(t *testing.T) {
 func TestNewRefusesATickLengthForTheRate(t *testing.T) {
 	w := ecs.NewWorld()
 	_, err := nsecs.New(&w, nsecs.Config{TickRate: 1.0 / 60})
-	if err == nil || !strings.Contains(err.Error(), "TickRate") || !strings.Contains(err.Error(), "a tick's length in seconds? That tick is 60 ticks per second") {
+	if err == nil || !strings.Contains(err.Error(), "TickRate") || !strings.Contains(err.Error(), "as a tick's length in seconds it would be 60 ticks per second") {
 		t.Fatalf("TickRate 1/60: err = %v, want it named as a tick's length of 60 ticks per second", err)
 	}
 	w = ecs.NewWorld()
@@ -51,8 +51,7 @@ func TestNewRefusesATickLengthForTheRate(t *testing.T) {
 
 // Two slips of set-up return errors instead of panicking: no world for
 // New, and a predicted entity spawned in a world other than the
-// pipeline's: one without a pipeline, or, once the pipeline has run, one
-// with a pipeline of its own.
+// pipeline's: one without a pipeline, or one with a pipeline of its own.
 func TestSetUpSlipsAreErrors(t *testing.T) {
 	if _, err := nsecs.New(nil, nsecs.DefaultConfig()); err == nil || !strings.Contains(err.Error(), "nil") {
 		t.Errorf("New(nil): err = %v", err)
@@ -73,7 +72,6 @@ func TestSetUpSlipsAreErrors(t *testing.T) {
 	if _, err := pred.Spawn(&bare, 1, 0); err == nil {
 		t.Error("spawned in a world without a pipeline")
 	}
-	pipe.Update(0)
 	other := ecs.NewWorld()
 	if _, err := nsecs.New(&other, nsecs.DefaultConfig()); err != nil {
 		t.Fatal(err)

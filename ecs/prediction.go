@@ -23,10 +23,11 @@ func AddPredictor[S, I any](p *Pipeline, sim systems.Simulation[S, I]) (*systems
 	added := []System{pr.Reconcile(), pr.Predict()}
 	p.ordered = append(p.ordered[:at], append(added, p.ordered[at:]...)...)
 	p.predictors++
-	if p.initialized {
-		for _, s := range added {
-			s.Initialize(p.world)
-		}
+	// Initialized now rather than at the first Update (which skips them
+	// then), so that the predictor knows its world from the start and
+	// Spawn refuses any other.
+	for _, s := range added {
+		s.Initialize(p.world)
 	}
 	return pr, nil
 }

@@ -93,6 +93,20 @@ func TestWriteTo(t *testing.T) {
 	}
 }
 
+// A delay or age that rounds to zero milliseconds prints as 0.0, never
+// -0.0 (the newest tick is often a hair ahead of the estimated server
+// time); one that does not keeps its sign.
+func TestWriteToPrintsNoNegativeZero(t *testing.T) {
+	m := systems.Metrics{NewestAge: -0.00001, ActualDelay: -0.002}
+	var buf bytes.Buffer
+	if _, err := m.WriteTo(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if out := buf.String(); !strings.Contains(out, "actual -2.0 ms") || !strings.Contains(out, "newest age 0.0 ms") || strings.Contains(out, "-0.0") {
+		t.Errorf("WriteTo printed:\n%s", out)
+	}
+}
+
 // failWriter fails every write.
 type failWriter struct{}
 

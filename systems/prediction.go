@@ -286,8 +286,8 @@ func (p *Predictor[S, I]) Ticks() uint64 { return p.ticks.tick }
 // Spawn creates the predicted entity id, starting at state, and registers
 // it in the world's NetID index. Call it on the world's goroutine, outside
 // queries. It returns an error if id is 0 (no entity) or already in use,
-// or if w has no netsmooth pipeline or (once the predictor's systems have
-// run) is not the world they run in.
+// or if w has no netsmooth pipeline or is not the world the predictor's
+// systems were initialized in (ecs.AddPredictor initializes them).
 //
 // To stop predicting it (the player left, or the server gave the client
 // another entity), remove the entity with w.RemoveEntity: the index
@@ -298,7 +298,7 @@ func (p *Predictor[S, I]) Spawn(w *ecs.World, id c.NetID, state S) (ecs.Entity, 
 		return ecs.Entity{}, fmt.Errorf("systems: NetID 0 names no entity: spawn the player under the NetID the server gave it")
 	}
 	if p.world != nil && w != p.world {
-		return ecs.Entity{}, fmt.Errorf("systems: Spawn of NetID %d was given another world than the one the predictor's systems run in", id)
+		return ecs.Entity{}, fmt.Errorf("systems: Spawn of NetID %d was given another world than the one the predictor's systems run in: pass the world given to ecs.New", id)
 	}
 	res := generic.NewResource[Index](w)
 	if !res.Has() {
@@ -383,7 +383,6 @@ func (s *Predict[S, I]) Initialize(w *ecs.World) {
 	if s.ready {
 		return
 	}
-	s.p.world = w
 	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
 	s.signals = mustResource[Signals](w)
@@ -391,6 +390,7 @@ func (s *Predict[S, I]) Initialize(w *ecs.World) {
 	s.filter = generic.NewFilter7[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID, c.Correction]().
 		With(generic.T[c.Predicted]())
 	s.filter.Register(w)
+	s.p.world = w
 	s.ready = true
 }
 

@@ -175,7 +175,7 @@ func ParseHello(b []byte) (Hello, error) {
 }
 
 // AppendWelcome appends w's encoding to dst. It fails, appending nothing,
-// for a TickRate that is not a positive finite number.
+// for a TickRate outside 1 to 1e6 ticks per second.
 func AppendWelcome(dst []byte, w *Welcome) ([]byte, error) {
 	if err := limits.CheckTickRate(w.TickRate); err != nil {
 		return dst, fmt.Errorf("%w: welcome tick rate: %w", ErrRange, err)
@@ -190,7 +190,8 @@ func AppendWelcome(dst []byte, w *Welcome) ([]byte, error) {
 	return binary.LittleEndian.AppendUint64(dst, math.Float64bits(w.TickRate)), nil
 }
 
-// ParseWelcome decodes a Welcome.
+// ParseWelcome decodes a Welcome. A tick rate outside 1 to 1e6 ticks per
+// second is malformed.
 func ParseWelcome(b []byte) (Welcome, error) {
 	var w Welcome
 	r, err := parseControlPrefix(b, TypeWelcome)

@@ -11,8 +11,9 @@ import (
 // compensation keeps its lead.
 func TestAccuracy(t *testing.T) {
 	if testing.Short() {
-		// One goroutine and half a minute under -race: -short (CI's run
-		// under the race detector) leaves it to the full run.
+		// A long scene on one goroutine, where the race detector has
+		// nothing to see: -short (CI's run under it) leaves it to the
+		// full run.
 		t.Skip("a long single-goroutine scene, run without -short")
 	}
 	scenarios := Scenarios()

@@ -40,15 +40,16 @@ const (
 )
 
 // CheckTickRate returns nil for a tick rate in [MinTickRate,
-// MaxTickRate], else the sentence that says what is wrong with it (for
-// a rate below one tick a second, what it looks like: a tick's length in
-// seconds), for the caller to wrap with the field's name.
+// MaxTickRate], else the clause that says what is wrong with it, for the
+// caller to wrap with the field's name. A rate below one that is a valid
+// tick's length in seconds (1.0/60 for 60 Hz, a common slip) is named as
+// such, with the rate it stands for.
 func CheckTickRate(rate float64) error {
 	switch {
-	case rate > 0 && rate < MinTickRate:
-		return fmt.Errorf("%v ticks per second is below %d: a tick's length in seconds? That tick is %.4g ticks per second", rate, MinTickRate, 1/rate)
-	case !(rate >= MinTickRate && rate <= MaxTickRate):
-		return fmt.Errorf("%v ticks per second is outside [%d, %g]", rate, MinTickRate, float64(MaxTickRate))
+	case rate >= MinTickRate && rate <= MaxTickRate:
+		return nil
+	case rate > 0 && rate < MinTickRate && 1/rate <= MaxTickRate:
+		return fmt.Errorf("%.4g ticks per second is below %d; as a tick's length in seconds it would be %.4g ticks per second", rate, MinTickRate, 1/rate)
 	}
-	return nil
+	return fmt.Errorf("%.4g ticks per second is outside [%d, %g]", rate, MinTickRate, float64(MaxTickRate))
 }
