@@ -1,6 +1,8 @@
-// Package limits holds the bounds that the clock (package timeline) and
-// the systems share, so that both apply the same one: how long a frame
-// may count, and how long a gap between ticks counts in a send interval.
+// Package limits holds the bounds that several packages share, so that
+// all apply the same one: how long a frame may count and how long a gap
+// between ticks counts in a send interval (the clock and the systems),
+// and which tick rates a configuration or a Welcome may give (the
+// pipeline, the clock, the server, the client and the wire codec).
 package limits
 
 import "fmt"
