@@ -1,7 +1,6 @@
 // Package ecs plugs netsmooth into an arche world: [New] adds the resources
-// (inbox, NetID index, clock, metrics, frame, arrivals, despawns, signals)
-// and builds the
-// ordered systems from a [Config]; [Pipeline.Update] runs one render frame.
+// (inbox, NetID index, clock, metrics, frame) and builds the ordered
+// systems from a [Config]; [Pipeline.Update] runs one render frame.
 //
 // The package shares its name with arche's own ecs package. Import it under
 // an alias:

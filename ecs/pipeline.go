@@ -32,14 +32,11 @@ type Pipeline struct {
 	world *ecs.World
 	cfg   Config
 
-	inbox    *systems.Inbox
-	index    *systems.Index
-	clock    *timeline.Clock
-	metrics  *systems.Metrics
-	frame    *systems.Frame
-	arrivals *systems.Arrivals
-	despawns *systems.Despawns
-	signals  *systems.Signals
+	inbox   *systems.Inbox
+	index   *systems.Index
+	clock   *timeline.Clock
+	metrics *systems.Metrics
+	frame   *systems.Frame
 
 	receive     *systems.Receive
 	timeline    *systems.Timeline
@@ -91,9 +88,6 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 		clock:    clock,
 		metrics:  &systems.Metrics{},
 		frame:    &systems.Frame{},
-		arrivals: &systems.Arrivals{},
-		despawns: &systems.Despawns{},
-		signals:  &systems.Signals{},
 		timeline: systems.NewTimeline(),
 		retire:   systems.NewRetire(cfg.Receive.OnDespawn),
 	}
@@ -114,9 +108,6 @@ func New(w *ecs.World, cfg Config) (*Pipeline, error) {
 	ecs.AddResource(w, p.clock)
 	ecs.AddResource(w, p.metrics)
 	ecs.AddResource(w, p.frame)
-	ecs.AddResource(w, p.arrivals)
-	ecs.AddResource(w, p.despawns)
-	ecs.AddResource(w, p.signals)
 	p.ordered = []System{p.receive, p.timeline, p.retire, p.interpolate, p.snap, p.smooth}
 	return p, nil
 }

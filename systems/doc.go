@@ -5,7 +5,7 @@
 //
 //  1. [Receive]: drain the [Inbox], map NetIDs to entities, buffer samples
 //     by tick, schedule despawns, reject and count bad messages, and record
-//     the frame's [Arrivals].
+//     the ticks the frame's messages carry.
 //  2. [Timeline]: advance the [github.com/netsmooth/netsmooth/timeline.Clock]
 //     by the frame's dt and the arrivals, moving the render time.
 //  3. [Retire]: remove the entities whose despawn tick the render time
@@ -24,9 +24,11 @@
 // Each system owns its state and decisions: systems share data only
 // through components (the [components.Span] with its arrival contract,
 // [components.Render] and its flags, [components.Correction]) and through
-// resources made for the purpose ([Arrivals], [Despawns], [Signals],
-// [Frame]). [Metrics] is a dashboard for the game; no system reads it to
-// decide anything.
+// resources made for the purpose: [Frame], and three the systems keep to
+// themselves (the frame's arrivals, for Timeline; the despawns due, for
+// Retire; what Snap and Smooth have to do this frame), which the first
+// system that needs each adds to the world. [Metrics] is a dashboard for
+// the game; no system reads it to decide anything.
 //
 // Every system has the arche-model shape Initialize / Update / Finalize
 // taking the *ecs.World, with no dt argument: the frame's dt is in the
@@ -37,8 +39,7 @@
 // # Resources
 //
 // The systems find their shared state as arche world resources, added by the
-// pipeline: [Inbox], [Index], [Metrics], [Frame], [Arrivals], [Despawns],
-// [Signals] and the
+// pipeline: [Inbox], [Index], [Metrics], [Frame] and the
 // [github.com/netsmooth/netsmooth/timeline.Clock]. A [Predictor] keeps its
 // own [AuthInbox] and [InputOutbox], typed by the game's state and input.
 //
@@ -48,7 +49,7 @@
 // looks anything up in a map. Receive touches an entity only when a message
 // names it; Interpolate reads the small hot span component and goes back to
 // the ring only when the render time crosses a sample; Smooth returns at
-// once on frames where the [Signals] say nothing drawn has a correction,
+// once on frames where nothing drawn has a correction,
 // and Snap on frames where nothing drawn crossed a teleport or corrects
 // farther than its distance.
 //

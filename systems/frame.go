@@ -66,6 +66,19 @@ func (t *FrameTimer) Update(w *ecs.World) {
 // Finalize implements the arche-model System interface.
 func (t *FrameTimer) Finalize(w *ecs.World) {}
 
+// sharedResource returns the world's resource of type T, adding an empty
+// one first if the world has none: the resources the systems share only
+// among themselves (an arrivalLog, a despawnSchedule, frameSignals) come
+// into the world with the first system that needs them, so that neither
+// the game nor the pipeline has to know them.
+func sharedResource[T any](w *ecs.World) *T {
+	r := generic.NewResource[T](w)
+	if !r.Has() {
+		r.Add(new(T))
+	}
+	return r.Get()
+}
+
 // mustResource returns the world's resource of type T, or panics with a
 // message naming what is missing: a programming error in how the systems
 // were set up, not a runtime condition.

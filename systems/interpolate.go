@@ -120,7 +120,7 @@ type Interpolate struct {
 
 	clock   *timeline.Clock
 	metrics *Metrics
-	signals *Signals
+	signals *frameSignals
 	cols    columns
 	cached  ecs.CachedFilter
 	render  ecs.ID
@@ -215,7 +215,7 @@ func (s *Interpolate) Initialize(w *ecs.World) {
 	}
 	s.clock = mustResource[timeline.Clock](w)
 	s.metrics = mustResource[Metrics](w)
-	s.signals = mustResource[Signals](w)
+	s.signals = sharedResource[frameSignals](w)
 	s.cols = newColumns(w)
 	s.render = ecs.ComponentID[c.Render](w)
 	s.corr = ecs.ComponentID[c.Correction](w)

@@ -373,7 +373,7 @@ type Predict[S, I any] struct {
 	p       *Predictor[S, I]
 	frame   *Frame
 	metrics *Metrics
-	signals *Signals
+	signals *frameSignals
 	filter  *generic.Filter7[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID, c.Correction]
 	ready   bool
 }
@@ -385,7 +385,7 @@ func (s *Predict[S, I]) Initialize(w *ecs.World) {
 	}
 	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
-	s.signals = mustResource[Signals](w)
+	s.signals = sharedResource[frameSignals](w)
 	s.p.ticks.dt = 1 / mustResource[timeline.Clock](w).TickRate()
 	s.filter = generic.NewFilter7[c.PredictedState[S], c.InputHistory[I], c.InputCommand[I], c.PredictedStatus, c.Render, c.NetID, c.Correction]().
 		With(generic.T[c.Predicted]())

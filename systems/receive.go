@@ -131,7 +131,7 @@ func (cfg *ReceiveConfig) Validate() error {
 // NetIDs to entities (spawning on first sight or on Spawn), inserts each
 // sample into its entity's ring at its tick position, schedules despawns
 // (carried out by the [Retire] system at their tick), counts every message
-// as accepted or rejected with a reason, and records the frame's [Arrivals]
+// as accepted or rejected with a reason, and records the frame's arrivals
 // for the [Timeline] that follows it.
 type Receive struct {
 	cfg ReceiveConfig
@@ -141,7 +141,7 @@ type Receive struct {
 	clock    *timeline.Clock
 	metrics  *Metrics
 	frame    *Frame
-	arrivals *Arrivals
+	arrivals *arrivalLog
 
 	cols       columns
 	spans      *generic.Filter1[c.Span] // every remote entity's span, built once
@@ -156,7 +156,7 @@ type Receive struct {
 	peak         int // the most messages drained in one frame of this window
 	lastPeak     int // the same for the window before
 	window       int // frames into this window
-	despawns     *Despawns
+	despawns     *despawnSchedule
 	maxFuture    float64 // ticks
 	futureLimit  float64 // this frame's limit, in ticks
 	recount      bool
@@ -190,8 +190,8 @@ func (r *Receive) Initialize(w *ecs.World) {
 	r.clock = mustResource[timeline.Clock](w)
 	r.metrics = mustResource[Metrics](w)
 	r.frame = mustResource[Frame](w)
-	r.arrivals = mustResource[Arrivals](w)
-	r.despawns = mustResource[Despawns](w)
+	r.arrivals = sharedResource[arrivalLog](w)
+	r.despawns = sharedResource[despawnSchedule](w)
 	r.cols = newColumns(w)
 	r.spans = generic.NewFilter1[c.Span]().With(generic.T[c.Remote]())
 	r.remoteIDs = r.cols.remoteIDs(w)
@@ -254,7 +254,7 @@ func (r *Receive) end(w *ecs.World, msgs []Message) {
 func (r *Receive) storeAlone(w *ecs.World, msgs []Message) (shortcut int) {
 	// Most messages take the shortcut, a run of them at a time; the first
 	// it declines goes through the general path, and the shortcut takes
-	// up again after it. Its messages are told to Arrivals a run of equal
+	// up again after it. Its messages are told to the arrival log a run of equal
 	// ticks at a time (as Observed would merge them).
 	var run arrivalRun
 	for i := 0; i < len(msgs); i++ {
@@ -271,7 +271,7 @@ func (r *Receive) storeAlone(w *ecs.World, msgs []Message) (shortcut int) {
 	return shortcut
 }
 
-// handleAt applies msgs[i] through the general path and tells Arrivals
+// handleAt applies msgs[i] through the general path and tells the arrival log
 // what it says about the server's clock.
 func (r *Receive) handleAt(w *ecs.World, msgs []Message, i int) {
 	msg := &msgs[i]
@@ -288,8 +288,8 @@ func (r *Receive) handleAt(w *ecs.World, msgs []Message, i int) {
 // the common case. It stores them as handle does, through appendNewest. It returns the
 // index of the first message it declines, having changed nothing for it,
 // or len(msgs), and sets *run to the run of equal ticks it was storing
-// when it stopped (n 0 if none), having told Arrivals those before it;
-// the caller tells Arrivals that one, in order with what it handles next.
+// when it stopped (n 0 if none), having told the arrival log those before it;
+// the caller tells the arrival log that one, in order with what it handles next.
 // It saves the general path's steps for such a message (the kind, the
 // checks that might repair the numbers, the index entry's lifecycle);
 // FuzzCommonPath checks that it stores what handle would.

@@ -40,7 +40,7 @@ const DefaultReceiveParallelMin = 30_000
 // entities; the NetID index and the world's entity tables (World.Alive,
 // World.GetUnchecked) are only read. Afterwards the world's goroutine
 // applies the held messages in order through the general path (creating
-// and removing entities, calling OnSpawn) and tells Arrivals every
+// and removing entities, calling OnSpawn) and tells the arrival log every
 // message's tick in order, from the runs of equal ticks the scan found
 // and what the held messages say. The result is what one goroutine stores
 // (tested frame by frame, under -race), as long as OnSpawn leaves other
@@ -223,7 +223,7 @@ func (p *parallelReceive) scanRange(j int) {
 }
 
 // applyHeld applies the held messages (ascending indices into msgs) in
-// order, as one goroutine would have, and tells Arrivals the tick of
+// order, as one goroutine would have, and tells the arrival log the tick of
 // every message in order: the runs of stored messages between the held
 // ones, and what handle decides for each held one.
 func (r *Receive) applyHeld(w *ecs.World, msgs []Message, held []int32) {

@@ -23,7 +23,7 @@ import (
 // their entities, and what it counts meanwhile: Receive keeps one for the
 // world's goroutine, and one per share of the messages when it stores on
 // several goroutines. Its counts are added to the metrics, and its waits
-// handed to Arrivals, once the goroutines are done.
+// handed to the arrival log, once the goroutines are done.
 type storing struct {
 	complete  completeTicks // the Complete markers as of the message being stored
 	sampled   uint32        // the residue, modulo waitSampling, of the indices of messages that report a wait
@@ -51,7 +51,7 @@ func (st *storing) moved(from, to int) {
 }
 
 // publish adds st's counts to m and hands its waits to a.
-func (st *storing) publish(m *Metrics, a *Arrivals) {
+func (st *storing) publish(m *Metrics, a *arrivalLog) {
 	m.Accepted += st.accepted
 	m.Evicted += st.evicted
 	for k, d := range st.occupancy {

@@ -6,12 +6,12 @@ import (
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
-// Despawns is the schedule of remote entities to remove when the render
+// despawnSchedule is the schedule of remote entities to remove when the render
 // time reaches their despawn tick: Receive adds to it as Despawn messages
 // arrive, the [Retire] system carries it out. It also counts the old lives
 // still waiting there after a new life took their NetID, which the entity
 // limit includes.
-type Despawns struct {
+type despawnSchedule struct {
 	due      []scheduledDespawn
 	detached int // old lives out of the index, still in the world
 }
@@ -22,16 +22,13 @@ type scheduledDespawn struct {
 	tick   uint32
 }
 
-// Len returns the number of despawns waiting for their tick.
-func (d *Despawns) Len() int { return len(d.due) }
-
-func (d *Despawns) schedule(id c.NetID, e ecs.Entity, tick uint32) {
+func (d *despawnSchedule) schedule(id c.NetID, e ecs.Entity, tick uint32) {
 	d.due = append(d.due, scheduledDespawn{id: id, entity: e, tick: tick})
 }
 
 // dueBeyond makes every despawn scheduled beyond horizon due at once: its
 // tick belongs to a timeline the server has left.
-func (d *Despawns) dueBeyond(horizon uint32) {
+func (d *despawnSchedule) dueBeyond(horizon uint32) {
 	for i := range d.due {
 		if d.due[i].tick > horizon {
 			d.due[i].tick = 0
@@ -51,7 +48,7 @@ type Retire struct {
 	clock    *timeline.Clock
 	index    *Index
 	metrics  *Metrics
-	despawns *Despawns
+	despawns *despawnSchedule
 	cols     columns
 	ready    bool
 }
@@ -70,7 +67,7 @@ func (s *Retire) Initialize(w *ecs.World) {
 	s.clock = mustResource[timeline.Clock](w)
 	s.index = mustResource[Index](w)
 	s.metrics = mustResource[Metrics](w)
-	s.despawns = mustResource[Despawns](w)
+	s.despawns = sharedResource[despawnSchedule](w)
 	s.cols = newColumns(w)
 	s.ready = true
 }

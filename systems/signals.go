@@ -1,6 +1,6 @@
 package systems
 
-// Signals are a frame's control signals between systems, a world resource
+// frameSignals are a frame's control signals between systems, a world resource
 // of their own (the game's dashboard, [Metrics], drives nothing). The
 // systems that draw entities, Interpolate for remote ones and Predict for
 // predicted ones, count what they drew that Snap and Smooth must act on,
@@ -8,7 +8,7 @@ package systems
 // nothing to do. A Correction the game writes on a remote or predicted
 // entity is counted like netsmooth's own. [Timeline] clears them at the
 // start of a frame. Only the systems read and write them.
-type Signals struct {
+type frameSignals struct {
 	// corrections counts entities drawn this frame with a Correction to
 	// smooth.
 	corrections int
@@ -22,4 +22,4 @@ type Signals struct {
 	teleports int
 }
 
-func (s *Signals) reset() { *s = Signals{} }
+func (s *frameSignals) reset() { *s = frameSignals{} }

@@ -98,7 +98,7 @@ func (cfg *SmoothConfig) Validate() error {
 // (SmoothConfig.MotionShare); a teleport or snap drops it.
 //
 // A correction written by game code on a remote or predicted entity is
-// smoothed like netsmooth's own; on frames where the [Signals] say no
+// smoothed like netsmooth's own; on frames where the frame's signals say no
 // entity drawn has a correction, Smooth returns at once.
 type Smooth struct {
 	cfg SmoothConfig
@@ -106,7 +106,7 @@ type Smooth struct {
 	clock   *timeline.Clock
 	frame   *Frame
 	metrics *Metrics
-	signals *Signals
+	signals *frameSignals
 	filter  *generic.Filter2[c.Correction, c.Render]
 	absorbs *generic.Filter3[c.Absorb, c.Render, c.Correction]
 	rate    float64 // decay per second
@@ -129,7 +129,7 @@ func (s *Smooth) Initialize(w *ecs.World) {
 	s.clock = mustResource[timeline.Clock](w)
 	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
-	s.signals = mustResource[Signals](w)
+	s.signals = sharedResource[frameSignals](w)
 	s.rate = RateFromAlpha(s.cfg.PerTick, s.clock.TickRate())
 	s.filter = generic.NewFilter2[c.Correction, c.Render]()
 	s.filter.Register(w)

@@ -48,13 +48,13 @@ func (cfg *SnapConfig) Validate() error {
 // drops the correction, so the entity is drawn at its target, and flags the
 // drawing [c.Snapped]. A correction written by game code on a remote or
 // predicted entity is snapped like netsmooth's own; on frames where the
-// [Signals] say no entity drawn crossed a teleport or has a correction
-// longer than Distance, Snap returns at once.
+// frame's signals say no entity drawn crossed a teleport or has a
+// correction longer than Distance, Snap returns at once.
 type Snap struct {
 	cfg SnapConfig
 
 	metrics *Metrics
-	signals *Signals
+	signals *frameSignals
 	filter  *generic.Filter2[c.Correction, c.Render]
 	ready   bool
 }
@@ -73,7 +73,7 @@ func (s *Snap) Initialize(w *ecs.World) {
 		return
 	}
 	s.metrics = mustResource[Metrics](w)
-	s.signals = mustResource[Signals](w)
+	s.signals = sharedResource[frameSignals](w)
 	s.filter = generic.NewFilter2[c.Correction, c.Render]()
 	s.filter.Register(w)
 	s.ready = true

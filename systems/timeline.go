@@ -6,7 +6,7 @@ import (
 	"github.com/netsmooth/netsmooth/timeline"
 )
 
-// Arrivals is the evidence a frame's messages give about server time:
+// arrivalLog is the evidence a frame's messages give about server time:
 // the ticks of the messages Receive read (whether or not their samples
 // could be used: a stream the pipeline refuses as stale may be a
 // restarted server), and of those it refused as too far in the future.
@@ -14,7 +14,7 @@ import (
 // a world resource of its own so that neither system needs the other.
 //
 // Its memory is bounded by the inbox: at most one run per message.
-type Arrivals struct {
+type arrivalLog struct {
 	runs      []arrivalRun // consecutive messages with the same tick
 	futureMax uint32
 	futureN   int
@@ -45,13 +45,13 @@ func (run *arrivalRun) extend(tick uint32) (ended arrivalRun) {
 // stored (it then also feeds the clock's arrival statistics). Consecutive
 // calls with the same tick and verdict (one server packet's worth) make
 // one run.
-func (a *Arrivals) observed(tick uint32, accepted bool) {
+func (a *arrivalLog) observed(tick uint32, accepted bool) {
 	a.observedRun(arrivalRun{tick: tick, n: 1, accepted: accepted})
 }
 
 // observedRun records run.n messages for run.tick at once, as that many
 // calls of Observed would; nothing if run.n is 0.
-func (a *Arrivals) observedRun(run arrivalRun) {
+func (a *arrivalLog) observedRun(run arrivalRun) {
 	if run.n == 0 {
 		return
 	}
@@ -64,7 +64,7 @@ func (a *Arrivals) observedRun(run arrivalRun) {
 
 // refusedFuture records a message refused because its tick lay too far
 // ahead of the estimated server time.
-func (a *Arrivals) refusedFuture(tick uint32) {
+func (a *arrivalLog) refusedFuture(tick uint32) {
 	if a.futureN == 0 || tick > a.futureMax {
 		a.futureMax = tick
 	}
@@ -73,12 +73,9 @@ func (a *Arrivals) refusedFuture(tick uint32) {
 
 // noteComplete records that the server's snapshot for tick named every
 // entity that changed (a [Complete] message).
-func (a *Arrivals) noteComplete(tick uint32) { a.complete = max(a.complete, tick) }
+func (a *arrivalLog) noteComplete(tick uint32) { a.complete = max(a.complete, tick) }
 
-// Len returns the number of runs of arrivals recorded this frame.
-func (a *Arrivals) Len() int { return len(a.runs) }
-
-func (a *Arrivals) reset() {
+func (a *arrivalLog) reset() {
 	a.runs = a.runs[:0]
 	a.futureN = 0
 	a.complete = 0
@@ -87,17 +84,17 @@ func (a *Arrivals) reset() {
 
 // Timeline is the system that moves the render time, right after Receive:
 // it advances the [timeline.Clock] by the frame's dt, feeds it the frame's
-// [Arrivals], lets it slew (or re-anchor) toward estimated server time minus
+// arrivals, lets it slew (or re-anchor) toward estimated server time minus
 // the interpolation delay, and publishes the clock's figures in [Metrics].
 // It also counts the frame and clears the per-frame metrics and the
-// [Signals].
+// frame's signals.
 type Timeline struct {
 	clock    *timeline.Clock
 	feed     clockfeed.Feeder
 	frame    *Frame
 	metrics  *Metrics
-	arrivals *Arrivals
-	signals  *Signals
+	arrivals *arrivalLog
+	signals  *frameSignals
 	ready    bool
 }
 
@@ -113,8 +110,8 @@ func (t *Timeline) Initialize(w *ecs.World) {
 	t.feed = clockfeed.Of(t.clock)
 	t.frame = mustResource[Frame](w)
 	t.metrics = mustResource[Metrics](w)
-	t.arrivals = mustResource[Arrivals](w)
-	t.signals = mustResource[Signals](w)
+	t.arrivals = sharedResource[arrivalLog](w)
+	t.signals = sharedResource[frameSignals](w)
 	t.ready = true
 }
 
