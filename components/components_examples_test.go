@@ -9,7 +9,7 @@ import (
 
 func ExampleRing() {
 	// A ring's head and its samples' slots: in the pipeline, the Span
-	// holds the head and the RingSlot columns the samples (see
+	// holds the head and its ring slot columns the samples (see
 	// systems.RingOf); here an array does.
 	var head components.RingHead
 	var slots [components.RingCapacity]components.Sample

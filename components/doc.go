@@ -9,9 +9,9 @@
 //     marks the locally controlled ones.
 //   - The ring of samples: every remote entity keeps its last [RingCapacity]
 //     snapshots ([Sample]), ordered by server tick. The ring's head lives in
-//     [Span]; its samples live in RingCapacity components, [RingSlot][P0] to
-//     [RingSlot][P15], one per slot position, so that slot k of all entities
-//     is one contiguous column. [Ring] is a view of a head and its slots,
+//     [Span]; its samples live in RingCapacity components of the pipeline's
+//     own, one per slot position, so that slot k of all entities is one
+//     contiguous column. [Ring] is a view of a head and its slots,
 //     for the operations off the common path (out-of-order insert,
 //     search, drop).
 //   - Hot data: [Span] also holds the two samples that bracket the render

@@ -25,7 +25,7 @@ const (
 
 // RingHead is the bookkeeping of a ring of samples ordered by tick: which of
 // its [RingCapacity] physical slots hold samples, and the newest tick. The
-// samples themselves live elsewhere: in the pipeline, in the [RingSlot]
+// samples themselves live elsewhere: in the pipeline, in the ring slot
 // columns of the entity. The zero value is an empty ring.
 //
 // Samples never move between physical slots except when a sample is

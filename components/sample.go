@@ -18,7 +18,7 @@ const (
 )
 
 // Sample is one authoritative snapshot of a remote entity, stored in its
-// ring (see [RingSlot]). Its identity is the entity plus
+// ring (see [Ring]). Its identity is the entity plus
 // Tick; Tick is also its simulation time. The local arrival time is not
 // stored per sample: it only feeds clock statistics.
 //

@@ -45,8 +45,8 @@ const (
 )
 
 // Span is the hot per-entity state of a remote entity: the head of its ring
-// of samples (whose slots are the [RingSlot] columns) and the two samples
-// that bracket the render time, copied out of the ring. The per-frame work
+// of samples (whose slots are the pipeline's ring slot columns) and the two
+// samples that bracket the render time, copied out of the ring. The per-frame work
 // reads only this component; when the render time crosses To, the next
 // sample is one slot read away (ToPhys+1), and only unusual changes (a
 // sample landing inside the span, a teleport, extrapolation ending) rebuild

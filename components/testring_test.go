@@ -5,7 +5,7 @@ package components
 // arrival), at most one per tick; out-of-order samples are inserted at
 // their place and, when full, the oldest sample makes room for a newer
 // one. The pipeline keeps the same head in Span and the samples in
-// RingSlot columns.
+// ring slot columns.
 //
 // The zero value is an empty ring. Index 0 is always the oldest sample.
 type testRing struct {

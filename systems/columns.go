@@ -7,8 +7,24 @@ import (
 
 //go:generate go run github.com/netsmooth/netsmooth/internal/ringgen columns_gen.go
 
+// ringSlot is one physical slot of a remote entity's ring of samples, as a
+// component. The ring's RingCapacity slots are RingCapacity distinct
+// component types, ringSlot[ringPos0], ringSlot[ringPos1], ... (the
+// markers are generated from components.RingCapacity into
+// columns_gen.go), so that slot k of every entity of an archetype sits in
+// one contiguous column: when all entities receive a snapshot for the same
+// tick (the common case) their samples go to the same slot, and both
+// writing them and reading them back stream through memory instead of
+// jumping a kilobyte per entity. The ring's head is in the Span. The
+// columns are the pipeline's storage: a game reads a ring through
+// [RingOf].
+type ringSlot[P any] struct {
+	c.Sample
+}
+
 // columns are the component IDs of a remote entity's ring: the Span that
-// holds its head and the RingCapacity RingSlot columns that hold its samples.
+// holds its head and the RingCapacity ring slot columns that hold its
+// samples.
 type columns struct {
 	span  ecs.ID
 	slots [c.RingCapacity]ecs.ID
@@ -21,7 +37,7 @@ func newColumns(w *ecs.World) columns {
 	}
 }
 
-// slot returns entity e's sample in physical slot phys. A RingSlot is a
+// slot returns entity e's sample in physical slot phys. A ringSlot is a
 // struct whose only field is the Sample, so the pointers coincide.
 func (cols *columns) slot(w *ecs.World, e ecs.Entity, phys int) *c.Sample {
 	return (*c.Sample)(w.GetUnchecked(e, cols.slots[phys]))
@@ -61,7 +77,8 @@ func (cols *columns) remoteIDs(w *ecs.World) []ecs.ID {
 }
 
 // RingOf returns a view of remote entity e's ring of samples (its head in
-// the Span, its samples in the RingSlot columns), for inspection: debugging
+// the Span, its samples in the pipeline's ring slot columns), for
+// inspection: debugging
 // overlays, trails, tests. ok is false when e is not a live remote entity.
 // The view points into the world's storage and is valid until the next
 // structural change; it is not meant for per-frame loops over many

@@ -7,26 +7,49 @@ import (
 	c "github.com/netsmooth/netsmooth/components"
 )
 
-// slotIDs returns the component IDs of the RingCapacity (16) RingSlot
-// columns of a remote entity's ring, indexed by physical slot, registering
-// the components with w on first use.
+// The markers ringPos0 to ringPos15 give each of the RingCapacity (16)
+// physical slots of a remote entity's ring its own [ringSlot] component
+// type. To change their number, edit components.RingCapacity and run go
+// generate ./... at the module root.
+type (
+	ringPos0  struct{}
+	ringPos1  struct{}
+	ringPos2  struct{}
+	ringPos3  struct{}
+	ringPos4  struct{}
+	ringPos5  struct{}
+	ringPos6  struct{}
+	ringPos7  struct{}
+	ringPos8  struct{}
+	ringPos9  struct{}
+	ringPos10 struct{}
+	ringPos11 struct{}
+	ringPos12 struct{}
+	ringPos13 struct{}
+	ringPos14 struct{}
+	ringPos15 struct{}
+)
+
+// slotIDs returns the component IDs of the RingCapacity (16) ring slot
+// columns of a remote entity, indexed by physical slot, registering the
+// components with w on first use.
 func slotIDs(w *ecs.World) [c.RingCapacity]ecs.ID {
 	return [c.RingCapacity]ecs.ID{
-		ecs.ComponentID[c.RingSlot[c.P0]](w),
-		ecs.ComponentID[c.RingSlot[c.P1]](w),
-		ecs.ComponentID[c.RingSlot[c.P2]](w),
-		ecs.ComponentID[c.RingSlot[c.P3]](w),
-		ecs.ComponentID[c.RingSlot[c.P4]](w),
-		ecs.ComponentID[c.RingSlot[c.P5]](w),
-		ecs.ComponentID[c.RingSlot[c.P6]](w),
-		ecs.ComponentID[c.RingSlot[c.P7]](w),
-		ecs.ComponentID[c.RingSlot[c.P8]](w),
-		ecs.ComponentID[c.RingSlot[c.P9]](w),
-		ecs.ComponentID[c.RingSlot[c.P10]](w),
-		ecs.ComponentID[c.RingSlot[c.P11]](w),
-		ecs.ComponentID[c.RingSlot[c.P12]](w),
-		ecs.ComponentID[c.RingSlot[c.P13]](w),
-		ecs.ComponentID[c.RingSlot[c.P14]](w),
-		ecs.ComponentID[c.RingSlot[c.P15]](w),
+		ecs.ComponentID[ringSlot[ringPos0]](w),
+		ecs.ComponentID[ringSlot[ringPos1]](w),
+		ecs.ComponentID[ringSlot[ringPos2]](w),
+		ecs.ComponentID[ringSlot[ringPos3]](w),
+		ecs.ComponentID[ringSlot[ringPos4]](w),
+		ecs.ComponentID[ringSlot[ringPos5]](w),
+		ecs.ComponentID[ringSlot[ringPos6]](w),
+		ecs.ComponentID[ringSlot[ringPos7]](w),
+		ecs.ComponentID[ringSlot[ringPos8]](w),
+		ecs.ComponentID[ringSlot[ringPos9]](w),
+		ecs.ComponentID[ringSlot[ringPos10]](w),
+		ecs.ComponentID[ringSlot[ringPos11]](w),
+		ecs.ComponentID[ringSlot[ringPos12]](w),
+		ecs.ComponentID[ringSlot[ringPos13]](w),
+		ecs.ComponentID[ringSlot[ringPos14]](w),
+		ecs.ComponentID[ringSlot[ringPos15]](w),
 	}
 }

@@ -1,6 +1,9 @@
 package systems
 
-import "github.com/mlange-42/arche/ecs"
+import (
+	"github.com/mlange-42/arche/ecs"
+	c "github.com/netsmooth/netsmooth/components"
+)
 
 // UpdateGeneral runs r's frame as Update does, but with every message
 // through the general path, without the shortcut, so that tests can check
@@ -25,3 +28,7 @@ func UpdateCounting(r *Receive, w *ecs.World) int {
 // ForgetBeyond drops every tick r's pipeline holds beyond horizon, as r
 // does when the clock takes up a new timeline.
 func ForgetBeyond(r *Receive, w *ecs.World, horizon float64) { r.forgetBeyond(w, horizon) }
+
+// SlotIDs returns the component IDs of the ring slot columns in w, by
+// physical slot, so that tests can take columns away from an entity.
+func SlotIDs(w *ecs.World) [c.RingCapacity]ecs.ID { return slotIDs(w) }

@@ -169,15 +169,8 @@ func TestMissingRingSlotPanicsRecoverably(t *testing.T) {
 		r.Push(snap(id, 1000, 1))
 	}
 	r.Frame(1.0 / 20)
-	gone := []ecs.ID{ // every slot column but 0 and 1
-		ecs.ComponentID[components.RingSlot[components.P2]](w), ecs.ComponentID[components.RingSlot[components.P3]](w),
-		ecs.ComponentID[components.RingSlot[components.P4]](w), ecs.ComponentID[components.RingSlot[components.P5]](w),
-		ecs.ComponentID[components.RingSlot[components.P6]](w), ecs.ComponentID[components.RingSlot[components.P7]](w),
-		ecs.ComponentID[components.RingSlot[components.P8]](w), ecs.ComponentID[components.RingSlot[components.P9]](w),
-		ecs.ComponentID[components.RingSlot[components.P10]](w), ecs.ComponentID[components.RingSlot[components.P11]](w),
-		ecs.ComponentID[components.RingSlot[components.P12]](w), ecs.ComponentID[components.RingSlot[components.P13]](w),
-		ecs.ComponentID[components.RingSlot[components.P14]](w), ecs.ComponentID[components.RingSlot[components.P15]](w),
-	}
+	slots := systems.SlotIDs(w)
+	gone := slots[2:] // every slot column but 0 and 1
 	for id := range netIDs(n) {
 		w.Remove(r.Entity(id), gone...)
 	}

@@ -8,11 +8,11 @@ import (
 )
 
 // ComponentBytes is the size of the components a remote entity carries:
-// NetID, Span, Render, Correction and the RingCapacity RingSlot columns
-// (Remote is a zero-size tag).
+// NetID, Span, Render, Correction and the RingCapacity ring slot columns,
+// a Sample each (Remote is a zero-size tag).
 func ComponentBytes() uintptr {
 	return unsafe.Sizeof(c.NetID(0)) + unsafe.Sizeof(c.Span{}) + unsafe.Sizeof(c.Render{}) +
-		unsafe.Sizeof(c.Correction{}) + c.RingCapacity*unsafe.Sizeof(c.RingSlot[c.P0]{})
+		unsafe.Sizeof(c.Correction{}) + c.RingCapacity*unsafe.Sizeof(c.Sample{})
 }
 
 // HeapBytesPerEntity measures the heap growth of a pipeline holding n remote

@@ -26,7 +26,7 @@ import (
 //   - a cold ring of 32-byte samples (minSample) per entity, written on
 //     arrival, read only when the bracket is rebuilt. The rings are stored
 //     slot-major (slot k of every entity in one array), as netsmooth's
-//     RingSlot columns are: entities sent together write, and cross, the
+//     ring slot columns are: entities sent together write, and cross, the
 //     same slot, so arrivals and crossings stream through memory instead
 //     of striding 512 bytes from entity to entity (DESIGN.md has what
 //     the entity-major layout cost).

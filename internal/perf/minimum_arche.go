@@ -13,7 +13,7 @@ import (
 // MinimumOnArche is the lower bound ([Minimum]) written on arche's public
 // API: the same work, with every piece of its per-entity data an arche
 // component (the hot bracket, the ring head, the ring's slots, slot k of
-// every entity in one column as netsmooth's RingSlot[Pk], and the drawn
+// every entity in one column as netsmooth's ring slots, and the drawn
 // Render) and nothing else. Drawing iterates the entities with a cached
 // query (Query.Next, Query.Get for the bracket and the Render, and for
 // the head and a slot when the render time crosses a sample); a snapshot
@@ -39,8 +39,10 @@ type MinimumOnArche struct {
 	filter  ecs.CachedFilter
 }
 
+//go:generate go run github.com/netsmooth/netsmooth/internal/ringgen slots_gen.go
+
 // archeSlot is one physical slot of the ring, as a component: slot k of
-// every entity in one column, as netsmooth's RingSlot[Pk] are.
+// every entity in one column, as netsmooth's ring slots are.
 type archeSlot[P any] struct{ minSample }
 
 // NewMinimumOnArche returns the lower bound on arche for n entities
@@ -52,16 +54,7 @@ func NewMinimumOnArche(n int) *MinimumOnArche {
 	m.hot = ecs.ComponentID[minBracket](m.world)
 	m.head = ecs.ComponentID[minHead](m.world)
 	m.out = ecs.ComponentID[c.Render](m.world)
-	m.ring = [...]ecs.ID{
-		ecs.ComponentID[archeSlot[c.P0]](m.world), ecs.ComponentID[archeSlot[c.P1]](m.world),
-		ecs.ComponentID[archeSlot[c.P2]](m.world), ecs.ComponentID[archeSlot[c.P3]](m.world),
-		ecs.ComponentID[archeSlot[c.P4]](m.world), ecs.ComponentID[archeSlot[c.P5]](m.world),
-		ecs.ComponentID[archeSlot[c.P6]](m.world), ecs.ComponentID[archeSlot[c.P7]](m.world),
-		ecs.ComponentID[archeSlot[c.P8]](m.world), ecs.ComponentID[archeSlot[c.P9]](m.world),
-		ecs.ComponentID[archeSlot[c.P10]](m.world), ecs.ComponentID[archeSlot[c.P11]](m.world),
-		ecs.ComponentID[archeSlot[c.P12]](m.world), ecs.ComponentID[archeSlot[c.P13]](m.world),
-		ecs.ComponentID[archeSlot[c.P14]](m.world), ecs.ComponentID[archeSlot[c.P15]](m.world),
-	}
+	m.ring = archeSlotIDs(m.world)
 	ids := append([]ecs.ID{m.hot, m.head, m.out}, m.ring[:]...)
 	filter := ecs.All(ids...)
 	m.filter = m.world.Cache().Register(&filter)
