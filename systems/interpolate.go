@@ -473,6 +473,10 @@ func (s *Interpolate) setLagBounds(advance float64) {
 	s.lagFrom = interval + 0.5
 	s.sendInterval = float64(interval) / s.rate
 	adv := float32(max(advance, 0))
+	// s.jumped is still the previous frame's here (Update sets this
+	// frame's after): the frame of a jump moves lags by its whole
+	// advance, which takes them to their targets while the picture jumps
+	// anyway, and the frame after it moves none.
 	if s.jumped {
 		adv = 0
 	}
