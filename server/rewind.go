@@ -320,29 +320,20 @@ func (s *Session) Raycast(r *Rewind, origin, dir mgl32.Vec3, maxDist float32, ig
 	best := Hit{Distance: maxDist}
 	found := false
 	try := func(slot int32) {
-		sh := &s.hist.shapes[slot]
-		if sh.Kind == NoShape {
+		var e rewoundEntity
+		if !s.rewound(r, slot, ignore, &e) {
 			return
 		}
-		id := s.world.ents[slot].rec.NetID
-		if id == ignore {
-			return
-		}
-		a, b, f, ok := s.posesAt(slot, id, r.of(id))
-		if !ok {
-			return
-		}
-		pos := s.lerpPos(&a, &b, f)
 		// Bounding sphere first, before the rotation is unpacked: most
 		// entities are nowhere near the ray.
-		if _, near := raySphere(origin, dir, best.Distance, pos, sh.bound()); !near {
+		if _, near := raySphere(origin, dir, best.Distance, e.pos, e.shape.bound()); !near {
 			return
 		}
-		d, ok := rayShape(origin, dir, best.Distance, pos, s.lerpRot(&a, &b, f), sh)
+		d, ok := rayShape(origin, dir, best.Distance, e.pos, e.rot(s), e.shape)
 		// The nearest hit; of equal ones, the lowest NetID, whatever the
 		// order the entities were looked at in.
-		if ok && (!found || d < best.Distance || id < best.NetID) {
-			best = Hit{NetID: id, Distance: d, Point: origin.Add(dir.Mul(d))}
+		if ok && (!found || d < best.Distance || e.id < best.NetID) {
+			best = Hit{NetID: e.id, Distance: d, Point: origin.Add(dir.Mul(d))}
 			found = true
 		}
 	}
@@ -370,6 +361,39 @@ func (s *Session) Pose(r *Rewind, netID uint32) (mgl32.Vec3, mgl32.Quat, bool) {
 		return mgl32.Vec3{}, mgl32.Quat{}, false
 	}
 	return s.lerpPos(&a, &b, f), s.lerpRot(&a, &b, f), true
+}
+
+// rewoundEntity is a shaped entity as a query at a Rewind finds it: its
+// shape and its position then, with the two recorded poses around that
+// time for its rotation, which a query unpacks only for the entities
+// near enough to need it.
+type rewoundEntity struct {
+	id    uint32
+	shape *Shape
+	a, b  pose
+	f     float64
+	pos   mgl32.Vec3
+}
+
+// rot is the entity's rotation at the Rewind's time.
+func (e *rewoundEntity) rot(s *Session) mgl32.Quat { return s.lerpRot(&e.a, &e.b, e.f) }
+
+// rewound sets e to the entity in slot as it was at r, and reports false
+// for a slot without a shape, the entity ignore, or one without a
+// recorded pose at that time.
+func (s *Session) rewound(r *Rewind, slot int32, ignore uint32, e *rewoundEntity) bool {
+	if e.shape = &s.hist.shapes[slot]; e.shape.Kind == NoShape {
+		return false
+	}
+	if e.id = s.world.ents[slot].rec.NetID; e.id == ignore {
+		return false
+	}
+	var ok bool
+	if e.a, e.b, e.f, ok = s.posesAt(slot, e.id, r.of(e.id)); !ok {
+		return false
+	}
+	e.pos = s.lerpPos(&e.a, &e.b, e.f)
+	return true
 }
 
 // candidates calls try for every shaped slot a ray might strike: those of
@@ -599,24 +623,12 @@ func (s *Session) Overlap(r *Rewind, center mgl32.Vec3, radius float32, ignore u
 		return dst
 	}
 	try := func(slot int32) {
-		sh := &s.hist.shapes[slot]
-		if sh.Kind == NoShape {
+		var e rewoundEntity
+		if !s.rewound(r, slot, ignore, &e) || e.pos.Sub(center).Len() > radius+e.shape.bound() {
 			return
 		}
-		id := s.world.ents[slot].rec.NetID
-		if id == ignore {
-			return
-		}
-		a, b, f, ok := s.posesAt(slot, id, r.of(id))
-		if !ok {
-			return
-		}
-		pos := s.lerpPos(&a, &b, f)
-		if pos.Sub(center).Len() > radius+sh.bound() {
-			return
-		}
-		if sphereShape(center, radius, pos, s.lerpRot(&a, &b, f), sh) {
-			dst = append(dst, id)
+		if sphereShape(center, radius, e.pos, e.rot(s), e.shape) {
+			dst = append(dst, e.id)
 		}
 	}
 	s.candidates(r, center, mgl32.Vec3{1, 0, 0}, max(radius, 1e-3), try)
