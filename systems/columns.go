@@ -78,11 +78,10 @@ func (cols *columns) remoteIDs(w *ecs.World) []ecs.ID {
 
 // RingOf returns a view of remote entity e's ring of samples (its head in
 // the Span, its samples in the pipeline's ring slot columns), for
-// inspection: debugging
-// overlays, trails, tests. ok is false when e is not a live remote entity.
-// The view points into the world's storage and is valid until the next
-// structural change; it is not meant for per-frame loops over many
-// entities.
+// inspection: debugging overlays, trails, tests. ok is false when e is not
+// a live remote entity. The view points into the world's storage and is
+// valid until the next structural change; it is not meant for per-frame
+// loops over many entities.
 func RingOf(w *ecs.World, e ecs.Entity) (ring c.Ring, ok bool) {
 	cols := newColumns(w)
 	if !w.Alive(e) || !w.Has(e, cols.span) || !w.Has(e, cols.slots[0]) {
