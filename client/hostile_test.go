@@ -1,6 +1,7 @@
 package client
 
 import (
+	"github.com/netsmooth/netsmooth/components"
 	"math"
 	"testing"
 	"time"
@@ -138,5 +139,40 @@ func TestForgedSnapshotsRecovered(t *testing.T) {
 	}
 	if alive != 0 || st.Pushed != p.messages {
 		t.Fatalf("%d phantoms never despawned (%d messages pushed, %d drained)", alive, st.Pushed, p.messages)
+	}
+}
+
+// One forged part of a far-future tick (a tick that never completes, so
+// the decoder's history is untouched and no restart is detected) pins the
+// session's newest tick: from then on no snapshot of the server's sane
+// stream is "of the newest tick", so the server's assignment is never
+// taken again. The client loses its controlled entity (NetID 0, records
+// of its own entity go to the inbox instead of OnOwn) and ServerTick is
+// off by the forged distance, for as long as the server takes to reach
+// that tick (here about 14 hours).
+func TestForgedFarTickPartKeepsAssignment(t *testing.T) {
+	p := newPair(t, netsim.Config{Latency: 30 * time.Millisecond}, 1, 20, SessionConfig{})
+	p.run(2 * time.Second)
+	if got := p.cli.NetID(); got != ownID {
+		t.Fatalf("before: NetID %d", got)
+	}
+	b := forge(t, wire.Header{Seq: newestSeq(p) + 1}, wire.SnapshotInfo{Tick: p.tick + 1_000_000})
+	b[wire.HeaderSize+7] = 2 // claim a second part that never comes
+	if err := p.cli.Receive(b, p.cliMs(p.now)); err != nil {
+		t.Fatal(err)
+	}
+	owns := len(p.owns)
+	p.run(2 * time.Second) // a sane stream
+	st, _ := p.cli.ServerTick(p.cliMs(p.now))
+	t.Logf("2 s after one forged part: NetID %d, %d records to OnOwn, ServerTick %.0f (server at %d), %d restarts",
+		p.cli.NetID(), len(p.owns)-owns, st, p.tick, p.cli.Stats().Restarts)
+	if got := p.cli.NetID(); got != components.NetID(ownID) {
+		t.Errorf("2 s of the server's stream after one forged part: NetID %d, want %d", got, ownID)
+	}
+	if len(p.owns) == owns {
+		t.Errorf("no record of the controlled entity reached OnOwn in 2 s")
+	}
+	if st > float64(p.tick)+10 {
+		t.Errorf("ServerTick %.0f, the server is at tick %d", st, p.tick)
 	}
 }

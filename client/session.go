@@ -153,8 +153,8 @@ type Session struct {
 	fields   *systems.FieldInbox    // nil unless fields are declared
 	sync     timeSync
 
-	// The newest tick seen and the server's send time of its first
-	// packet, for ServerTick.
+	// The newest tick received whole and the server's send time of the
+	// packet that completed it, for ServerTick.
 	tick, tickSent uint32
 	hasTick        bool
 
@@ -308,7 +308,10 @@ func (c *Session) receive(packet []byte, now uint32) (Own, bool, error) {
 	if !c.hasTick || !tickBefore(s.Tick, c.tick) {
 		c.control(&s) // before push: this snapshot's own record is the new NetID's
 	}
-	if !c.hasTick || tickBefore(c.tick, s.Tick) {
+	// Only a tick whose parts all arrived is the newest: a lone part of a
+	// tick that never completes (a forged one far ahead) would otherwise
+	// hold the assignment and the server tick until the stream reached it.
+	if s.Done && (!c.hasTick || tickBefore(c.tick, s.Tick)) {
 		c.tick, c.tickSent, c.hasTick = s.Tick, s.Header.Sent, true
 	}
 	if s.HasInputAck {
@@ -488,8 +491,8 @@ func (c *Session) ServerMs(now uint32) (uint32, bool) {
 }
 
 // ServerTick estimates the server's tick at the client's time now: the
-// newest tick received plus the server time elapsed since it was sent, in
-// ticks of TickRate. False before the first sample.
+// newest tick received whole plus the server time elapsed since it was
+// sent, in ticks of TickRate. False before the first sample.
 func (c *Session) ServerTick(now uint32) (float64, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
