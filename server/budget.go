@@ -17,7 +17,9 @@ const DefaultMaxInterval = 500 * time.Millisecond
 // changed accumulates priority each tick it is not sent, weighted by its
 // importance to the client (by default, the nearer the view the more);
 // each snapshot takes the highest priorities that fit, and an entity left
-// out longer than MaxInterval goes first, so none starves. The client
+// out longer than MaxInterval goes first, so none starves while the
+// budget can carry every relevant entity once per MaxInterval (when it
+// cannot, the budget wins and entities wait longer). The client
 // measures each entity's send interval (Span.Lag) and draws the rarely
 // sent far ones later and just as smoothly. The zero value sends every
 // change every tick.
@@ -27,7 +29,8 @@ type BudgetConfig struct {
 	// worth.
 	BytesPerSecond int
 	// MaxInterval is the longest a changed entity waits to be sent
-	// (default 500 ms): then it is sent whatever the budget says.
+	// (default 500 ms): then it goes before any other change, and may
+	// take a tick's worth of the budget beyond the tick's allowance.
 	MaxInterval time.Duration
 	// Importance, if set, weighs an entity for a client: its priority
 	// grows by this much each tick it waits (values are clamped to
@@ -82,10 +85,14 @@ const (
 )
 
 // choose marks the candidates c's snapshot carries: all of them without a
-// budget; with one, despawns, the client's own entity and entities that
-// waited MaxInterval first, then the highest priorities while the tick's
-// bytes last. The Filter, if set, may leave out any change but the own
-// entity's and despawns.
+// budget. With one, the client's own entity always goes; then the
+// entities that waited MaxInterval (the longest waits first) and the
+// despawns, up to a tick's worth of the budget beyond the tick's
+// allowance; then the highest priorities while the allowance lasts. What
+// is left waits for a later tick, so that no client, whatever it
+// acknowledges, is sent more than its budget for longer than a burst. The
+// Filter, if set, may leave out any change but the own entity's and
+// despawns.
 func (s *Session) choose(c *peer) {
 	cand := s.cands
 	filter := s.cfg.Filter
@@ -99,35 +106,56 @@ func (s *Session) choose(c *peer) {
 	allow := s.allowance(c)
 	records := 0.0                    // bytes of the records chosen
 	order := room(s.order, len(cand)) // score (descending) and index, to sort as one word
+	due := room(s.due, 0)             // the longest waits first, then despawns
 	maxWait := s.maxWaitTicks()
 	for i := range cand {
 		k := &cand[i]
-		if !k.send {
-			continue
-		}
 		// An entity that changed at tick since has been stale for
 		// tick-since+1 ticks when this snapshot goes.
-		if k.kind == kDespawn || k.kind == kOwn || (k.rel >= 0 && s.tick-c.rel[k.rel].since+1 >= maxWait) {
+		switch {
+		case !k.send:
+		case k.kind == kOwn:
 			records += float64(k.size)
-			continue
+		case k.kind == kDespawn:
+			due = append(due, math.MaxUint32<<32|uint64(i))
+		case k.rel >= 0 && s.tick-c.rel[k.rel].since+1 >= maxWait:
+			due = append(due, uint64(^(s.tick-c.rel[k.rel].since))<<32|uint64(i))
+		default:
+			// Scores are positive: their bits order as they do, and
+			// inverted they sort the highest first; ties go by NetID
+			// (the index).
+			order = append(order, uint64(^math.Float32bits(k.score))<<32|uint64(i))
 		}
-		// Scores are positive: their bits order as they do, and inverted
-		// they sort the highest first; ties go by NetID (the index).
-		order = append(order, uint64(^math.Float32bits(k.score))<<32|uint64(i))
 	}
+	s.sortTmp = sortHigh(due, s.sortTmp)
+	records = s.fill(cand, due, records, allow+s.bytesPerTick())
 	s.sortTmp = sortHigh(order, s.sortTmp)
+	s.fill(cand, order, records, allow)
+	s.trim(cand, order, allow)
+	s.order, s.due = order[:0], due[:0]
+}
+
+// fill keeps marked, in the order given, the candidates whose records fit
+// in a snapshot of at most limit bytes on top of the records bytes already
+// chosen, and unmarks the others. It returns the bytes of the records
+// chosen.
+func (s *Session) fill(cand []candidate, order []uint64, records, limit float64) float64 {
 	for _, o := range order {
 		k := &cand[uint32(o)]
-		if s.snapshotBytes(records+float64(k.size)) > allow {
+		if s.snapshotBytes(records+float64(k.size)) > limit {
 			k.send = false
 			continue
 		}
 		records += float64(k.size)
 	}
-	// The sizes above count each NetID gap from the candidate before:
-	// the gaps between the entities chosen are often longer. Bound the
-	// snapshot's bytes exactly and leave out the lowest priorities until
-	// it fits.
+	return records
+}
+
+// trim bounds the snapshot's bytes exactly and leaves out the lowest
+// priorities of order until it fits in allow: the sizes fill weighs count
+// each NetID gap from the candidate listed before, and the gaps between
+// the entities chosen are often longer.
+func (s *Session) trim(cand []candidate, order []uint64, allow float64) {
 	last := len(order)
 	for {
 		over := s.bound(cand) - allow
@@ -145,7 +173,6 @@ func (s *Session) choose(c *peer) {
 			break // what is left is forced
 		}
 	}
-	s.order = order[:0]
 }
 
 // bound is at least the bytes of a snapshot carrying the candidates
@@ -199,11 +226,11 @@ func (s *Session) allowance(c *peer) float64 {
 }
 
 // spend takes what a snapshot of n bytes cost from c's budget: from its
-// bucket and into its window. What MaxInterval, despawns and the client's
-// own entity forced beyond the allowance is owed up to a tick's worth,
-// paid back within the second: beyond that, a burst (every entity
-// entering at once, forced out together) is forgotten, so that it does
-// not starve the client for a second afterwards.
+// bucket and into its window. What choose let past the allowance
+// (MaxInterval and despawns, up to a tick's worth) is owed and paid back
+// within the second; what little goes beyond that (the client's own
+// entity on a full tick) is not, so that it cannot starve the client for
+// a second afterwards.
 func (s *Session) spend(c *peer, n int) {
 	perTick := s.bytesPerTick()
 	if perTick <= 0 || len(c.spent) == 0 {

@@ -110,8 +110,10 @@
 // snapshots fit a number of bytes a second: entities are chosen by
 // priority (importance, by default nearness, accumulated while they
 // wait), so far ones are sent less often and none waits longer than
-// MaxInterval. The client draws the rarely sent ones later, by their own
-// lag, smoothly.
+// MaxInterval while the budget can carry them all that often; whatever a
+// client acknowledges, it is sent no more than its budget beyond a burst.
+// The client draws the rarely sent ones later, by their own lag,
+// smoothly.
 //
 // # Lag compensation
 //

@@ -338,6 +338,15 @@ type leftEntry struct {
 	netID        uint32
 	despawned    uint32 // the first of the ticks since, each of which carried its despawn
 	hasDespawned bool
+	firstSent    uint32 // the first tick that carried its despawn
+	wasSent      bool
+}
+
+// expired reports whether the client has been sent the entity's despawn
+// for Wire.History ticks without acknowledging any of them: it is then
+// sent full snapshots, and the despawn is not sent again.
+func (l *leftEntry) expired(s *Session) bool {
+	return l.wasSent && s.tick-l.firstSent >= uint32(s.cfg.Wire.History)
 }
 
 // acked reports whether the client acknowledged a tick that carried the

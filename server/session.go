@@ -69,8 +69,9 @@ type Session struct {
 	cands   []candidate
 	added   int // how many of the candidates add a record to the table: enter, not held
 	order   []uint64
-	warmed  uint32  // what stillAlive read of the baseline, kept so that its reads stay
-	graves  []grave // recent despawns, by NetID
+	due     []uint64 // choose's scratch: the despawns and the entities past MaxInterval
+	warmed  uint32   // what stillAlive read of the baseline, kept so that its reads stay
+	graves  []grave  // recent despawns, by NetID
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
 	addErr  error            // an unexpected encoder error during Snapshot

@@ -189,7 +189,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			we = &ents[c.rel[ri].slot]
 		}
 		k := candidate{netID: id, rel: int32(ri), base: int32(bi), gone: -1}
-		if oi >= 0 && we == nil && !c.gone[oi].acked(c) {
+		if oi >= 0 && we == nil && !c.gone[oi].acked(c) && !c.gone[oi].expired(s) {
 			// Left the client's set and not known to be despawned there.
 			k.gone = int32(len(gone))
 			gone = append(gone, c.gone[oi])
@@ -442,11 +442,15 @@ func (s *Session) emit(c *peer, table, base *sentTick) bool {
 func (s *Session) sent(c *peer, k *candidate) {
 	if l := k.gone; l >= 0 {
 		// The first of a run of ticks each carrying its despawn.
+		g := &c.gone[l]
 		switch {
 		case !k.send:
-			c.gone[l].hasDespawned = false
-		case !c.gone[l].hasDespawned:
-			c.gone[l].despawned, c.gone[l].hasDespawned = s.tick, true
+			g.hasDespawned = false
+		case !g.hasDespawned:
+			g.despawned, g.hasDespawned = s.tick, true
+		}
+		if k.send && !g.wasSent {
+			g.firstSent, g.wasSent = s.tick, true
 		}
 	}
 	if k.rel >= 0 {

@@ -298,7 +298,10 @@ type grave struct {
 
 // pruneGraves forgets the despawns every client has acknowledged a tick
 // after (or, for a client without an acknowledgement, that happened before
-// its first snapshot).
+// its first snapshot), and those older than Wire.History ticks: a client
+// that has acknowledged nothing since is sent full snapshots, whose
+// despawns it would otherwise be sent every tick, however many, for as
+// long as it acknowledges nothing.
 func (s *Session) pruneGraves() {
 	if len(s.graves) == 0 {
 		return
@@ -316,6 +319,9 @@ func (s *Session) pruneGraves() {
 		if !found || tickBefore(h, horizon) {
 			horizon, found = h, true
 		}
+	}
+	if oldest := s.tick - uint32(s.cfg.Wire.History); tickBefore(horizon, oldest) {
+		horizon = oldest // older graves are too old to tell
 	}
 	out := s.graves[:0]
 	for _, g := range s.graves {

@@ -1,0 +1,182 @@
+package server
+
+import (
+	"testing"
+
+	"github.com/go-gl/mathgl/mgl32"
+
+	"github.com/netsmooth/netsmooth/wire"
+)
+
+// A client that acknowledges snapshot ticks (so it gets deltas) but never
+// acknowledges a snapshot packet in its headers makes every record it was
+// sent count as lost a round trip later: each entity then waits "from when
+// it started waiting before" and is at once past MaxInterval again. Its
+// fullest second stays within half a budget of the budget.
+func TestClientAckingNoPacketStaysInBudget(t *testing.T) {
+	const tickRate = 20
+	n, rate := 1000, 16000
+	run := func(hostile bool) (worst int) {
+		s := newServer(t, SessionConfig{TickRate: tickRate, Budget: BudgetConfig{BytesPerSecond: rate}})
+		s.Connect(1)
+		s.SetView(1, View{Radius: 300})
+		c := newTestClient(t, wire.Config{})
+		var perTick []int
+		for tick := uint32(1); tick <= 400; tick++ {
+			s.BeginTick(tick)
+			swarm(t, s, n, tick)
+			perTick = append(perTick, snapshotTo(t, s, c, tick, nil))
+			var pkt []byte
+			if hostile {
+				// An honest-looking input packet acking the tick, whose header
+				// acknowledges no packet.
+				p := wire.InputPacket{FirstSeq: c.firstUn}
+				p.AckedTick, p.HasAckedTick = c.dec.Acked()
+				h := wire.Header{Seq: c.seq, Sent: tick * 50}
+				c.seq++
+				var err error
+				if pkt, err = wire.AppendInput(nil, &h, &p, nil); err != nil {
+					t.Fatal(err)
+				}
+			} else {
+				pkt = c.ack(t, tick*50+10)
+			}
+			if err := s.Receive(1, pkt, tick*50+10); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i := 2 * tickRate; i+tickRate <= len(perTick); i++ {
+			sum := 0
+			for _, b := range perTick[i : i+tickRate] {
+				sum += b
+			}
+			worst = max(worst, sum)
+		}
+		return worst
+	}
+	honest, hostile := run(false), run(true)
+	t.Logf("fullest second: honest client %d B, client acking no packet %d B (budget %d B/s)", honest, hostile, rate)
+	if hostile > rate*3/2 {
+		t.Fatalf("a client that acknowledges no packet is sent %d B in a second, budget %d B/s", hostile, rate)
+	}
+}
+
+// A game that spawns and despawns short-lived entities (projectiles) has
+// a hostile client that never acknowledges a snapshot tick: it pins
+// no despawn in the session's graves beyond Wire.History ticks, and the
+// despawns it is sent again and again stay within its budget.
+func TestClientAckingNoTickPinsNoGraves(t *testing.T) {
+	const tickRate, rate, shots = 20, 16000, 10
+	s := newServer(t, SessionConfig{TickRate: tickRate, Budget: BudgetConfig{BytesPerSecond: rate}})
+	s.Connect(1) // honest
+	s.Connect(2) // hostile
+	honest := newTestClient(t, wire.Config{})
+	hostile := newTestClient(t, wire.Config{})
+	next := uint32(1000)
+	perTick := map[ClientID][]int{}
+	for tick := uint32(1); tick <= 600; tick++ {
+		s.BeginTick(tick)
+		swarm(t, s, 100, tick)
+		for k := range uint32(shots) { // this tick's projectiles
+			s.SetEntity(wire.Entity{NetID: next + k, Pos: mgl32.Vec3{float32(k), float32(tick % 50), 0}})
+		}
+		if tick > 5 { // those of 5 ticks ago hit something
+			for k := range uint32(shots) {
+				s.Despawn(next - 5*shots + k)
+			}
+		}
+		next += shots
+		for id, c := range map[ClientID]*testClient{1: honest, 2: hostile} {
+			packets, err := s.Snapshot(id, tick*50, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for _, p := range packets {
+				n += len(p)
+				c.receive(p, tick*50)
+			}
+			perTick[id] = append(perTick[id], n)
+			var pkt []byte
+			if id == 1 {
+				pkt = c.ack(t, tick*50+10)
+			} else {
+				// Acknowledges its packets in the header, but never a tick.
+				p := wire.InputPacket{FirstSeq: c.firstUn}
+				h := wire.Header{Seq: c.seq, Sent: tick * 50}
+				c.seq++
+				c.receipts.Stamp(&h, tick*50)
+				pkt, err = wire.AppendInput(nil, &h, &p, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := s.Receive(id, pkt, tick*50+10); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	sec := func(id ClientID) int {
+		sum := 0
+		for _, b := range perTick[id][len(perTick[id])-tickRate:] {
+			sum += b
+		}
+		return sum
+	}
+	s.mu.Lock()
+	graves := len(s.graves)
+	s.mu.Unlock()
+	t.Logf("graves held: %d; last second: honest %d B, hostile %d B (budget %d B/s)", graves, sec(1), sec(2), rate)
+	if most := (s.cfg.Wire.History + 1) * shots; graves > most { // the last History ticks' despawns
+		t.Errorf("the session holds %d despawns, pinned by a client that acknowledges no tick", graves)
+	}
+	if sec(2) > rate*3/2 {
+		t.Errorf("the client that acknowledges no tick was sent %d B in the last second, budget %d B/s", sec(2), rate)
+	}
+}
+
+// The same with interest management: the entities that leave the view of
+// a client that acknowledges no tick are despawned again for Wire.History
+// ticks at most, within its budget, and then forgotten.
+func TestClientAckingNoTickGetsDeparturesInBudget(t *testing.T) {
+	const tickRate, rate = 20, 16000
+	s := newServer(t, SessionConfig{TickRate: tickRate, Interest: &InterestConfig{}, Budget: BudgetConfig{BytesPerSecond: rate}})
+	s.Connect(1)
+	c := newTestClient(t, wire.Config{})
+	var perTick []int
+	for tick := uint32(1); tick <= 600; tick++ {
+		s.BeginTick(tick)
+		if tick == 1 {
+			for k := range 4000 { // a road of still entities, one a unit
+				s.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{float32(k), 0, 0}})
+			}
+		}
+		s.SetView(1, View{Pos: mgl32.Vec3{float32(tick) * 5, 0, 0}, Radius: 50}) // the player walks the road
+		perTick = append(perTick, snapshotTo(t, s, c, tick, nil))
+		p := wire.InputPacket{FirstSeq: c.firstUn} // acknowledges its packets, never a tick
+		h := wire.Header{Seq: c.seq, Sent: tick * 50}
+		c.seq++
+		c.receipts.Stamp(&h, tick*50)
+		pkt, err := wire.AppendInput(nil, &h, &p, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Receive(1, pkt, tick*50+10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sum := 0
+	for _, b := range perTick[len(perTick)-tickRate:] {
+		sum += b
+	}
+	s.mu.Lock()
+	gone := len(s.clients[1].gone)
+	s.mu.Unlock()
+	t.Logf("departures held: %d; last second: %d B (budget %d B/s)", gone, sum, rate)
+	if gone > 1000 {
+		t.Errorf("%d departures held for a client that acknowledges no tick, want those of the last History ticks", gone)
+	}
+	if sum > rate*3/2 {
+		t.Errorf("a client that acknowledges no tick was sent %d B in the last second, budget %d B/s", sum, rate)
+	}
+}
