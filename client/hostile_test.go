@@ -176,3 +176,47 @@ func TestForgedFarTickPartKeepsAssignment(t *testing.T) {
 		t.Errorf("ServerTick %.0f, the server is at tick %d", st, p.tick)
 	}
 }
+
+// A forged complete snapshot of a tick ahead becomes the newest tick the
+// client holds, and the server's stream goes on below it: the client
+// waits for the stream to catch up with a tick near ahead, and takes the
+// stream for a restart's when the tick is far ahead (asking for a full
+// snapshot). Either way it holds the server's state, assignment and tick
+// again within a second, however long the server's history (which used
+// to bound the time: the server sends deltas against the last tick it
+// knows the client holds until that tick leaves its history). A tick half
+// the tick numbers away, both before and after the server's, is no
+// different.
+func TestForgedTickAheadRecovered(t *testing.T) {
+	for _, history := range []int{32, 128} {
+		for _, ahead := range []uint32{5, 40, 1_000_000, 1 << 31} {
+			p := newPair(t, netsim.Config{Latency: 30 * time.Millisecond}, 1, 20, SessionConfig{Wire: wire.Config{History: history}})
+			p.run(2 * time.Second)
+			b := forge(t, wire.Header{Seq: newestSeq(p) + 1}, wire.SnapshotInfo{Tick: p.tick + ahead})
+			if err := p.cli.Receive(b, p.cliMs(p.now)); err != nil {
+				t.Fatal(err)
+			}
+			start, since := p.now, time.Duration(-1) // since: when the client was last seen right
+			for p.now-start < 4*time.Second {
+				p.run(10 * time.Millisecond)
+				st, _ := p.cli.ServerTick(p.cliMs(p.now))
+				newest, _ := p.cli.dec.Acked()
+				world := p.cli.dec.State(newest)
+				right := p.cli.NetID() == components.NetID(ownID) && math.Abs(st-float64(p.tick)) < 10 &&
+					newest <= p.tick && world != nil && world.Len() == p.entities+1 && !p.cli.dec.Diverged()
+				switch {
+				case !right:
+					since = -1
+				case since < 0:
+					since = p.now - start
+				}
+			}
+			t.Logf("history %d, %d ticks ahead: right again %v after the forged tick (-1: not in 4 s), %d restarts",
+				history, ahead, since, p.cli.Stats().Restarts)
+			if since < 0 || since > time.Second {
+				t.Errorf("history %d: the client holds the server's stream again %v after a forged tick %d ahead (-1: not in 4 s), want within 1 s",
+					history, since, ahead)
+			}
+		}
+	}
+}

@@ -12,12 +12,14 @@ import (
 )
 
 // Restart detection: a server that restarted sends full snapshots of
-// ticks the client has already passed. After this long with nothing but
-// such packets (at least restartPackets of them), the client takes it for
-// a new server and starts over.
+// ticks the client has already passed, and a stream that goes on far
+// below the newest tick the client holds (farBehindMs of ticks or more)
+// says that tick was not the server's. After this long with nothing but
+// such packets (at least restartPackets of them), the client starts over.
 const (
 	RestartAfterMs = 250
 	restartPackets = 3
+	farBehindMs    = 500
 )
 
 // ErrInputSeq: an input queued with a sequence number not after the
@@ -161,6 +163,9 @@ type Session struct {
 	// Restart detection.
 	behind      int
 	behindSince uint32
+	// wantFull asks the server for a full snapshot after a restart, until
+	// one arrives: the server's deltas are against ticks forgotten.
+	wantFull bool
 
 	// netID is the entity the client controls, 0 for none: the server's
 	// choice.
@@ -256,9 +261,11 @@ func (c *Session) NetID() components.NetID {
 // codec's (package wire). Receive never panics, whatever the bytes.
 //
 // A server that restarted (its ticks start again, below the ones the
-// client holds) sends full snapshots of ticks the client has passed: after
-// RestartAfterMs of nothing else, the client forgets the old server's
-// ticks, clock and assignment and takes the new one's stream.
+// client holds) sends full snapshots of ticks the client has passed, and
+// a forged snapshot of a tick far ahead leaves the server's stream going
+// on below it: after RestartAfterMs of nothing newer, the client forgets
+// the ticks, clock and assignment it held, asks for a full snapshot and
+// takes the stream as it comes.
 func (c *Session) Receive(packet []byte, now uint32) error {
 	c.mu.Lock()
 	own, hasOwn, err := c.receive(packet, now)
@@ -302,16 +309,22 @@ func (c *Session) receive(packet []byte, now uint32) (Own, bool, error) {
 		return Own{}, false, fmt.Errorf("client: snapshot: %w", err)
 	}
 	st.Snapshots++
+	if c.wantFull {
+		_, held := c.dec.Acked()
+		c.wantFull = !held
+	}
 	if rtt, ok := c.sentAt.RTT(&s.Header, now); ok && s.Part == 0 {
 		c.sync.add(rtt, s.Header.Sent, now)
 	}
 	if !c.hasTick || !tickBefore(s.Tick, c.tick) {
 		c.control(&s) // before push: this snapshot's own record is the new NetID's
 	}
-	// Only a tick whose parts all arrived is the newest: a lone part of a
-	// tick that never completes (a forged one far ahead) would otherwise
-	// hold the assignment and the server tick until the stream reached it.
-	if s.Done && (!c.hasTick || tickBefore(c.tick, s.Tick)) {
+	// Only a tick whose parts all arrived is the newest, and only when the
+	// decoder holds it as its newest: a lone part of a tick that never
+	// completes (a forged one far ahead) would otherwise hold the
+	// assignment and the server tick until the stream reached it, and a
+	// tick half the tick numbers away is both before and after the others.
+	if newest, held := c.dec.Acked(); s.Done && held && newest == s.Tick {
 		c.tick, c.tickSent, c.hasTick = s.Tick, s.Header.Sent, true
 	}
 	if s.HasInputAck {
@@ -327,19 +340,21 @@ func (c *Session) receive(packet []byte, now uint32) (Own, bool, error) {
 	return own, hasOwn, nil
 }
 
-// restarted watches for a restarted server: it reports true once, for
+// restarted watches for a restarted server, or a newest tick that was
+// not the server's (a forged one far ahead): it reports true once, for
 // RestartAfterMs and restartPackets, every parsed packet was a full
-// snapshot of a tick at or before the newest tick held, with no progress
-// (a delta decoded, or a newer tick) in between. Reordered or duplicated
-// full snapshots at the start of a connection are interleaved with
-// progress, and a server that lost track of the client sends full
-// snapshots of newer ticks.
+// snapshot of a tick at or before the newest tick held, or a delta
+// farBehindMs of ticks or more before it, with no progress (a newer tick,
+// a delta of a recent one) in between. Reordered or duplicated packets
+// are interleaved with progress, and a server that lost track of the
+// client sends full snapshots of newer ticks.
 func (c *Session) restarted(s *wire.Snapshot, err error, newest, now uint32) bool {
 	parsed := err == nil || errors.Is(err, wire.ErrDuplicate)
+	far := float64(newest-s.Tick) >= c.cfg.TickRate*farBehindMs/1000
 	switch {
-	case err == nil && (s.Delta || tickBefore(newest, s.Tick)):
+	case err == nil && (tickBefore(newest, s.Tick) || s.Delta && !far):
 		c.behind = 0
-	case parsed && !s.Delta && !tickBefore(newest, s.Tick):
+	case parsed && !tickBefore(newest, s.Tick) && (!s.Delta || far):
 		if c.behind == 0 {
 			c.behindSince = now
 		}
@@ -366,8 +381,10 @@ func (c *Session) control(s *wire.Snapshot) {
 }
 
 // restart forgets the old server: its ticks, its packets' sequence
-// numbers, its clock, its assignment.
+// numbers, its clock, its assignment; the next input packets ask for a
+// full snapshot.
 func (c *Session) restart() {
+	c.wantFull = true
 	c.dec.Reset()
 	c.receipts.Reset()
 	c.sync.resetOffset()

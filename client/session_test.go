@@ -325,6 +325,26 @@ func TestClientOverABadNetwork(t *testing.T) {
 	}
 }
 
+// Over links far worse than a game should meet (150 ms of jitter, a
+// fifth of the packets reordered by 200 ms, a fifth duplicated), late
+// packets are never taken for a restart: they are interleaved with newer
+// ticks, and a late delta is never 500 ms of ticks behind the newest.
+func TestNoRestartImaginedOverHarshLinks(t *testing.T) {
+	links := []netsim.Config{
+		{Latency: 100 * time.Millisecond, Jitter: 150 * time.Millisecond, Loss: 0.1, Reorder: 0.2, ReorderDelay: 200 * time.Millisecond, Duplicate: 0.2},
+		{Latency: 50 * time.Millisecond, Jitter: 300 * time.Millisecond, Duplicate: 0.3},
+	}
+	for i, link := range links {
+		for seed := uint64(1); seed <= 5; seed++ {
+			p := newPair(t, link, seed, 50, SessionConfig{})
+			p.run(30 * time.Second)
+			if st := p.cli.Stats(); st.Restarts != 0 || st.Ticks < 200 {
+				t.Errorf("link %d, seed %d: %d restarts imagined, %d ticks received", i, seed, st.Restarts, st.Ticks)
+			}
+		}
+	}
+}
+
 // A server restarted mid-session, its ticks from 1 again: the client
 // notices within RestartAfterMs of its first packets and takes up its
 // stream (deltas again) without being restarted itself.
