@@ -95,22 +95,28 @@ func DialWebTransport(ctx context.Context, url string, hello wire.Hello, cfg Dia
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
 	d := &webtransport.Transport{QUICConfig: cfg.quic(), StreamReorderingTimeout: cfg.timeout()}
+	var qc *quic.Conn
 	d.DialAddr = func(ctx context.Context, addr string, t *tls.Config, q *quic.Config) (*quic.Conn, error) {
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, err
 		}
-		return quic.DialAddrEarly(ctx, addr, cfg.tlsConfig(host, http3.NextProtoH3), q)
+		qc, err = quic.DialAddrEarly(ctx, addr, cfg.tlsConfig(host, http3.NextProtoH3), q)
+		return qc, err
 	}
 	rsp, sess, err := d.Dial(ctx, url, nil)
 	if err != nil {
+		if qc != nil {
+			qc.CloseWithError(0, "") // the session's connection, of no further use
+		}
 		return nil, wire.Welcome{}, dialErr(ctx, url, err)
 	}
 	if rsp.StatusCode < 200 || rsp.StatusCode > 299 {
 		sess.CloseWithError(0, "")
+		qc.CloseWithError(0, "")
 		return nil, wire.Welcome{}, fmt.Errorf("%w: WebTransport at %s answered HTTP %d", ErrHandshake, url, rsp.StatusCode)
 	}
-	car := wtCarrier{sess}
+	car := wtCarrier{sess, qc}
 	st, err := sess.OpenStreamSync(ctx)
 	if err != nil {
 		car.closeWith(wire.ReasonLeft, "")

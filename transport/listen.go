@@ -139,6 +139,7 @@ type setup struct {
 	l       *Listener
 	once    sync.Once
 	decided atomic.Bool
+	conn    atomic.Pointer[quic.Conn] // set once the handshake completed
 }
 
 func (s *setup) release() { s.once.Do(func() { s.l.pending.Add(-1) }) }
@@ -298,6 +299,7 @@ func (l *Listener) acceptLoop() {
 				qc.CloseWithError(quic.ApplicationErrorCode(reasonCode(wire.ReasonProtocol)), "WebTransport is off")
 				continue
 			}
+			s.conn.Store(qc)
 			l.wg.Add(1)
 			go func() {
 				defer l.wg.Done()
@@ -400,10 +402,16 @@ func (l *Listener) offer(in *Incoming, s *setup) {
 	}
 }
 
+// wtMaxHeaderBytes bounds an HTTP/3 request's HEADERS frame: a
+// WebTransport CONNECT request takes a few hundred bytes, and HTTP/3
+// allocates the length a frame claims before reading it (1 MB a stream
+// by default, before any token).
+const wtMaxHeaderBytes = 4 << 10
+
 // startWebTransport serves WebTransport sessions on HTTP/3 connections.
 func (l *Listener) startWebTransport() {
 	mux := http.NewServeMux()
-	h3 := &http3.Server{Handler: mux, QUICConfig: quicConfig(l.cfg.IdleTimeout, l.cfg.HelloTimeout)}
+	h3 := &http3.Server{Handler: mux, QUICConfig: quicConfig(l.cfg.IdleTimeout, l.cfg.HelloTimeout), MaxHeaderBytes: wtMaxHeaderBytes}
 	l.wt = &webtransport.Server{H3: h3, CheckOrigin: l.cfg.CheckOrigin, ReorderingTimeout: l.cfg.HelloTimeout}
 	if l.wt.CheckOrigin == nil {
 		l.wt.CheckOrigin = func(*http.Request) bool { return true }
@@ -427,7 +435,7 @@ func (l *Listener) startWebTransport() {
 			return
 		}
 		h, err := readHello(st)
-		car := wtCarrier{sess}
+		car := wtCarrier{sess, s.conn.Load()}
 		if err != nil {
 			l.badHello.Add(1)
 			car.closeWith(wire.ReasonProtocol, "expected a hello")

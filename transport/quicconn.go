@@ -39,7 +39,12 @@ func fatalSend(err error) bool {
 	return !errors.As(err, &big)
 }
 
-type wtCarrier struct{ *webtransport.Session }
+// wtCarrier is a WebTransport session of netsmooth's protocol, and the
+// QUIC connection that carries it (one session per connection).
+type wtCarrier struct {
+	*webtransport.Session
+	conn *quic.Conn
+}
 
 // ReceiveDatagram returns the session's next datagram, or, once the
 // session has ended, why: its datagram queue can end before the session
@@ -62,8 +67,16 @@ func (w wtCarrier) ReceiveDatagram(ctx context.Context) ([]byte, error) {
 	return nil, err
 }
 
+// closeWith closes the session, and its QUIC connection a grace later
+// (time for the session's close to arrive first): closing the session
+// alone leaves the connection open, with its state and goroutines, for
+// as long as the peer keeps it alive.
 func (w wtCarrier) closeWith(r wire.Reason, msg string) error {
-	return w.CloseWithError(webtransport.SessionErrorCode(reasonCode(r)), msg)
+	err := w.CloseWithError(webtransport.SessionErrorCode(reasonCode(r)), msg)
+	if w.conn != nil {
+		time.AfterFunc(wtGrace, func() { w.conn.CloseWithError(quic.ApplicationErrorCode(reasonCode(r)), msg) })
+	}
+	return err
 }
 
 func (wtCarrier) reason(err error) *CloseError { return closeReason(err) }
