@@ -115,6 +115,12 @@ type Server struct {
 
 	wsPending chan struct{} // a place per WebSocket handshake under way
 	closeOnce sync.Once
+
+	// closers are the connections' Closes under way, on goroutines of
+	// their own; closersDone says Close has waited for them (later
+	// closes run on the caller's goroutine). Both under mu.
+	closers     sync.WaitGroup
+	closersDone bool
 }
 
 // member is a connected client.
@@ -409,11 +415,28 @@ func (s *Server) event(ev Event) {
 }
 
 // closeMember closes m's connection with reason; its reader reports the
-// leave.
+// leave. The close runs on a goroutine of its own: closing a connection
+// may wait for its peer (a send under way to a client that acknowledges
+// nothing, a WebSocket's closing handshake), and the caller is the game's
+// tick.
 func (s *Server) closeMember(m *member, reason wire.Reason, msg string) {
-	if m.closed.CompareAndSwap(false, true) {
-		m.conn.Close(reason, msg)
+	if !m.closed.CompareAndSwap(false, true) {
+		return
 	}
+	s.mu.Lock()
+	async := !s.closersDone
+	if async {
+		s.closers.Add(1)
+	}
+	s.mu.Unlock()
+	if !async {
+		m.conn.Close(reason, msg)
+		return
+	}
+	go func() {
+		defer s.closers.Done()
+		m.conn.Close(reason, msg)
+	}()
 }
 
 // Kick disconnects client id, telling it why (ReasonKicked and msg). The
@@ -578,6 +601,10 @@ func (s *Server) Close() error {
 		}
 		err = s.ln.Close()
 		s.wg.Wait()
+		s.mu.Lock()
+		s.closersDone = true
+		s.mu.Unlock()
+		s.closers.Wait()
 	})
 	return err
 }

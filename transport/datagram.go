@@ -104,7 +104,11 @@ func (c *datagramConn) WritePacket(b []byte) error {
 
 // Close sends a Close datagram (best effort: a second way for the reason
 // to reach the peer), then ends the connection with the reason's code,
-// after the carrier's grace if it has one.
+// after the carrier's grace if it has one. It does not wait for a peer
+// that acknowledges nothing: the send under way and the Close datagram,
+// which a congested connection holds back, return once the connection
+// ends, and the connection ends after the grace, or closeDatagramWait
+// without one, whatever they do.
 func (c *datagramConn) Close(reason wire.Reason, message string) error {
 	c.mu.Lock()
 	first := c.closeErr == nil
@@ -112,17 +116,29 @@ func (c *datagramConn) Close(reason wire.Reason, message string) error {
 		c.closeErr = &CloseError{Reason: reason, Message: message}
 	}
 	c.mu.Unlock()
-	c.sendq.close()
+	c.sendq.stop()
 	if !first {
 		return nil
 	}
-	c.car.SendDatagram(wire.AppendClose(nil, &wire.Close{Reason: reason, Message: message}))
+	queued := make(chan struct{})
+	go func() {
+		c.car.SendDatagram(wire.AppendClose(nil, &wire.Close{Reason: reason, Message: message}))
+		close(queued)
+	}()
 	if g := c.car.grace(); g > 0 {
 		time.AfterFunc(g, func() { c.car.closeWith(reason, message) })
 		return nil
 	}
+	select {
+	case <-queued:
+	case <-time.After(closeDatagramWait):
+	}
 	return c.car.closeWith(reason, message)
 }
+
+// closeDatagramWait is how long Close waits, without a grace, for a
+// congested connection to take its Close datagram.
+const closeDatagramWait = 50 * time.Millisecond
 
 func (c *datagramConn) RemoteAddr() net.Addr { return c.car.RemoteAddr() }
 func (c *datagramConn) Kind() Kind           { return c.kind }

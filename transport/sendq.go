@@ -111,6 +111,14 @@ func (s *sendQueue) run() {
 // close stops the goroutine, dropping what is queued, and waits for it
 // (for the send under way to return).
 func (s *sendQueue) close() {
+	s.stop()
+	<-s.done
+}
+
+// stop tells the goroutine to stop, dropping what is queued, without
+// waiting for the send under way: on a congested connection that send
+// returns only once the connection ends.
+func (s *sendQueue) stop() {
 	s.mu.Lock()
 	already := s.closed
 	s.closed = true
@@ -121,5 +129,4 @@ func (s *sendQueue) close() {
 		default:
 		}
 	}
-	<-s.done
 }
