@@ -139,7 +139,7 @@ func StartServer(ctx context.Context, rules Rules, udpAddr, httpAddr string, pag
 		if page != nil {
 			page.register(mux)
 		}
-		s.web = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+		s.web = &http.Server{Handler: boundWrites(mux), ReadHeaderTimeout: httpIdle, IdleTimeout: httpIdle}
 		go func() {
 			if err := s.web.Serve(s.webL); err != nil && !errors.Is(err, http.ErrServerClosed) {
 				log.Printf("arena: HTTP server: %v", err)
@@ -147,6 +147,29 @@ func StartServer(ctx context.Context, rules Rules, udpAddr, httpAddr string, pag
 		}()
 	}
 	return s, nil
+}
+
+// httpIdle is how long the HTTP server waits for a request's header, and
+// for the next request on a connection kept alive: a browser opens
+// another connection when it needs one, and a client that holds
+// connections open without asking for anything holds none for long.
+const httpIdle = 5 * time.Second
+
+// responseWrite is how long a response may take to be written (the wasm
+// module, a few megabytes, on a slow link): a client that never reads
+// does not hold its connection and handler longer.
+const responseWrite = 2 * time.Minute
+
+// boundWrites gives every response but the WebSocket's responseWrite to
+// be written. The WebSocket, once upgraded, bounds each of its own
+// writes.
+func boundWrites(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/ws" {
+			_ = http.NewResponseController(w).SetWriteDeadline(time.Now().Add(responseWrite))
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Addr is where desktop clients connect over QUIC (and browsers over
