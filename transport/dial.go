@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
+	"sync/atomic"
 
 	"github.com/netsmooth/netsmooth/wire"
 	"github.com/quic-go/quic-go"
@@ -95,34 +97,58 @@ func DialWebTransport(ctx context.Context, url string, hello wire.Hello, cfg Dia
 	ctx, cancel := context.WithTimeout(ctx, cfg.timeout())
 	defer cancel()
 	d := &webtransport.Transport{QUICConfig: cfg.quic(), StreamReorderingTimeout: cfg.timeout()}
-	var qc *quic.Conn
-	d.DialAddr = func(ctx context.Context, addr string, t *tls.Config, q *quic.Config) (*quic.Conn, error) {
+	var conn atomic.Pointer[quic.Conn]
+	d.DialAddr = func(dctx context.Context, addr string, t *tls.Config, q *quic.Config) (*quic.Conn, error) {
 		host, _, err := net.SplitHostPort(addr)
 		if err != nil {
 			return nil, err
 		}
-		qc, err = quic.DialAddrEarly(ctx, addr, cfg.tlsConfig(host, http3.NextProtoH3), q)
+		qc, err := quic.DialAddrEarly(dctx, addr, cfg.tlsConfig(host, http3.NextProtoH3), q)
+		if err == nil {
+			conn.Store(qc)
+			if ctx.Err() != nil { // ended as the connection was made
+				qc.CloseWithError(0, "")
+			}
+		}
 		return qc, err
+	}
+	// webtransport-go waits for the answer to its CONNECT request without
+	// a context: a server that never answers would hold the dial for ever,
+	// the client's keep-alives keeping the connection up. Ending the
+	// connection when ctx ends is what bounds the wait.
+	ended := context.AfterFunc(ctx, func() {
+		if qc := conn.Load(); qc != nil {
+			qc.CloseWithError(0, "")
+		}
+	})
+	fail := func(err error) (Conn, wire.Welcome, error) {
+		ended()
+		if qc := conn.Load(); qc != nil {
+			qc.CloseWithError(0, "") // the session's connection, of no further use
+		}
+		return nil, wire.Welcome{}, err
 	}
 	rsp, sess, err := d.Dial(ctx, url, nil)
 	if err != nil {
-		if qc != nil {
-			qc.CloseWithError(0, "") // the session's connection, of no further use
+		if ctx.Err() != nil {
+			err = ctx.Err() // not the close that ended the wait
 		}
-		return nil, wire.Welcome{}, dialErr(ctx, url, err)
+		return fail(dialErr(ctx, url, err))
 	}
 	if rsp.StatusCode < 200 || rsp.StatusCode > 299 {
 		sess.CloseWithError(0, "")
-		qc.CloseWithError(0, "")
-		return nil, wire.Welcome{}, fmt.Errorf("%w: WebTransport at %s answered HTTP %d", ErrHandshake, url, rsp.StatusCode)
+		return fail(fmt.Errorf("%w: WebTransport at %s answered HTTP %d", ErrHandshake, url, rsp.StatusCode))
 	}
-	car := wtCarrier{sess, qc}
+	car := wtCarrier{sess, conn.Load()}
 	st, err := sess.OpenStreamSync(ctx)
 	if err != nil {
 		car.closeWith(wire.ReasonLeft, "")
 		return nil, wire.Welcome{}, dialErr(ctx, url, err)
 	}
 	w, err := hail(ctx, st, msg)
+	if err == nil && !ended() {
+		err = ctx.Err() // ended as the Welcome came: the connection is closed
+	}
 	if err != nil {
 		car.closeWith(wire.ReasonLeft, "")
 		return nil, w, dialErr(ctx, url, err)
@@ -142,7 +168,7 @@ func dialErr(ctx context.Context, addr string, err error) error {
 		return ce
 	case errors.As(err, &app), errors.As(err, &sess):
 		return closeReason(err) // the server's answer, whatever its code
-	case ctx.Err() != nil, errors.As(err, &hs), errors.As(err, &idle):
+	case ctx.Err() != nil, errors.Is(err, os.ErrDeadlineExceeded), errors.As(err, &hs), errors.As(err, &idle):
 		return fmt.Errorf("%w: %s did not answer: %w", ErrTimeout, addr, err)
 	}
 	return fmt.Errorf("transport: connecting to %s: %w", addr, err)

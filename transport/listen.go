@@ -29,7 +29,6 @@ const (
 	DefaultAddr             = "127.0.0.1:0"
 	DefaultWebTransportPath = "/netsmooth"
 	DefaultMaxPending       = 256
-	DefaultIdleTimeout      = 10 * time.Second
 )
 
 // RetryPolicy says when a server makes a new client prove its address

@@ -84,7 +84,9 @@ func (wtCarrier) fatal(err error) bool         { return fatalSend(err) }
 func (wtCarrier) grace() time.Duration         { return wtGrace }
 
 // closeReason says why a QUIC connection or WebTransport session ended,
-// from the error its operations return.
+// from the error its operations return. The peer's message is made a
+// wire.CloseText, as a Close message's is: it may be a megabyte of
+// terminal escapes.
 func closeReason(err error) *CloseError {
 	var app *quic.ApplicationError
 	var sess *webtransport.SessionError
@@ -94,10 +96,10 @@ func closeReason(err error) *CloseError {
 	switch {
 	case errors.As(err, &app):
 		r, _ := codeReason(uint64(app.ErrorCode))
-		return &CloseError{Reason: r, Message: app.ErrorMessage, Remote: app.Remote}
+		return &CloseError{Reason: r, Message: wire.CloseText(app.ErrorMessage), Remote: app.Remote}
 	case errors.As(err, &sess):
 		r, _ := codeReason(uint64(sess.ErrorCode))
-		return &CloseError{Reason: r, Message: sess.Message, Remote: sess.Remote}
+		return &CloseError{Reason: r, Message: wire.CloseText(sess.Message), Remote: sess.Remote}
 	case errors.As(err, &idle), errors.As(err, &hs):
 		return &CloseError{Reason: wire.ReasonTimeout, Message: err.Error(), Remote: true}
 	case errors.As(err, &reset):

@@ -121,7 +121,7 @@ func watchSession(wt js.Value) *wtSession {
 			s.why.Reason, _ = codeReason(uint64(code.Float()))
 		}
 		if r := info.Get("reason"); r.Type() == js.TypeString {
-			s.why.Message = r.String()
+			s.why.Message = wire.CloseText(r.String())
 		}
 	}()
 	return s

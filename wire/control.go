@@ -1,9 +1,12 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/netsmooth/netsmooth/internal/limits"
@@ -126,7 +129,8 @@ type Close struct {
 	// Reason is why.
 	Reason Reason
 	// Message is a short human-readable explanation (at most
-	// MaxCloseMessage bytes of UTF-8), for logs and for the player.
+	// MaxCloseMessage bytes of UTF-8, no control characters), for logs
+	// and for the player.
 	Message string
 }
 
@@ -220,22 +224,28 @@ func ParseWelcome(b []byte) (Welcome, error) {
 	return w, r.end("welcome")
 }
 
-// AppendClose appends c's encoding to dst. A message longer than
-// MaxCloseMessage bytes is cut at a rune boundary; invalid UTF-8 is
-// replaced.
+// AppendClose appends c's encoding to dst, its message made a
+// [CloseText].
 func AppendClose(dst []byte, c *Close) []byte {
-	msg := closeText(c.Message)
+	msg := CloseText(c.Message)
 	dst = appendControlPrefix(dst, TypeClose)
 	dst = append(dst, byte(c.Reason))
 	dst = appendUvarint(dst, uint32(len(msg)))
 	return append(dst, msg...)
 }
 
-// closeText makes s valid UTF-8 of at most MaxCloseMessage bytes.
-func closeText(s string) string {
-	if !utf8.ValidString(s) {
+// CloseText returns s as a Close message carries it: valid UTF-8 (invalid
+// bytes replaced), with no control characters (replaced: a message from a
+// peer goes to logs and terminals, where an escape sequence would act),
+// cut at a rune boundary to at most MaxCloseMessage bytes. Package
+// transport makes the reasons QUIC and WebTransport carry the same.
+func CloseText(s string) string {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
 		b := make([]byte, 0, len(s))
 		for _, r := range s {
+			if unicode.IsControl(r) {
+				r = utf8.RuneError
+			}
 			b = utf8.AppendRune(b, r) // invalid bytes come as RuneError
 		}
 		s = string(b)
@@ -251,7 +261,8 @@ func closeText(s string) string {
 }
 
 // ParseClose decodes a Close. A reason this version does not know reads
-// as ReasonNone; the message must be valid UTF-8.
+// as ReasonNone; the message must be valid UTF-8 without control
+// characters.
 func ParseClose(b []byte) (Close, error) {
 	var c Close
 	r, err := parseControlPrefix(b, TypeClose)
@@ -275,6 +286,9 @@ func ParseClose(b []byte) (Close, error) {
 	}
 	if !utf8.Valid(msg) {
 		return c, fmt.Errorf("%w: close message is not UTF-8", ErrMalformed)
+	}
+	if bytes.ContainsFunc(msg, unicode.IsControl) {
+		return c, fmt.Errorf("%w: close message has a control character", ErrMalformed)
 	}
 	c.Message = string(msg)
 	return c, r.end("close")

@@ -62,6 +62,17 @@ func TestControlLimits(t *testing.T) {
 	if err != nil || c.Message != "a\uFFFDb" {
 		t.Fatalf("invalid UTF-8: %q %v", c.Message, err)
 	}
+	// Control characters (a terminal's escape sequences, a line break,
+	// C1 controls) are replaced on the way out and refused on the way in.
+	c, err = ParseClose(AppendClose(nil, &Close{Message: "\x1b[2Jgone\nnow\u009b"}))
+	if err != nil || c.Message != "\uFFFD[2Jgone\uFFFDnow\uFFFD" {
+		t.Fatalf("control characters: %q %v", c.Message, err)
+	}
+	forged := AppendClose(nil, &Close{Message: "xgone"})
+	forged[len(forged)-5] = 0x1b
+	if _, err := ParseClose(forged); !errors.Is(err, ErrMalformed) {
+		t.Fatalf("a close message with an escape character: %v", err)
+	}
 }
 
 func TestControlRejects(t *testing.T) {
