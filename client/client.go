@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/netsmooth/netsmooth/netsim"
@@ -62,6 +63,12 @@ type Client struct {
 	errMu     sync.Mutex
 	err       error
 	closeOnce sync.Once
+
+	// The silence watchdog: heard is when the last packet arrived (unix
+	// ns); watch, under errMu, fires idle after it.
+	heard atomic.Int64
+	idle  time.Duration
+	watch *time.Timer
 }
 
 // Handshake connects a client over mc, a message connection the game
@@ -109,7 +116,10 @@ func New(conn transport.Conn, w wire.Welcome, cfg Config) (*Client, error) {
 		conn.Close(wire.ReasonLeft, "")
 		return nil, err
 	}
-	c := &Client{conn: conn, sess: sess, welcome: w, start: time.Now(), done: make(chan struct{})}
+	c := &Client{conn: conn, sess: sess, welcome: w, start: time.Now(), done: make(chan struct{}), idle: cfg.Transport.IdleTimeout}
+	if c.idle <= 0 {
+		c.idle = transport.DefaultIdleTimeout
+	}
 	c.send = transport.NewPath(cfg.Seed, func(b []byte) { conn.WritePacket(b) })
 	c.recv = transport.NewPath(transport.SeedFor(cfg.Seed, 1), c.receive)
 	for _, set := range []struct {
@@ -126,6 +136,10 @@ func New(conn transport.Conn, w wire.Welcome, cfg Config) (*Client, error) {
 			return nil, err
 		}
 	}
+	c.heard.Store(time.Now().UnixNano())
+	c.errMu.Lock()
+	c.watch = time.AfterFunc(c.idle, c.checkSilence)
+	c.errMu.Unlock()
 	go c.read()
 	return c, nil
 }
@@ -139,13 +153,31 @@ func (c *Client) read() {
 		if err != nil {
 			c.errMu.Lock()
 			c.err = err
+			c.watch.Stop()
 			c.errMu.Unlock()
 			c.send.Close()
 			c.recv.Close()
 			return
 		}
+		c.heard.Store(time.Now().UnixNano())
 		c.recv.Send(b)
 	}
+}
+
+// checkSilence ends the connection with ReasonTimeout once nothing has
+// arrived from the server for the idle timeout, and otherwise looks
+// again when it would have. QUIC's own idle timeout does not see a
+// server that has fallen silent (its stack still acknowledges the
+// client's keep-alives), and a message connection has none.
+func (c *Client) checkSilence() {
+	quiet := time.Since(time.Unix(0, c.heard.Load()))
+	if quiet < c.idle {
+		c.errMu.Lock()
+		c.watch.Reset(c.idle - quiet)
+		c.errMu.Unlock()
+		return
+	}
+	c.conn.Close(wire.ReasonTimeout, fmt.Sprintf("nothing received from the server for %v", quiet.Round(time.Millisecond)))
 }
 
 // receive hands one packet to the session at the time it does so.
@@ -237,13 +269,16 @@ func (c *Client) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
 		err = c.Err()
+		c.errMu.Lock()
+		c.watch.Stop()
+		c.errMu.Unlock()
 		c.conn.Close(wire.ReasonLeft, "")
 		<-c.done
 		c.send.Close()
 		c.recv.Close()
 		var ce *transport.CloseError
-		if err != nil && errors.As(err, &ce) && !ce.Remote {
-			err = nil
+		if err != nil && errors.As(err, &ce) && !ce.Remote && ce.Reason != wire.ReasonTimeout {
+			err = nil // ended by this end, not for the server's silence
 		}
 	})
 	return err

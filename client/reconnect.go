@@ -47,14 +47,63 @@ func (b Backoff) wait(n int, rng *rand.Rand) time.Duration {
 // DialWebTransport or Handshake with it; attempt counts from 0. It
 // returns the client and the number of attempts made, or the last error.
 //
+// Each call starts afresh, its first attempt at once: a game that
+// reconnects each time its connection ends keeps a [Reconnector]
+// instead, which counts a connection that did not last as a failed
+// attempt.
+//
 // The new connection's server may not hold the entities the old one
 // sent: after a reconnection to another server, despawn what the new
 // one does not send.
 func Reconnect(ctx context.Context, b Backoff, dial func(ctx context.Context, attempt int) (*Client, error)) (*Client, int, error) {
+	return reconnect(ctx, b, 0, dial)
+}
+
+// Reconnector reconnects a game to its server each time the connection
+// ends, as [Reconnect] does, and remembers between times: when the
+// connection it made ended (or its last call gave up) less than Stable
+// ago, the next call goes on with the waits where they were, one step
+// further. A server that admits clients and drops them at once (broken,
+// overloaded, or hostile) then sees them back at Backoff's growing
+// waits, not in a tight loop of new connect tokens. The zero value is
+// ready to use; a Reconnector is not safe for concurrent use.
+type Reconnector struct {
+	// Backoff is the waits between attempts (zero: DefaultBackoff).
+	Backoff Backoff
+	// Stable is how long a connection must last for the next
+	// reconnection to start afresh (zero: Backoff.Max).
+	Stable time.Duration
+
+	last  int       // the step of the waits of the last attempt made
+	ended time.Time // when the last call returned; zero before the first
+}
+
+// Reconnect dials as the package's [Reconnect] does, its waits going on
+// from the last call's when that call's connection did not last.
+func (r *Reconnector) Reconnect(ctx context.Context, dial func(ctx context.Context, attempt int) (*Client, error)) (*Client, int, error) {
+	b := r.Backoff
+	if b == (Backoff{}) {
+		b = DefaultBackoff
+	}
+	stable := r.Stable
+	if stable <= 0 {
+		stable = max(b.Max, b.Min)
+	}
+	first := 0
+	if !r.ended.IsZero() && time.Since(r.ended) < stable {
+		first = r.last + 1
+	}
+	c, n, err := reconnect(ctx, b, first, dial)
+	r.last, r.ended = first+max(n-1, 0), time.Now()
+	return c, n, err
+}
+
+// reconnect is Reconnect with the waits starting at step first.
+func reconnect(ctx context.Context, b Backoff, first int, dial func(ctx context.Context, attempt int) (*Client, error)) (*Client, int, error) {
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 0x7ec0))
 	var last error
 	for n := 0; ; n++ {
-		if d := b.wait(n, rng); d > 0 {
+		if d := b.wait(first+n, rng); d > 0 {
 			t := time.NewTimer(d)
 			select {
 			case <-ctx.Done():

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -64,6 +65,28 @@ func TestReconnect(t *testing.T) {
 	_, n, err = Reconnect(ctx, fast, func(context.Context, int) (*Client, error) { return nil, transport.ErrTimeout })
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, transport.ErrTimeout) || n < 2 {
 		t.Fatalf("until the deadline: %d attempts, %v", n, err)
+	}
+}
+
+// A Reconnector goes on with the waits from where its last call left
+// them while the connections it makes do not last, and starts afresh
+// once one has lasted Stable.
+func TestReconnectorCarriesTheWaits(t *testing.T) {
+	r := Reconnector{Backoff: Backoff{Min: time.Millisecond, Max: 4 * time.Millisecond}, Stable: 50 * time.Millisecond}
+	ok := &Client{}
+	dial := func(context.Context, int) (*Client, error) { return ok, nil }
+	var steps []int
+	for range 4 { // connections that end at once
+		if _, n, err := r.Reconnect(context.Background(), dial); n != 1 || err != nil {
+			t.Fatalf("%d attempts, %v", n, err)
+		}
+		steps = append(steps, r.last)
+	}
+	time.Sleep(60 * time.Millisecond) // the last connection lasted
+	r.Reconnect(context.Background(), dial)
+	steps = append(steps, r.last)
+	if want := []int{0, 1, 2, 3, 0}; !slices.Equal(steps, want) {
+		t.Fatalf("the steps of the waits: %v, want %v", steps, want)
 	}
 }
 

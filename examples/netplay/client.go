@@ -27,7 +27,8 @@ import (
 const idleTimeout = 3 * time.Second
 
 // backoff paces reconnection: the first attempt at once, then waits
-// doubling from 100 ms up to a second between attempts.
+// doubling from 100 ms up to a second between attempts; a connection
+// that lasted less than a second counts as a failed attempt.
 var backoff = client.Backoff{Min: 100 * time.Millisecond, Max: time.Second, Jitter: 0.25}
 
 // ticketFunc gets a ticket to join the server: from the development
@@ -67,13 +68,14 @@ type gameClient struct {
 	remote  *generic.Filter3[components.NetID, components.Render, components.Span]
 	moving  int
 
-	cli       *client.Client   // the connection; nil between connections
-	conns     []*client.Client // every connection made, the current one last
-	ends      []connEnd        // how the connections that ended ended
-	redial    *redial          // a reconnection under way
-	over      error            // why the client stopped for good (kicked), nil if it did not
-	lostAtEnd bool             // the run ended while reconnecting
-	despawned uint64           // Despawn messages the client pushed itself
+	cli       *client.Client     // the connection; nil between connections
+	conns     []*client.Client   // every connection made, the current one last
+	ends      []connEnd          // how the connections that ended ended
+	redial    *redial            // a reconnection under way
+	reconnect client.Reconnector // its waits carried over connections that do not last
+	over      error              // why the client stopped for good (kicked), nil if it did not
+	lostAtEnd bool               // the run ended while reconnecting
+	despawned uint64             // Despawn messages the client pushed itself
 
 	me    ecs.Entity // the predicted player, valid with hasMe
 	meID  components.NetID
@@ -111,7 +113,8 @@ func (f frameSample) rms() float64 {
 // connects (with the uplink impairment, if any). Connection events are
 // written to log.
 func startClient(ctx context.Context, o *options, tickets ticketFunc, log io.Writer) (*gameClient, error) {
-	c := &gameClient{o: o, log: log, tickets: tickets, world: ecs.NewWorld(), moving: int(o.moving * float64(o.entities))}
+	c := &gameClient{o: o, log: log, tickets: tickets, world: ecs.NewWorld(), moving: int(o.moving * float64(o.entities)),
+		reconnect: client.Reconnector{Backoff: backoff}}
 	cfg := nsecs.DefaultConfig() // 20 Hz, tickRate
 	cfg.Predict.DeadZone = 0.05
 	var err error
@@ -362,7 +365,7 @@ func startRedial(ctx context.Context, c *gameClient, n int) *redial {
 	r := &redial{cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
-		r.cli, r.tries, _ = client.Reconnect(ctx, backoff, func(ctx context.Context, _ int) (*client.Client, error) {
+		r.cli, r.tries, _ = c.reconnect.Reconnect(ctx, func(ctx context.Context, _ int) (*client.Client, error) {
 			return c.dial(ctx, n)
 		})
 	}()
