@@ -65,10 +65,11 @@ type Client struct {
 	closeOnce sync.Once
 
 	// The silence watchdog: heard is when the last packet arrived (unix
-	// ns); watch, under errMu, fires idle after it.
-	heard atomic.Int64
-	idle  time.Duration
-	watch *time.Timer
+	// ns); watch fires idle after it until unwatched. Both under errMu.
+	heard     atomic.Int64
+	idle      time.Duration
+	watch     *time.Timer
+	unwatched bool
 }
 
 // Handshake connects a client over mc, a message connection the game
@@ -153,7 +154,7 @@ func (c *Client) read() {
 		if err != nil {
 			c.errMu.Lock()
 			c.err = err
-			c.watch.Stop()
+			c.unwatch()
 			c.errMu.Unlock()
 			c.send.Close()
 			c.recv.Close()
@@ -171,13 +172,21 @@ func (c *Client) read() {
 // client's keep-alives), and a message connection has none.
 func (c *Client) checkSilence() {
 	quiet := time.Since(time.Unix(0, c.heard.Load()))
-	if quiet < c.idle {
-		c.errMu.Lock()
+	c.errMu.Lock()
+	silent := !c.unwatched && quiet >= c.idle
+	if !c.unwatched && !silent {
 		c.watch.Reset(c.idle - quiet)
-		c.errMu.Unlock()
-		return
 	}
-	c.conn.Close(wire.ReasonTimeout, fmt.Sprintf("nothing received from the server for %v", quiet.Round(time.Millisecond)))
+	c.errMu.Unlock()
+	if silent {
+		c.conn.Close(wire.ReasonTimeout, fmt.Sprintf("nothing received from the server for %v", quiet.Round(time.Millisecond)))
+	}
+}
+
+// unwatch stops the watchdog for good. The caller holds errMu.
+func (c *Client) unwatch() {
+	c.unwatched = true
+	c.watch.Stop()
 }
 
 // receive hands one packet to the session at the time it does so.
@@ -268,9 +277,9 @@ func (c *Client) SetImpairReceive(cfg *netsim.Config) error { return c.recv.Set(
 func (c *Client) Close() error {
 	var err error
 	c.closeOnce.Do(func() {
-		err = c.Err()
 		c.errMu.Lock()
-		c.watch.Stop()
+		err = c.err
+		c.unwatch()
 		c.errMu.Unlock()
 		c.conn.Close(wire.ReasonLeft, "")
 		<-c.done
