@@ -85,7 +85,7 @@ func (wtCarrier) grace() time.Duration         { return wtGrace }
 
 // closeReason says why a QUIC connection or WebTransport session ended,
 // from the error its operations return. The peer's message is made a
-// wire.CloseText, as a Close message's is: it may be a megabyte of
+// wire.CloseText, as a Close message's is: it may be a kilobyte of
 // terminal escapes.
 func closeReason(err error) *CloseError {
 	var app *quic.ApplicationError
