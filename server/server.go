@@ -131,6 +131,7 @@ type member struct {
 	send   *transport.Path
 	heard  atomic.Int64 // unix nanoseconds of the last packet
 	closed atomic.Bool  // Close or Kick asked for; the reader reports the leave
+	final  ClientStats  // its statistics when a new connection of its player took its place
 }
 
 // ClientInfo is what the server knows of a connected client.
@@ -304,7 +305,10 @@ func (s *Server) ServeConn(mc transport.MessageConn) error {
 // a new member, or refuses it; nil when refused.
 func (s *Server) admit(in *transport.Incoming) *member {
 	h := in.Hello()
-	t, err := s.tokens.Verify(h.Token, time.Now())
+	now := time.Now()
+	// The signature is checked outside the lock; the token is recorded
+	// as used only once the client has a place (seat).
+	t, err := s.tokens.Check(h.Token, now)
 	if err != nil {
 		s.count(func(st *Stats) { st.BadTokens++ })
 		in.Refuse(wire.ReasonBadToken, err.Error())
@@ -312,41 +316,91 @@ func (s *Server) admit(in *transport.Incoming) *member {
 	}
 	spectator := h.Spectator || t.Spectator
 	s.mu.Lock()
-	if s.ctx.Err() != nil {
-		s.mu.Unlock()
-		in.Refuse(wire.ReasonShutdown, "the server is shutting down")
-		return nil
-	}
-	id := s.nextID
-	s.nextID++
-	if spectator {
-		err = s.sess.ConnectSpectator(id)
-	} else {
-		err = s.sess.Connect(id)
-	}
+	id, displaced, refusal := s.seat(&t, spectator, now)
 	s.mu.Unlock()
-	if err != nil {
-		s.count(func(st *Stats) { st.Full++ })
-		in.Refuse(wire.ReasonFull, "the server is full")
+	if refusal != nil {
+		in.Refuse(refusal.Reason, refusal.Message)
+		if displaced != nil { // its place is gone: it cannot stay
+			s.closeMember(displaced, wire.ReasonKicked, "replaced by a new connection of the same player")
+		}
 		return nil
 	}
 	conn, err := in.Accept(wire.Welcome{ClientID: uint32(id), TickRate: s.cfg.TickRate, Spectator: spectator})
 	if err != nil {
 		s.sess.Disconnect(id)
+		if displaced != nil { // its place is gone: it cannot stay
+			s.closeMember(displaced, wire.ReasonKicked, "replaced by a new connection of the same player")
+		}
 		return nil
 	}
 	m := &member{id: id, conn: conn, info: ClientInfo{Player: t.ClientID, UserData: t.UserData, PrivateData: t.PrivateData,
 		Spectator: spectator, Kind: in.Kind(), Addr: in.RemoteAddr(), Joined: time.Now()}}
 	m.heard.Store(time.Now().UnixNano())
 	m.send = transport.NewPath(transport.SeedFor(s.cfg.Seed, uint64(id)), func(b []byte) { conn.WritePacket(b) })
-	s.join(m)
+	if !s.join(m) {
+		m.send.Close()
+		conn.Close(wire.ReasonShutdown, "the server is shutting down")
+		s.sess.Disconnect(id)
+		return nil
+	}
 	return m
 }
 
+// seat gives the client of token t a place in the session and records t
+// as used, or says why not. The caller holds s.mu. A player coming back
+// to a full server takes the place of its older connection (displaced),
+// which join then closes; a token is recorded only once its client has a
+// place, so that a client refused as full may present it again.
+func (s *Server) seat(t *token.Token, spectator bool, now time.Time) (id ClientID, displaced *member, refusal *wire.Close) {
+	if s.ctx.Err() != nil {
+		return 0, nil, &wire.Close{Reason: wire.ReasonShutdown, Message: "the server is shutting down"}
+	}
+	id = s.nextID
+	connect := func() error {
+		if spectator {
+			return s.sess.ConnectSpectator(id)
+		}
+		return s.sess.Connect(id)
+	}
+	full := connect() != nil
+	var old *member
+	if prev, ok := s.byPlayer[t.ClientID]; full && ok && !s.cfg.AllowDuplicates {
+		old = s.clients[prev]
+	}
+	if full && old == nil {
+		s.stats.Full++
+		return 0, nil, &wire.Close{Reason: wire.ReasonFull, Message: "the server is full"}
+	}
+	if err := s.tokens.Record(*t, now); err != nil {
+		if !full {
+			s.sess.Disconnect(id)
+		}
+		s.stats.BadTokens++
+		return 0, nil, &wire.Close{Reason: wire.ReasonBadToken, Message: err.Error()}
+	}
+	if full {
+		// The old connection's place, its statistics kept for its Leave.
+		old.final, _ = s.sess.Stats(old.id)
+		s.sess.Disconnect(old.id)
+		if connect() != nil { // cannot happen: a place was just freed, under s.mu
+			s.stats.Full++
+			return 0, old, &wire.Close{Reason: wire.ReasonFull, Message: "the server is full"}
+		}
+	}
+	s.nextID++
+	return id, old, nil
+}
+
 // join registers m, replacing an older connection of the same player
-// unless duplicates are allowed, and reports the join.
-func (s *Server) join(m *member) {
+// unless duplicates are allowed, and reports the join. It refuses m,
+// false, once Close has begun: Close closes the members it finds, and m
+// would be left out.
+func (s *Server) join(m *member) bool {
 	s.mu.Lock()
+	if s.ctx.Err() != nil {
+		s.mu.Unlock()
+		return false
+	}
 	var old *member
 	if !s.cfg.AllowDuplicates {
 		if prev, ok := s.byPlayer[m.info.Player]; ok {
@@ -364,6 +418,7 @@ func (s *Server) join(m *member) {
 	if old != nil {
 		s.closeMember(old, wire.ReasonKicked, "replaced by a new connection of the same player")
 	}
+	return true
 }
 
 // read hands m's packets to the session until its connection ends, then
@@ -389,7 +444,10 @@ func (s *Server) leave(m *member, err error) {
 	}
 	m.conn.Close(wire.ReasonNone, "") // no-op if closed already
 	m.send.Close()
-	ev.Stats, _ = s.sess.Stats(m.id)
+	var held bool
+	if ev.Stats, held = s.sess.Stats(m.id); !held {
+		ev.Stats = m.final // replaced on a full server: its place went first
+	}
 	ev.Conn = m.conn.Stats()
 	s.sess.Disconnect(m.id)
 	s.mu.Lock()

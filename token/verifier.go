@@ -209,6 +209,23 @@ func (v *Verifier) setAddrs(addrs []string) error {
 // presented again (and refused again). Verify never panics, whatever the
 // bytes; b is not retained, and the Token returned does not alias it.
 func (v *Verifier) Verify(b []byte, now time.Time) (Token, error) {
+	t, err := v.Check(b, now)
+	if err != nil {
+		return Token{}, err
+	}
+	if err := v.Record(t, now); err != nil {
+		return Token{}, err
+	}
+	return t, nil
+}
+
+// Check is Verify without its last step: it makes checks 1 to 6 and
+// returns the token's content, recording nothing. A server that must also
+// find room for the client checks the token first, then records it with
+// Record once it has the room, so that a client refused for want of room
+// keeps its token for another try; the expensive checks (the signature)
+// then run outside whatever lock guards the room.
+func (v *Verifier) Check(b []byte, now time.Time) (Token, error) {
 	p, err := parse(b)
 	if err != nil {
 		return Token{}, err
@@ -255,10 +272,18 @@ func (v *Verifier) Verify(b []byte, now time.Time) (Token, error) {
 		}
 		t.PrivateData = pt
 	}
-	if err := v.replay.admit(t.ID, t.Expires.Unix(), now); err != nil {
-		return Token{}, err
-	}
 	return p.Token, nil
+}
+
+// Record admits t, a token Check accepted, at time now: it fails with
+// ErrExpired if t has expired since, ErrReplayed if it was admitted
+// before, ErrBusy if the replay cache is full. Of two connections that
+// present the same token at once, one is admitted.
+func (v *Verifier) Record(t Token, now time.Time) error {
+	if !now.Before(t.Expires) {
+		return fail(ErrExpired, "expired %s ago", seconds(now.Sub(t.Expires)))
+	}
+	return v.replay.admit(t.ID, t.Expires.Unix(), now)
 }
 
 // forMe reports whether one of servers is one of the verifier's addresses:
