@@ -131,7 +131,10 @@ type member struct {
 	send   *transport.Path
 	heard  atomic.Int64 // unix nanoseconds of the last packet
 	closed atomic.Bool  // Close or Kick asked for; the reader reports the leave
-	final  ClientStats  // its statistics when a new connection of its player took its place
+	// final is its statistics when a new connection of its player took
+	// its place: written before the place goes (the session's lock orders
+	// it), read by the leave that finds the place gone.
+	final ClientStats
 }
 
 // ClientInfo is what the server knows of a connected client.

@@ -24,6 +24,11 @@
 //	// err != nil: log err, tell the client a short reason, close.
 //	// else: admit t.ClientID, assign it a NetID, honour t.Spectator.
 //
+// A server that may still refuse a client with a valid token (full)
+// verifies in two steps instead, Check and then Record once the client
+// has a place, so that the refusal does not spend the token; package
+// server does.
+//
 // # Trust model
 //
 // The backend (the service that authenticates players and runs
