@@ -41,6 +41,22 @@ func testListen(t *testing.T, lc transport.ListenConfig) (*transport.Listener, C
 	return l, cfg
 }
 
+// welcomeOne welcomes the first client to connect to l, as client 1 of
+// a 20 Hz server, and sends its connection on the channel it returns.
+func welcomeOne(l *transport.Listener) <-chan transport.Conn {
+	conns := make(chan transport.Conn, 1)
+	go func() {
+		in, err := l.Accept(context.Background())
+		if err != nil {
+			return
+		}
+		if c, err := in.Accept(wire.Welcome{ClientID: 1, TickRate: 20}); err == nil {
+			conns <- c
+		}
+	}()
+	return conns
+}
+
 // A server whose QUIC stack is alive but which sends nothing after its
 // Welcome (a hung game loop, or a hostile server holding the client): the
 // client's keep-alives are acknowledged by the server's QUIC stack, so
@@ -48,17 +64,7 @@ func testListen(t *testing.T, lc transport.ListenConfig) (*transport.Listener, C
 // It ends the connection with ReasonTimeout after IdleTimeout.
 func TestClientEndsWhenServerFallsSilent(t *testing.T) {
 	l, cfg := testListen(t, transport.ListenConfig{NoWebTransport: true})
-	held := make(chan transport.Conn, 1)
-	go func() {
-		in, err := l.Accept(context.Background())
-		if err != nil {
-			return
-		}
-		c, err := in.Accept(wire.Welcome{ClientID: 1, TickRate: 20})
-		if err == nil {
-			held <- c // never written to, never closed until the end
-		}
-	}()
+	held := welcomeOne(l) // never written to, never closed until the end
 	cfg.Transport.IdleTimeout = time.Second
 	cli, err := Dial(context.Background(), l.Addr().String(), cfg)
 	if err != nil {
@@ -268,17 +274,7 @@ func TestCloseLeavesNoGoroutinesUnderAFlood(t *testing.T) {
 // Hello) are refused and counted; the connection stays up.
 func TestControlDatagramsMidStreamRefused(t *testing.T) {
 	l, cfg := testListen(t, transport.ListenConfig{NoWebTransport: true})
-	got := make(chan transport.Conn, 1)
-	go func() {
-		in, err := l.Accept(context.Background())
-		if err != nil {
-			return
-		}
-		c, err := in.Accept(wire.Welcome{ClientID: 1, TickRate: 20})
-		if err == nil {
-			got <- c
-		}
-	}()
+	got := welcomeOne(l)
 	cli, err := Dial(context.Background(), l.Addr().String(), cfg)
 	if err != nil {
 		t.Fatal(err)
