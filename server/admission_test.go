@@ -44,6 +44,11 @@ func TestFullServerLetsAPlayerBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p2.Close()
+	// A client has its Welcome a moment before the server has it as a
+	// member, whose place a new connection of its player may take.
+	for i := 0; i < 500 && s.Stats().Joins < 2; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 
 	back, err := handshakeWS(t, s, b.token(s, 1, false))
 	if err != nil {
