@@ -170,33 +170,12 @@ func TestReconnectorAgainstAServerThatDropsEveryone(t *testing.T) {
 // (wire.CloseText: at most 256 bytes of UTF-8, no control characters),
 // not as sent.
 func TestServerCloseTextMadeSafe(t *testing.T) {
-	cert, err := transport.SelfSigned([]string{"127.0.0.1", "localhost"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := quic.ListenAddr("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{transport.ALPN}, MinVersion: tls.VersionTLS13},
-		&quic.Config{EnableDatagrams: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
 	msg := "\x1b[2J\x1b[31mYOUR ACCOUNT IS BANNED\x1b[0m" + strings.Repeat("\xff\xfe", 500)
-	go func() {
-		qc, err := ln.Accept(context.Background())
-		if err != nil {
-			return
-		}
-		st, err := qc.AcceptStream(context.Background())
-		if err != nil {
-			return
-		}
-		buf := make([]byte, 64)
-		st.Read(buf)
+	addr, cfg := rawServer(t, func(qc *quic.Conn, st *quic.Stream) {
+		st.Read(make([]byte, 64)) // the Hello
 		qc.CloseWithError(quic.ApplicationErrorCode(0x4e5300+uint64(wire.ReasonBadToken)), msg)
-	}()
-	cfg := Config{Token: []byte("tok"), Session: SessionConfig{Inbox: systems.NewInbox(0)}}
-	cfg.Transport.CertHashes = [][32]byte{transport.CertHash(&cert)}
-	_, err = Dial(context.Background(), ln.Addr().String(), cfg)
+	})
+	_, err := Dial(context.Background(), addr, cfg)
 	var ce *transport.CloseError
 	if !errors.As(err, &ce) {
 		t.Fatalf("want a CloseError, got %v", err)
@@ -299,15 +278,7 @@ func TestControlDatagramsMidStreamRefused(t *testing.T) {
 // rawServer is a QUIC server of netsmooth's ALPN that runs serve on the
 // client's control stream.
 func rawServer(t *testing.T, serve func(qc *quic.Conn, st *quic.Stream)) (string, Config) {
-	cert, err := transport.SelfSigned([]string{"127.0.0.1", "localhost"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := quic.ListenAddr("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{transport.ALPN}, MinVersion: tls.VersionTLS13},
-		&quic.Config{EnableDatagrams: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, hash := rawListener(t, transport.ALPN, &quic.Config{EnableDatagrams: true})
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var conns []*quic.Conn
@@ -343,9 +314,25 @@ func rawServer(t *testing.T, serve func(qc *quic.Conn, st *quic.Stream)) (string
 		}
 	}()
 	cfg := Config{Token: []byte("tok"), Session: SessionConfig{Inbox: systems.NewInbox(0)}}
-	cfg.Transport.CertHashes = [][32]byte{transport.CertHash(&cert)}
+	cfg.Transport.CertHashes = [][32]byte{hash}
 	cfg.Transport.Timeout = time.Second
 	return ln.Addr().String(), cfg
+}
+
+// rawListener listens for QUIC on loopback with a self-signed certificate
+// (its hash returned) and the application protocol proto: a server of the
+// test's own, written as a hostile one would be.
+func rawListener(t *testing.T, proto string, qcfg *quic.Config) (*quic.Listener, [32]byte) {
+	t.Helper()
+	cert, err := transport.SelfSigned([]string{"127.0.0.1", "localhost"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := quic.ListenAddr("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{proto}, MinVersion: tls.VersionTLS13}, qcfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln, transport.CertHash(&cert)
 }
 
 func welcomeBytes(flags byte, id uint32, rate float64) []byte {

@@ -4,7 +4,6 @@ package client
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"runtime"
 	"sync"
@@ -29,15 +28,7 @@ func heapInUse() uint64 {
 // head (possibly nothing) on it, and then says nothing more, while its
 // QUIC stack keeps acknowledging the client's keep-alives.
 func stallingH3(t *testing.T, head []byte) (addr string, hash [32]byte, stop func()) {
-	cert, err := transport.SelfSigned([]string{"127.0.0.1", "localhost"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := quic.ListenAddr("127.0.0.1:0", &tls.Config{Certificates: []tls.Certificate{cert}, NextProtos: []string{"h3"}, MinVersion: tls.VersionTLS13},
-		&quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	ln, hash := rawListener(t, "h3", &quic.Config{EnableDatagrams: true, EnableStreamResetPartialDelivery: true})
 	var mu sync.Mutex
 	var conns []*quic.Conn
 	go func() {
@@ -73,7 +64,7 @@ func stallingH3(t *testing.T, head []byte) (addr string, hash [32]byte, stop fun
 			}()
 		}
 	}()
-	return ln.Addr().String(), transport.CertHash(&cert), func() {
+	return ln.Addr().String(), hash, func() {
 		ln.Close()
 		mu.Lock()
 		for _, qc := range conns {
