@@ -69,6 +69,13 @@ func TestSilentWebSocketsStallNoTick(t *testing.T) {
 		_, id := silentWS(t, srv)
 		ids = append(ids, id)
 	}
+	// A client has its Welcome a moment before the server has it as a
+	// member that Kick finds (a game learns the ID from the Join event).
+	for end := time.Now().Add(5 * time.Second); srv.srv.Stats().Clients < silent; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatalf("%d of %d silent clients joined after 5 s", srv.srv.Stats().Clients, silent)
+		}
+	}
 	var longest time.Duration
 	for i := range 2 * TickRate { // two seconds; the kicks at the first
 		start := time.Now()
