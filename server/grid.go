@@ -57,11 +57,11 @@ func (g *grid) within(k *cellKey, pos *[3]int32) bool {
 // place puts slot in the cell of its position, moving it from its old
 // cell if it crossed a border.
 func (g *grid) place(w *world, slot int32) {
-	we := &w.ents[slot]
-	if we.cell >= 0 && g.within(&g.keys[we.cell], &we.rec.Pos) {
+	pl, pos := &w.places[slot], &w.spots[slot].pos
+	if pl.cell >= 0 && g.within(&g.keys[pl.cell], pos) {
 		return
 	}
-	k := g.key(&we.rec.Pos)
+	k := g.key(pos)
 	g.leave(w, slot)
 	list, ok := g.index[k]
 	if !ok {
@@ -75,7 +75,7 @@ func (g *grid) place(w *world, slot int32) {
 		}
 		g.index[k] = list
 	}
-	we.cell, we.inCell = list, int32(len(g.lists[list]))
+	pl.cell, pl.inCell = list, int32(len(g.lists[list]))
 	l := g.lists[list]
 	// Room for twice the mean cell (and twice what it holds when full):
 	// a cell whose count wanders stops growing, and the cells made while
@@ -91,24 +91,24 @@ const cellRoom = 8
 
 // leave takes slot out of its cell, if it is in one.
 func (g *grid) leave(w *world, slot int32) {
-	we := &w.ents[slot]
-	if we.cell < 0 {
+	pl := &w.places[slot]
+	if pl.cell < 0 {
 		return
 	}
-	list, at := we.cell, we.inCell
+	list, at := pl.cell, pl.inCell
 	l := g.lists[list]
 	last := len(l) - 1
 	if int(at) != last {
 		moved := l[last]
 		l[at] = moved
-		w.ents[moved].inCell = at
+		w.places[moved].inCell = at
 	}
 	g.lists[list] = l[:last]
 	if last == 0 {
 		delete(g.index, g.keys[list])
 		g.free = append(g.free, list)
 	}
-	we.cell = -1
+	pl.cell = -1
 }
 
 // cellBox is the box of cells within r cells of c (in 2D, c's layer

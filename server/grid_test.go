@@ -17,10 +17,15 @@ func TestGridAgainstBruteForce(t *testing.T) {
 		pos := func() [3]int32 {
 			return [3]int32{int32(rng.IntN(4000) - 2000), int32(rng.IntN(4000) - 2000), int32(rng.IntN(1000) - 500)}
 		}
+		// move puts slot s at p, as setEntity does, and in its cell.
+		move := func(s int32, p [3]int32) {
+			w.ents[s].rec.Pos, w.spots[s].pos = p, p
+			g.place(&w, s)
+		}
 		for id := uint32(1); id <= 500; id++ {
 			s := w.add(id)
-			w.ents[s].rec.NetID, w.ents[s].rec.Pos = id, pos()
-			g.place(&w, s)
+			w.ents[s].rec.NetID = id
+			move(s, pos())
 		}
 		for round := range 50 {
 			for range 100 { // moves, small and across the world
@@ -28,12 +33,13 @@ func TestGridAgainstBruteForce(t *testing.T) {
 				if !w.ents[s].alive {
 					continue
 				}
+				p := w.ents[s].rec.Pos
 				if rng.IntN(4) == 0 {
-					w.ents[s].rec.Pos = pos()
+					p = pos()
 				} else {
-					w.ents[s].rec.Pos[0] += int32(rng.IntN(81) - 40)
+					p[0] += int32(rng.IntN(81) - 40)
 				}
-				g.place(&w, s)
+				move(s, p)
 			}
 			for range 5 { // despawns and spawns
 				if s := int32(rng.IntN(len(w.ents))); w.ents[s].alive {
@@ -43,8 +49,8 @@ func TestGridAgainstBruteForce(t *testing.T) {
 				id := uint32(1000 + round*10 + rng.IntN(10))
 				if _, ok := w.slot(id); !ok {
 					s := w.add(id)
-					w.ents[s].rec.NetID, w.ents[s].rec.Pos = id, pos()
-					g.place(&w, s)
+					w.ents[s].rec.NetID = id
+					move(s, pos())
 				}
 			}
 			center := pos()

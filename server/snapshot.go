@@ -206,7 +206,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			}
 			k.kind, k.rel, k.size = kDespawn, -1, wire.DespawnSize
 		case bi >= 0:
-			k.ev = events(we, base.recs[bi].at)
+			k.ev = s.world.eventsOf(c.rel[ri].slot, we, base.recs[bi].at)
 			if k.ev == 0 && id != c.netID && base.same(bi, &we.rec) {
 				continue
 			}
@@ -324,14 +324,14 @@ func (s *Session) settle(c *peer, r *relEntry) {
 	}
 }
 
-// events returns the events of we a client that last received the entity
-// at tick has not received.
-func events(we *worldEntry, at uint32) wire.Flags {
+// eventsOf returns the events of the entity in slot, whose entry is we,
+// that a client that last received it at tick at has not received.
+func (w *world) eventsOf(slot int32, we *worldEntry, at uint32) wire.Flags {
 	var ev wire.Flags
-	if we.hasSpawn && tickBefore(at, we.spawn) {
+	if we.hasSpawn && tickBefore(at, w.events[slot].spawn) {
 		ev |= wire.Spawn
 	}
-	if we.hasTeleport && tickBefore(at, we.teleport) {
+	if we.hasTeleport && tickBefore(at, w.events[slot].teleport) {
 		ev |= wire.Teleport
 	}
 	return ev
