@@ -155,3 +155,25 @@ func BenchmarkInput(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkRecordSize weighs every record of a delta against its
+// baseline's, as a server filling a byte budget does for each candidate.
+func BenchmarkRecordSize(b *testing.B) {
+	for _, c := range benchCases(b) {
+		if !c.delta {
+			continue
+		}
+		b.Run(c.name+"/1000", func(b *testing.B) {
+			enc, _ := NewEncoder(Config{})
+			n := 0
+			for b.Loop() {
+				n = 0
+				for i := range c.cur.recs {
+					n += enc.RecordSize(&c.cur.recs[i], &c.base.recs[i], 0)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(c.cur.recs)), "ns/record")
+			b.ReportMetric(float64(n)/float64(len(c.cur.recs)), "B/record")
+		})
+	}
+}
