@@ -46,13 +46,28 @@ func fieldMask(cur, ref *Record, nf int) uint32 {
 // recordMask returns the field mask of cur's record relative to ref with
 // the given events: a bit for every field that differs.
 func recordMask(cur, ref *Record, ev Flags) uint32 {
+	// Written out field by field: a server weighs every candidate record
+	// by its mask, every tick, and the loop over the axes cost more than
+	// the tests.
 	var mask uint32
-	for i := range 3 {
-		if cur.Pos[i] != ref.Pos[i] {
-			mask |= mPosX << i
+	if cur.Pos[0] != ref.Pos[0] {
+		mask |= mPosX
+	}
+	if cur.Pos[1] != ref.Pos[1] {
+		mask |= mPosY
+	}
+	if cur.Pos[2] != ref.Pos[2] {
+		mask |= mPosZ
+	}
+	if cur.Vel != ref.Vel {
+		if cur.Vel[0] != ref.Vel[0] {
+			mask |= mVelX
 		}
-		if cur.Vel[i] != ref.Vel[i] {
-			mask |= mVelX << i
+		if cur.Vel[1] != ref.Vel[1] {
+			mask |= mVelY
+		}
+		if cur.Vel[2] != ref.Vel[2] {
+			mask |= mVelZ
 		}
 	}
 	if cur.Rot != ref.Rot {
@@ -83,13 +98,13 @@ func recordMask(cur, ref *Record, ev Flags) uint32 {
 // gap: the mask and the fields it names.
 func recordBodySize(cur, ref *Record, mask uint32, rotBytes int, fields []FieldSpec) int {
 	n := UvarintLen(mask)
-	for i := range 3 {
-		if mask&(mPosX<<i) != 0 {
-			n += UvarintLen(zigzag(cur.Pos[i] - ref.Pos[i]))
-		}
-		if mask&(mVelX<<i) != 0 {
-			n += UvarintLen(zigzag(cur.Vel[i] - ref.Vel[i]))
-		}
+	n += deltaLen(mask, mPosX, cur.Pos[0], ref.Pos[0])
+	n += deltaLen(mask, mPosY, cur.Pos[1], ref.Pos[1])
+	n += deltaLen(mask, mPosZ, cur.Pos[2], ref.Pos[2])
+	if mask&(mVelX|mVelY|mVelZ) != 0 {
+		n += deltaLen(mask, mVelX, cur.Vel[0], ref.Vel[0])
+		n += deltaLen(mask, mVelY, cur.Vel[1], ref.Vel[1])
+		n += deltaLen(mask, mVelZ, cur.Vel[2], ref.Vel[2])
 	}
 	if mask&mRot != 0 {
 		n += rotBytes
@@ -120,20 +135,18 @@ func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int
 	mask := recordMask(cur, ref, ev)
 	b = appendUvarint(b, gap)
 	b = appendUvarint(b, mask)
-	for i := range 3 {
-		if mask&(mPosX<<i) != 0 {
-			b = appendUvarint(b, zigzag(cur.Pos[i]-ref.Pos[i]))
-		}
-	}
+	b = appendDelta(b, mask, mPosX, cur.Pos[0], ref.Pos[0])
+	b = appendDelta(b, mask, mPosY, cur.Pos[1], ref.Pos[1])
+	b = appendDelta(b, mask, mPosZ, cur.Pos[2], ref.Pos[2])
 	if mask&mRot != 0 {
 		var tmp [8]byte
 		binary.LittleEndian.PutUint64(tmp[:], cur.Rot)
 		b = append(b, tmp[:rotBytes]...)
 	}
-	for i := range 3 {
-		if mask&(mVelX<<i) != 0 {
-			b = appendUvarint(b, zigzag(cur.Vel[i]-ref.Vel[i]))
-		}
+	if mask&(mVelX|mVelY|mVelZ) != 0 {
+		b = appendDelta(b, mask, mVelX, cur.Vel[0], ref.Vel[0])
+		b = appendDelta(b, mask, mVelY, cur.Vel[1], ref.Vel[1])
+		b = appendDelta(b, mask, mVelZ, cur.Vel[2], ref.Vel[2])
 	}
 	if mask&mState != 0 {
 		b = appendUvarint(b, uint32(cur.State))
@@ -150,6 +163,25 @@ func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int
 		}
 	}
 	return b
+}
+
+// deltaLen is the bytes of the delta from ref to cur if mask has bit,
+// else 0. recordBodySize and appendRecord write the axes out one by one
+// with it and appendDelta: every candidate record is weighed, and every
+// record sent written, and a loop over the axes cost more than the work.
+func deltaLen(mask, bit uint32, cur, ref int32) int {
+	if mask&bit == 0 {
+		return 0
+	}
+	return UvarintLen(zigzag(cur - ref))
+}
+
+// appendDelta appends the delta from ref to cur if mask has bit.
+func appendDelta(b []byte, mask, bit uint32, cur, ref int32) []byte {
+	if mask&bit == 0 {
+		return b
+	}
+	return appendUvarint(b, zigzag(cur-ref))
 }
 
 // appendDespawn appends a despawn record.
