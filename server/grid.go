@@ -57,7 +57,7 @@ func (g *grid) within(k *cellKey, pos *[3]int32) bool {
 // place puts slot in the cell of its position, moving it from its old
 // cell if it crossed a border.
 func (g *grid) place(w *world, slot int32) {
-	pl, pos := &w.places[slot], &w.spots[slot].pos
+	pl, pos := &w.places[slot], &w.ents[slot].rec.Pos
 	if pl.cell >= 0 && g.within(&g.keys[pl.cell], pos) {
 		return
 	}

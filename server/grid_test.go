@@ -17,9 +17,9 @@ func TestGridAgainstBruteForce(t *testing.T) {
 		pos := func() [3]int32 {
 			return [3]int32{int32(rng.IntN(4000) - 2000), int32(rng.IntN(4000) - 2000), int32(rng.IntN(1000) - 500)}
 		}
-		// move puts slot s at p, as setEntity does, and in its cell.
+		// move puts slot s at p, and in its cell.
 		move := func(s int32, p [3]int32) {
-			w.ents[s].rec.Pos, w.spots[s].pos = p, p
+			w.ents[s].rec.Pos = p
 			g.place(&w, s)
 		}
 		for id := uint32(1); id <= 500; id++ {

@@ -243,7 +243,7 @@ func (s *Session) gather(c *peer) (enter2 float64) {
 		near = append(near, nearEnt{slot: slot, dist: -2})
 	}
 	for _, slot := range w.always {
-		keys = append(keys, uint64(w.spots[slot].netID)<<32|uint64(len(near)))
+		keys = append(keys, uint64(w.ents[slot].rec.NetID)<<32|uint64(len(near)))
 		near = append(near, nearEnt{slot: slot, dist: -1})
 	}
 	if c.hasView {
@@ -271,9 +271,9 @@ func (s *Session) within(c *peer, leave float64, keys []uint64, near []nearEnt) 
 	dims := s.grid.dims
 	for _, list := range s.cells {
 		for _, slot := range s.grid.lists[list] {
-			sp := &w.spots[slot]
-			if d := dist2(&sp.pos, &center, dims); d <= leave2 {
-				keys = append(keys, uint64(sp.netID)<<32|uint64(len(near)))
+			r := &w.ents[slot].rec
+			if d := dist2(&r.Pos, &center, dims); d <= leave2 {
+				keys = append(keys, uint64(r.NetID)<<32|uint64(len(near)))
 				near = append(near, nearEnt{slot: slot, dist: float32(d)})
 			}
 		}

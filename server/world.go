@@ -13,12 +13,13 @@ import (
 const denseNetIDs = 1 << 20
 
 // worldEntry is one entity of the world, in a slot that stays its own
-// for its life: what a snapshot reads of every relevant entity for every
-// client, in one cache line (64 bytes). What a snapshot reads rarely
-// lives beside it: the ticks of the latest events (in world.events, kept
-// until every client has received them, read only when the flags say an
-// event happened) and the entity's place in the spatial grid (in
-// world.places).
+// for its life: what the relevance queries read of every entity in the
+// cells around a client's view, and its snapshots of every relevant one,
+// in one cache line (64 bytes), wherever the entity's slot lies. What
+// they read rarely lives beside it: the ticks of the latest events (in
+// world.events, kept until every client has received them, read only
+// when the flags say an event happened) and the entity's place in the
+// spatial grid (in world.places).
 type worldEntry struct {
 	rec wire.Record
 	// hash is rec's wire.Record.Hash cut to 32 bits, worked out by the
@@ -42,21 +43,11 @@ type cellPlace struct {
 	cell, inCell int32
 }
 
-// spot is where an entity is, kept apart from its world entry in an
-// array a few times smaller: the relevance queries scan the entities of
-// the cells around every view, in no particular order of slots, and read
-// only this.
-type spot struct {
-	pos   [3]int32 // quantisation steps
-	netID uint32
-}
-
 // world is the entities of the current tick: slots, reused after a
 // despawn, found by NetID through a dense table or a map, and the slots
 // in NetID order for the clients that see everything.
 type world struct {
 	ents   []worldEntry
-	spots  []spot // each slot's position and NetID, apart: what relevance reads
 	events []eventTicks
 	places []cellPlace
 	free   []int32
@@ -99,12 +90,10 @@ func (w *world) add(netID uint32) int32 {
 	} else {
 		s = int32(len(w.ents))
 		w.ents = append(w.ents, worldEntry{})
-		w.spots = append(w.spots, spot{})
 		w.events = append(w.events, eventTicks{})
 		w.places = append(w.places, cellPlace{})
 	}
 	w.ents[s] = worldEntry{alive: true}
-	w.spots[s] = spot{netID: netID}
 	w.events[s] = eventTicks{}
 	w.places[s] = cellPlace{cell: -1}
 	if netID < denseNetIDs {
@@ -135,7 +124,6 @@ func (w *world) remove(netID uint32, s int32) {
 		w.always = slices.DeleteFunc(w.always, func(x int32) bool { return x == s })
 	}
 	w.ents[s] = worldEntry{}
-	w.spots[s] = spot{}
 	w.places[s] = cellPlace{cell: -1}
 	w.free = append(w.free, s)
 	w.n--
@@ -222,7 +210,6 @@ func (s *Session) setEntity(e *wire.Entity) error {
 	}
 	we := &w.ents[slot]
 	we.hash = 0
-	w.spots[slot].pos = we.rec.Pos
 	if e.Flags&wire.Spawn != 0 {
 		w.events[slot].spawn, we.hasSpawn = s.tick, true
 	}
