@@ -139,11 +139,28 @@ func fieldsValid(fields []FieldSpec) bool {
 // steps quantises one value to the nearest multiple of step, reporting
 // false for a non-finite value or one beyond ±2^31 steps.
 func steps(v, step float32) (int32, bool) {
-	f := math.Round(float64(v) / float64(step))
-	if !(f >= math.MinInt32 && f <= math.MaxInt32) { // false for NaN too
+	x := float64(v) / float64(step)
+	// math.Round(x) is within int32 exactly when x lies in this open
+	// interval (false for NaN too). Inside it, x less its integer part is
+	// exact, and rounding half away from zero adds one toward the sign
+	// when that fraction reaches a half: a server quantises every
+	// coordinate of its world every tick, and math.Round, a call that
+	// takes the float apart bit by bit, cost more.
+	if !(x > math.MinInt32-0.5 && x < math.MaxInt32+0.5) {
 		return 0, false
 	}
-	return int32(f), true
+	i := int64(x) // toward zero
+	d := x - float64(i)
+	// Flags rather than branches: the fraction of a moving entity's
+	// coordinate is as likely below a half as above.
+	up, down := int64(0), int64(0)
+	if d >= 0.5 {
+		up = 1
+	}
+	if d <= -0.5 {
+		down = 1
+	}
+	return int32(i + up - down), true
 }
 
 // rangeErr is the error of a value steps refused: field i of axisNames.

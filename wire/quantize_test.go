@@ -87,3 +87,33 @@ func TestRecordKeepsStateNotEvents(t *testing.T) {
 		t.Fatalf("zero record %+v", z)
 	}
 }
+
+// steps rounds exactly as math.Round does, half away from zero, and
+// refuses exactly the values whose rounding is not an int32.
+func TestStepsRoundsAsMathRound(t *testing.T) {
+	ref := func(v, step float32) (int32, bool) {
+		f := math.Round(float64(v) / float64(step))
+		if !(f >= math.MinInt32 && f <= math.MaxInt32) {
+			return 0, false
+		}
+		return int32(f), true
+	}
+	vals := []float32{0, float32(math.Copysign(0, -1)), 0.5, -0.5, 1.5, -1.5, 2.5, -2.5, 0.49999997, -0.49999997,
+		1 << 23, 1<<23 + 1, -(1 << 23), 1 << 24, 1 << 30, 1 << 31, -(1 << 31), 1 << 32, 3e38, -3e38,
+		2147483520, -2147483904, // the float32s next to ±2^31, either side of the int32 range
+		float32(math.Inf(1)), float32(math.Inf(-1)), float32(math.NaN()), math.SmallestNonzeroFloat32, 1e-38}
+	stepsOf := []float32{1, 1.0 / 256, 0.01, 0.001, 3, 1e-9, 1e9, 0.1}
+	rng := rand.New(rand.NewPCG(1, 2))
+	for range 200_000 {
+		vals = append(vals, math.Float32frombits(rng.Uint32()), float32(rng.NormFloat64()*1000), float32(rng.IntN(4000)-2000)/2)
+	}
+	for _, step := range stepsOf {
+		for _, v := range vals {
+			got, gotOK := steps(v, step)
+			want, wantOK := ref(v, step)
+			if got != want || gotOK != wantOK {
+				t.Fatalf("steps(%v, %v) = %d, %v; math.Round gives %d, %v", v, step, got, gotOK, want, wantOK)
+			}
+		}
+	}
+}
