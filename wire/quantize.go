@@ -217,12 +217,22 @@ func (q *Quantizer) normal() bool {
 func (q *Quantizer) recordTo(r *Record, e *Entity) error {
 	var out Record
 	out.NetID, out.State, out.Epoch, out.Flags = e.NetID, e.State, e.Epoch, e.Flags&HasVelocity
-	var ok bool
-	for i := range 3 {
-		if out.Pos[i], ok = steps(e.Pos[i], q.PosStep); !ok {
-			return rangeErr(e.NetID, 0, i, e.Pos[i], q.PosStep)
+	// The axes written out: a server quantises every entity every tick.
+	var okX, okY, okZ bool
+	out.Pos[0], okX = steps(e.Pos[0], q.PosStep)
+	out.Pos[1], okY = steps(e.Pos[1], q.PosStep)
+	out.Pos[2], okZ = steps(e.Pos[2], q.PosStep)
+	if !(okX && okY && okZ) {
+		i := 2 // the first axis refused
+		switch {
+		case !okX:
+			i = 0
+		case !okY:
+			i = 1
 		}
+		return rangeErr(e.NetID, 0, i, e.Pos[i], q.PosStep)
 	}
+	var ok bool
 	if out.Flags&HasVelocity != 0 {
 		for i := range 3 {
 			if out.Vel[i], ok = steps(e.Vel[i], q.VelStep); !ok {

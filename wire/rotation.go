@@ -31,9 +31,11 @@ func (q Quantizer) identity() uint64 { return identityBits(q.RotBits) }
 
 // identityBits is the packed identity rotation at bits per component.
 func identityBits(bits int) uint64 {
-	m := uint64(1)<<(bits-1) - 1
+	// The masks change no valid shift (bits is at most 20) and spare the
+	// compiler its tests for shifts of 64 or more.
+	m := uint64(1)<<((bits-1)&63) - 1
 	n := uint(bits)
-	return 3 | m<<2 | m<<(2+n) | m<<(2+2*n)
+	return 3 | m<<2 | m<<((2+n)&63) | m<<((2+2*n)&63)
 }
 
 // PackRotation packs r with the smallest-three scheme (see the package
@@ -47,6 +49,13 @@ func (q Quantizer) PackRotation(r mgl32.Quat) (uint64, error) {
 
 // pack is PackRotation with q normalised.
 func (q *Quantizer) pack(r *mgl32.Quat) (uint64, error) {
+	if math.Float32bits(r.W)|math.Float32bits(r.V[0])|math.Float32bits(r.V[1])|math.Float32bits(r.V[2]) == 0 {
+		// A game that never sets a rotation (a top-down one) sends the
+		// zero quaternion for every entity, every tick: tested by its
+		// bits, in one branch (negative zeros take the long way, to the
+		// same identity).
+		return identityBits(q.RotBits), nil
+	}
 	c := [4]float64{float64(r.V[0]), float64(r.V[1]), float64(r.V[2]), float64(r.W)}
 	n2 := c[0]*c[0] + c[1]*c[1] + c[2]*c[2] + c[3]*c[3]
 	if math.IsNaN(n2) || math.IsInf(n2, 0) {
