@@ -130,7 +130,7 @@ func (e *Encoder) RecordSize(cur, base *Record, ev Flags) int {
 	if base == nil {
 		base = &e.zero
 	}
-	return recordBodySize(cur, base, recordMask(cur, base, ev), e.rotBytes, e.fields)
+	return recordSize(cur, base, ev, e.rotBytes, e.fields)
 }
 
 // DespawnSize is the size of a despawn record without its NetID gap.

@@ -94,28 +94,56 @@ func recordMask(cur, ref *Record, ev Flags) uint32 {
 	return mask
 }
 
-// recordBodySize returns the bytes appendRecord writes after the NetID
-// gap: the mask and the fields it names.
-func recordBodySize(cur, ref *Record, mask uint32, rotBytes int, fields []FieldSpec) int {
-	n := UvarintLen(mask)
-	n += deltaLen(mask, mPosX, cur.Pos[0], ref.Pos[0])
-	n += deltaLen(mask, mPosY, cur.Pos[1], ref.Pos[1])
-	n += deltaLen(mask, mPosZ, cur.Pos[2], ref.Pos[2])
-	if mask&(mVelX|mVelY|mVelZ) != 0 {
-		n += deltaLen(mask, mVelX, cur.Vel[0], ref.Vel[0])
-		n += deltaLen(mask, mVelY, cur.Vel[1], ref.Vel[1])
-		n += deltaLen(mask, mVelZ, cur.Vel[2], ref.Vel[2])
+// recordSize returns the bytes appendRecord writes for cur relative to
+// ref with events ev, after the NetID gap: the mask and the fields it
+// names. It tests each field once, adding its bytes as it builds the
+// mask, since a server weighs every candidate record by it, every tick.
+func recordSize(cur, ref *Record, ev Flags, rotBytes int, fields []FieldSpec) int {
+	var mask uint32
+	n := 0
+	if d := cur.Pos[0] - ref.Pos[0]; d != 0 {
+		mask |= mPosX
+		n += UvarintLen(zigzag(d))
 	}
-	if mask&mRot != 0 {
+	if d := cur.Pos[1] - ref.Pos[1]; d != 0 {
+		mask |= mPosY
+		n += UvarintLen(zigzag(d))
+	}
+	if d := cur.Pos[2] - ref.Pos[2]; d != 0 {
+		mask |= mPosZ
+		n += UvarintLen(zigzag(d))
+	}
+	if cur.Vel != ref.Vel {
+		for i := range 3 {
+			if d := cur.Vel[i] - ref.Vel[i]; d != 0 {
+				mask |= mVelX << i
+				n += UvarintLen(zigzag(d))
+			}
+		}
+	}
+	if cur.Rot != ref.Rot {
+		mask |= mRot
 		n += rotBytes
 	}
-	if mask&mState != 0 {
+	if cur.State != ref.State {
+		mask |= mState
 		n += UvarintLen(uint32(cur.State))
 	}
-	if mask&mEpoch != 0 {
+	if cur.Epoch != ref.Epoch {
+		mask |= mEpoch
 		n++
 	}
-	if mask&mFields != 0 {
+	if (cur.Flags^ref.Flags)&HasVelocity != 0 {
+		mask |= mVelFlip
+	}
+	if ev&Spawn != 0 {
+		mask |= mSpawn
+	}
+	if ev&Teleport != 0 {
+		mask |= mTeleport
+	}
+	if cur.Fields != ref.Fields {
+		mask |= mFields
 		n++
 		for i, f := range fields {
 			if cur.Fields[i] != ref.Fields[i] {
@@ -123,7 +151,7 @@ func recordBodySize(cur, ref *Record, mask uint32, rotBytes int, fields []FieldS
 			}
 		}
 	}
-	return n
+	return n + UvarintLen(mask)
 }
 
 // appendRecord appends the record of cur relative to ref (the baseline's
@@ -165,18 +193,8 @@ func appendRecord(b []byte, gap uint32, cur, ref *Record, ev Flags, rotBytes int
 	return b
 }
 
-// deltaLen is the bytes of the delta from ref to cur if mask has bit,
-// else 0. recordBodySize and appendRecord write the axes out one by one
-// with it and appendDelta: every candidate record is weighed, and every
-// record sent written, and a loop over the axes cost more than the work.
-func deltaLen(mask, bit uint32, cur, ref int32) int {
-	if mask&bit == 0 {
-		return 0
-	}
-	return UvarintLen(zigzag(cur - ref))
-}
-
-// appendDelta appends the delta from ref to cur if mask has bit.
+// appendDelta appends the delta from ref to cur if mask has bit: the
+// axes written out one by one, as every record a server sends is.
 func appendDelta(b []byte, mask, bit uint32, cur, ref int32) []byte {
 	if mask&bit == 0 {
 		return b
