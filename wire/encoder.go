@@ -108,8 +108,8 @@ func (e *Encoder) Add(cur, base *Record, ev Flags) error {
 	if ev&^(Spawn|Teleport) != 0 {
 		return fmt.Errorf("%w: NetID %d: events %v (only spawn and teleport; use Despawn)", ErrRange, cur.NetID, ev)
 	}
-	if err := e.cfg.Quantizer.checkRotation(cur.Rot); err != nil {
-		return fmt.Errorf("NetID %d: %w", cur.NetID, err)
+	if !e.cfg.Quantizer.rotationValid(cur.Rot) {
+		return fmt.Errorf("NetID %d: %w", cur.NetID, e.cfg.Quantizer.checkRotation(cur.Rot))
 	}
 	if cur.Fields != ([MaxFields]int32{}) {
 		if err := checkFields(cur, e.fields); err != nil {

@@ -159,17 +159,26 @@ func (k *rotConsts) unpack(p uint64) mgl32.Quat {
 // produce with q (normalised): no bits above the packed size, no component
 // level above 2M.
 func (q *Quantizer) checkRotation(p uint64) error {
-	n := uint(q.RotBits)
-	// A level above 2M = 2^n - 2 is one with all its n bits set: three
-	// tests of a field against the all-ones mask, written out, since an
-	// encoder checks every record it adds.
-	mask := uint64(1)<<n - 1
-	x := p >> 2
-	if p>>(2+3*n) == 0 && x&mask != mask && (x>>n)&mask != mask && (x>>(2*n))&mask != mask {
+	if q.rotationValid(p) {
 		return nil
 	}
+	n := uint(q.RotBits)
 	if p>>(2+3*n) != 0 {
 		return fmt.Errorf("%w: packed rotation %#x has bits above its %d", ErrRange, p, 2+3*n)
 	}
-	return fmt.Errorf("%w: packed rotation %#x: a component level is %d > %d", ErrRange, p, mask, mask-1)
+	m := uint64(1)<<n - 1
+	return fmt.Errorf("%w: packed rotation %#x: a component level is %d > %d", ErrRange, p, m, m-1)
+}
+
+// rotationValid is checkRotation's test without its error, small enough
+// to inline: an encoder checks every record it adds. A level above
+// 2M = 2^n - 2 is one with all its n bits set, so the test is three
+// comparisons of a component with the all-ones level. The shift counts
+// are masked (RotBits is at most 20) so that the compiler adds no tests
+// for shifts of 64 or more.
+func (q *Quantizer) rotationValid(p uint64) bool {
+	n := uint(q.RotBits) & 31
+	ones := uint64(1)<<n - 1
+	x := p >> 2
+	return p>>((2+3*n)&63) == 0 && x&ones != ones && (x>>n)&ones != ones && (x>>((2*n)&63))&ones != ones
 }

@@ -123,3 +123,35 @@ func TestUnpackRotationRejects(t *testing.T) {
 		t.Errorf("invalid rotation converted to %v", e.Rot)
 	}
 }
+
+// The encoder refuses a record whose packed rotation the quantizer could
+// not have produced, at each of its three components and above its bits,
+// and takes every level up to 2M.
+func TestEncoderRefusesInvalidRotation(t *testing.T) {
+	q := DefaultQuantizer()
+	n := uint(q.RotBits)
+	ones := uint64(1)<<n - 1
+	enc, _ := NewEncoder(Config{})
+	if err := enc.Begin(Header{}, SnapshotInfo{Tick: 1}, nil); err != nil {
+		t.Fatal(err)
+	}
+	id := uint32(0)
+	add := func(rot uint64) error {
+		id++
+		return enc.Add(&Record{NetID: id, Rot: rot}, nil, 0)
+	}
+	for k := range uint(3) {
+		if err := add(3 | ones<<(2+k*n)); !errors.Is(err, ErrRange) {
+			t.Errorf("component %d at level 2M+1: %v, want ErrRange", k, err)
+		}
+		if err := add(3 | (ones-1)<<(2+k*n)); err != nil {
+			t.Errorf("component %d at level 2M: %v", k, err)
+		}
+	}
+	if err := add(3 | 1<<(2+3*n)); !errors.Is(err, ErrRange) {
+		t.Errorf("a bit above the packed rotation: %v, want ErrRange", err)
+	}
+	if err := add(q.identity()); err != nil {
+		t.Errorf("identity: %v", err)
+	}
+}
