@@ -46,9 +46,9 @@ func fieldMask(cur, ref *Record, nf int) uint32 {
 // recordMask returns the field mask of cur's record relative to ref with
 // the given events: a bit for every field that differs.
 func recordMask(cur, ref *Record, ev Flags) uint32 {
-	// Written out field by field: a server weighs every candidate record
-	// by its mask, every tick, and the loop over the axes cost more than
-	// the tests.
+	// The position written out axis by axis, the velocity only tested
+	// axis by axis when it changed: every record a server sends is
+	// masked, and a loop over the axes cost more than the tests.
 	var mask uint32
 	if cur.Pos[0] != ref.Pos[0] {
 		mask |= mPosX
@@ -60,14 +60,10 @@ func recordMask(cur, ref *Record, ev Flags) uint32 {
 		mask |= mPosZ
 	}
 	if cur.Vel != ref.Vel {
-		if cur.Vel[0] != ref.Vel[0] {
-			mask |= mVelX
-		}
-		if cur.Vel[1] != ref.Vel[1] {
-			mask |= mVelY
-		}
-		if cur.Vel[2] != ref.Vel[2] {
-			mask |= mVelZ
+		for i := range 3 {
+			if cur.Vel[i] != ref.Vel[i] {
+				mask |= mVelX << i
+			}
 		}
 	}
 	if cur.Rot != ref.Rot {
@@ -79,6 +75,16 @@ func recordMask(cur, ref *Record, ev Flags) uint32 {
 	if cur.Epoch != ref.Epoch {
 		mask |= mEpoch
 	}
+	if cur.Fields != ref.Fields {
+		mask |= mFields
+	}
+	return mask | flagBits(cur, ref, ev)
+}
+
+// flagBits returns the mask bits that name no bytes of the record: the
+// velocity flag changed, and the events.
+func flagBits(cur, ref *Record, ev Flags) uint32 {
+	var mask uint32
 	if (cur.Flags^ref.Flags)&HasVelocity != 0 {
 		mask |= mVelFlip
 	}
@@ -87,9 +93,6 @@ func recordMask(cur, ref *Record, ev Flags) uint32 {
 	}
 	if ev&Teleport != 0 {
 		mask |= mTeleport
-	}
-	if cur.Fields != ref.Fields {
-		mask |= mFields
 	}
 	return mask
 }
@@ -133,15 +136,7 @@ func recordSize(cur, ref *Record, ev Flags, rotBytes int, fields []FieldSpec) in
 		mask |= mEpoch
 		n++
 	}
-	if (cur.Flags^ref.Flags)&HasVelocity != 0 {
-		mask |= mVelFlip
-	}
-	if ev&Spawn != 0 {
-		mask |= mSpawn
-	}
-	if ev&Teleport != 0 {
-		mask |= mTeleport
-	}
+	mask |= flagBits(cur, ref, ev)
 	if cur.Fields != ref.Fields {
 		mask |= mFields
 		n++
