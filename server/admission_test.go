@@ -44,12 +44,9 @@ func TestFullServerLetsAPlayerBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer p2.Close()
-	// A client has its Welcome a moment before the server has it as a
-	// member, whose place a new connection of its player may take.
-	for i := 0; i < 500 && s.Stats().Joins < 2; i++ {
-		time.Sleep(10 * time.Millisecond)
-	}
 
+	// Player 1's older connection may not be a member yet (its Welcome
+	// arrives a moment before it joins): its place is taken either way.
 	back, err := handshakeWS(t, s, b.token(s, 1, false))
 	if err != nil {
 		t.Fatalf("player 1 back on a full server: %v", err)
@@ -147,6 +144,63 @@ func TestServeConnDuringCloseIsClosed(t *testing.T) {
 	}
 	if n := s.Stats().Clients; n != 0 {
 		t.Errorf("the closed server counts %d clients", n)
+	}
+}
+
+// A player coming back to a full server while its older connection's
+// Welcome is still being written (the older one holds the place but is
+// not a member yet) takes that place, as it would from a member: the
+// older connection is kicked as replaced once its Welcome is out. The
+// newer one used to be refused as full.
+func TestFullServerLetsAPlayerBackDuringItsWelcome(t *testing.T) {
+	b := newBackend(t)
+	s := startServer(t, b, server.Config{Session: server.SessionConfig{MaxClients: 1}})
+	cEnd, sEnd := pipePair()
+	g := &gatedPipe{pipe: sEnd, gate: make(chan struct{}), writing: make(chan struct{})}
+	go s.ServeConn(g)
+	type res struct {
+		c   *client.Client
+		err error
+	}
+	out := make(chan res, 1)
+	go func() {
+		cfg := client.Config{Token: b.token(s, 1, false), Session: client.SessionConfig{Inbox: systems.NewInbox(0), OnOwn: func(client.Own) {}}}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		c, err := client.Handshake(ctx, cEnd, cfg)
+		out <- res{c, err}
+	}()
+	<-g.writing // the only place taken, its Welcome being written
+
+	back, err := handshakeWS(t, s, b.token(s, 1, false))
+	close(g.gate)
+	if err != nil {
+		t.Fatalf("player 1 back while its older connection's Welcome is written: %v", err)
+	}
+	defer back.Close()
+	older := <-out
+	if older.err == nil {
+		defer older.c.Close()
+		select {
+		case <-older.c.Done():
+		case <-time.After(5 * time.Second):
+			t.Fatal("player 1's older connection still open 5 s after its replacement")
+		}
+		var ce *transport.CloseError
+		if err := older.c.Err(); !errors.As(err, &ce) || ce.Reason != wire.ReasonKicked {
+			t.Errorf("player 1's older connection ended with %v, want ReasonKicked", err)
+		}
+	}
+	for i := 0; i < 500 && s.Stats().Joins < 1; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if st := s.Stats(); st.Joins != 1 || st.Clients != 1 || st.Full != 0 {
+		t.Errorf("stats %+v: want the newer connection alone joined, none refused as full", st)
+	}
+	select {
+	case <-back.Done():
+		t.Errorf("the newer connection ended: %v", back.Err())
+	default:
 	}
 }
 

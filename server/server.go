@@ -105,13 +105,19 @@ type Server struct {
 	mu       sync.Mutex
 	clients  map[ClientID]*member
 	byPlayer map[uint64]ClientID
-	nextID   ClientID
-	events   []Event
-	gone     transport.ConnStats // the departed clients' connections, summed
-	impair   *netsim.Config
-	stats    Stats
-	members  []*member // SendSnapshots' scratch
-	packets  [][]byte  // SendSnapshots' scratch
+	// welcoming is the place of each player whose connection has a place
+	// but is not a member yet (its Welcome under way); ousted, the places
+	// a newer connection of the same player took meanwhile, which join
+	// then refuses.
+	welcoming map[uint64]ClientID
+	ousted    map[ClientID]bool
+	nextID    ClientID
+	events    []Event
+	gone      transport.ConnStats // the departed clients' connections, summed
+	impair    *netsim.Config
+	stats     Stats
+	members   []*member // SendSnapshots' scratch
+	packets   [][]byte  // SendSnapshots' scratch
 
 	wsPending chan struct{} // a place per WebSocket handshake under way
 	closeOnce sync.Once
@@ -228,7 +234,7 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s := &Server{cfg: cfg, sess: sess, ln: ln, tokens: tokens, start: time.Now(), clients: map[ClientID]*member{},
-		byPlayer: map[uint64]ClientID{}, nextID: 1, impair: cfg.Impair, wsPending: make(chan struct{}, cfg.MaxPending)}
+		byPlayer: map[uint64]ClientID{}, welcoming: map[uint64]ClientID{}, ousted: map[ClientID]bool{}, nextID: 1, impair: cfg.Impair, wsPending: make(chan struct{}, cfg.MaxPending)}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	s.wg.Add(1)
 	go s.acceptLoop()
@@ -330,6 +336,9 @@ func (s *Server) admit(in *transport.Incoming) *member {
 	}
 	conn, err := in.Accept(wire.Welcome{ClientID: uint32(id), TickRate: s.cfg.TickRate, Spectator: spectator})
 	if err != nil {
+		s.mu.Lock()
+		s.unwelcome(id, t.ClientID)
+		s.mu.Unlock()
 		s.sess.Disconnect(id)
 		if displaced != nil { // its place is gone: it cannot stay
 			s.closeMember(displaced, wire.ReasonKicked, "replaced by a new connection of the same player")
@@ -340,9 +349,9 @@ func (s *Server) admit(in *transport.Incoming) *member {
 		Spectator: spectator, Kind: in.Kind(), Addr: in.RemoteAddr(), Joined: time.Now()}}
 	m.heard.Store(time.Now().UnixNano())
 	m.send = transport.NewPath(transport.SeedFor(s.cfg.Seed, uint64(id)), func(b []byte) { conn.WritePacket(b) })
-	if !s.join(m) {
+	if refusal := s.join(m); refusal != nil {
 		m.send.Close()
-		conn.Close(wire.ReasonShutdown, "the server is shutting down")
+		conn.Close(refusal.Reason, refusal.Message)
 		s.sess.Disconnect(id)
 		return nil
 	}
@@ -351,9 +360,11 @@ func (s *Server) admit(in *transport.Incoming) *member {
 
 // seat gives the client of token t a place in the session and records t
 // as used, or says why not. The caller holds s.mu. A player coming back
-// to a full server takes the place of its older connection (displaced),
-// which join then closes; a token is recorded only once its client has a
-// place, so that a client refused as full may present it again.
+// to a full server takes the place of its older connection: of a member
+// (displaced, closed when the new one joins, or at once if it cannot), or
+// of one whose Welcome is still under way (which join then refuses). A token is recorded only once its
+// client has a place, so that a client refused as full may present it
+// again.
 func (s *Server) seat(t *token.Token, spectator bool, now time.Time) (id ClientID, displaced *member, refusal *wire.Close) {
 	if s.ctx.Err() != nil {
 		return 0, nil, &wire.Close{Reason: wire.ReasonShutdown, Message: "the server is shutting down"}
@@ -366,11 +377,19 @@ func (s *Server) seat(t *token.Token, spectator bool, now time.Time) (id ClientI
 		return s.sess.Connect(id)
 	}
 	full := connect() != nil
+	// The place a player's older connection holds, as a member (old) or
+	// with its Welcome under way (held).
 	var old *member
-	if prev, ok := s.byPlayer[t.ClientID]; full && ok && !s.cfg.AllowDuplicates {
-		old = s.clients[prev]
+	held, holds := ClientID(0), false
+	if full && !s.cfg.AllowDuplicates {
+		if prev, ok := s.byPlayer[t.ClientID]; ok {
+			old = s.clients[prev]
+		}
+		if old == nil {
+			held, holds = s.welcoming[t.ClientID]
+		}
 	}
-	if full && old == nil {
+	if full && old == nil && !holds {
 		s.stats.Full++
 		return 0, nil, &wire.Close{Reason: wire.ReasonFull, Message: "the server is full"}
 	}
@@ -382,27 +401,52 @@ func (s *Server) seat(t *token.Token, spectator bool, now time.Time) (id ClientI
 		return 0, nil, &wire.Close{Reason: wire.ReasonBadToken, Message: err.Error()}
 	}
 	if full {
-		// The old connection's place, its statistics kept for its Leave.
-		old.final, _ = s.sess.Stats(old.id)
-		s.sess.Disconnect(old.id)
+		if old != nil {
+			// The old connection's place, its statistics kept for its Leave.
+			old.final, _ = s.sess.Stats(old.id)
+			s.sess.Disconnect(old.id)
+		} else {
+			// Not a member yet: join refuses it when its Welcome is out.
+			s.sess.Disconnect(held)
+			s.ousted[held] = true
+		}
 		if connect() != nil { // cannot happen: a place was just freed, under s.mu
 			s.stats.Full++
 			return 0, old, &wire.Close{Reason: wire.ReasonFull, Message: "the server is full"}
 		}
 	}
+	if !s.cfg.AllowDuplicates {
+		s.welcoming[t.ClientID] = id
+	}
 	s.nextID++
 	return id, old, nil
 }
 
+// unwelcome forgets that place id of player is being welcomed: it
+// joined, or its Welcome failed. The caller holds s.mu.
+func (s *Server) unwelcome(id ClientID, player uint64) {
+	if s.welcoming[player] == id {
+		delete(s.welcoming, player)
+	}
+	delete(s.ousted, id)
+}
+
 // join registers m, replacing an older connection of the same player
-// unless duplicates are allowed, and reports the join. It refuses m,
-// false, once Close has begun: Close closes the members it finds, and m
-// would be left out.
-func (s *Server) join(m *member) bool {
+// unless duplicates are allowed, and reports the join. It refuses m, with
+// the Close to send it, once Close has begun (Close closes the members it
+// finds, and m would be left out) or when a newer connection of its
+// player took its place while its Welcome was under way.
+func (s *Server) join(m *member) *wire.Close {
 	s.mu.Lock()
-	if s.ctx.Err() != nil {
+	ousted := s.ousted[m.id]
+	s.unwelcome(m.id, m.info.Player)
+	switch {
+	case s.ctx.Err() != nil:
 		s.mu.Unlock()
-		return false
+		return &wire.Close{Reason: wire.ReasonShutdown, Message: "the server is shutting down"}
+	case ousted:
+		s.mu.Unlock()
+		return &wire.Close{Reason: wire.ReasonKicked, Message: "replaced by a new connection of the same player"}
 	}
 	var old *member
 	if !s.cfg.AllowDuplicates {
@@ -421,7 +465,7 @@ func (s *Server) join(m *member) bool {
 	if old != nil {
 		s.closeMember(old, wire.ReasonKicked, "replaced by a new connection of the same player")
 	}
-	return true
+	return nil
 }
 
 // read hands m's packets to the session until its connection ends, then
