@@ -20,10 +20,40 @@ func handshakeWS(t *testing.T, s *server.Server, tok []byte) (*client.Client, er
 	t.Helper()
 	cEnd, sEnd := pipePair()
 	go s.ServeConn(sEnd)
+	return handshakeOver(cEnd, tok)
+}
+
+// handshakeOver is a client's handshake with tok over its end of a
+// message connection, given 5 s.
+func handshakeOver(cEnd *pipe, tok []byte) (*client.Client, error) {
 	cfg := client.Config{Token: tok, Session: client.SessionConfig{Inbox: systems.NewInbox(0), OnOwn: func(client.Own) {}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return client.Handshake(ctx, cEnd, cfg)
+}
+
+// handshakeResult is how a client's handshake ended.
+type handshakeResult struct {
+	c   *client.Client
+	err error
+}
+
+// handshakeGated starts a handshake with tok over ServeConn whose Welcome
+// write waits for gate to close, and returns once the server is writing
+// it (the token checked, the place taken): the handshake's result and
+// ServeConn's come on out and served.
+func handshakeGated(s *server.Server, tok []byte) (gate chan struct{}, out <-chan handshakeResult, served <-chan error) {
+	cEnd, sEnd := pipePair()
+	g := &gatedPipe{pipe: sEnd, gate: make(chan struct{}), writing: make(chan struct{})}
+	serve := make(chan error, 1)
+	go func() { serve <- s.ServeConn(g) }()
+	res := make(chan handshakeResult, 1)
+	go func() {
+		c, err := handshakeOver(cEnd, tok)
+		res <- handshakeResult{c, err}
+	}()
+	<-g.writing
+	return g.gate, res, serve
 }
 
 // A player coming back to a full server (a new device, a dropped
@@ -106,25 +136,9 @@ func TestServeConnDuringCloseIsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cEnd, sEnd := pipePair()
-	g := &gatedPipe{pipe: sEnd, gate: make(chan struct{}), writing: make(chan struct{})}
-	served := make(chan error, 1)
-	go func() { served <- s.ServeConn(g) }()
-	type res struct {
-		c   *client.Client
-		err error
-	}
-	out := make(chan res, 1)
-	go func() {
-		cfg := client.Config{Token: b.token(s, 1, false), Session: client.SessionConfig{Inbox: systems.NewInbox(0), OnOwn: func(client.Own) {}}}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		c, err := client.Handshake(ctx, cEnd, cfg)
-		out <- res{c, err}
-	}()
-	<-g.writing // token checked, place taken, Welcome being written
+	gate, out, served := handshakeGated(s, b.token(s, 1, false))
 	s.Close()
-	close(g.gate)
+	close(gate)
 	r := <-out
 	if r.err == nil {
 		select {
@@ -155,25 +169,9 @@ func TestServeConnDuringCloseIsClosed(t *testing.T) {
 func TestFullServerLetsAPlayerBackDuringItsWelcome(t *testing.T) {
 	b := newBackend(t)
 	s := startServer(t, b, server.Config{Session: server.SessionConfig{MaxClients: 1}})
-	cEnd, sEnd := pipePair()
-	g := &gatedPipe{pipe: sEnd, gate: make(chan struct{}), writing: make(chan struct{})}
-	go s.ServeConn(g)
-	type res struct {
-		c   *client.Client
-		err error
-	}
-	out := make(chan res, 1)
-	go func() {
-		cfg := client.Config{Token: b.token(s, 1, false), Session: client.SessionConfig{Inbox: systems.NewInbox(0), OnOwn: func(client.Own) {}}}
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		c, err := client.Handshake(ctx, cEnd, cfg)
-		out <- res{c, err}
-	}()
-	<-g.writing // the only place taken, its Welcome being written
-
+	gate, out, _ := handshakeGated(s, b.token(s, 1, false)) // the only place, its Welcome being written
 	back, err := handshakeWS(t, s, b.token(s, 1, false))
-	close(g.gate)
+	close(gate)
 	if err != nil {
 		t.Fatalf("player 1 back while its older connection's Welcome is written: %v", err)
 	}
