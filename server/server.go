@@ -362,9 +362,9 @@ func (s *Server) admit(in *transport.Incoming) *member {
 // as used, or says why not. The caller holds s.mu. A player coming back
 // to a full server takes the place of its older connection: of a member
 // (displaced, closed when the new one joins, or at once if it cannot), or
-// of one whose Welcome is still under way (which join then refuses). A token is recorded only once its
-// client has a place, so that a client refused as full may present it
-// again.
+// of one whose Welcome is still under way (which join then refuses). A
+// token is recorded only once its client has a place, so that a client
+// refused as full may present it again.
 func (s *Server) seat(t *token.Token, spectator bool, now time.Time) (id ClientID, displaced *member, refusal *wire.Close) {
 	if s.ctx.Err() != nil {
 		return 0, nil, &wire.Close{Reason: wire.ReasonShutdown, Message: "the server is shutting down"}
