@@ -108,52 +108,82 @@ func (s *Session) begin(c *peer, now uint32) (table, base *sentTick, err error) 
 
 // merger walks a client's relevant set, its baseline table, the recent
 // despawns and the entities that left the client's set together in NetID
-// order.
+// order. It keeps the NetID at the head of each list (end past the last),
+// so that each step takes the smallest of four words and moves on only
+// the lists that hold it.
 type merger struct {
 	rel        []relEntry
 	base       []sentRec
 	graves     []grave
 	gone       []leftEntry
 	i, j, k, l int
+	// The NetIDs at rel[i], base[j], graves[k] and gone[l], or end.
+	ri, bi, gi, oi uint64
 }
+
+// end is a merger's head of a list it has walked to the end: above every
+// NetID.
+const end = 1 << 32
 
 // next returns the next NetID and the indexes of its entries (-1 where it
 // has none), and false at the end.
-func (m *merger) next() (id uint32, rel, base, grave, gone int, ok bool) {
-	if m.i == len(m.rel) && m.j == len(m.base) && m.k == len(m.graves) && m.l == len(m.gone) {
+func (m *merger) next() (id uint32, rel, base, dead, gone int, ok bool) {
+	head := min(m.ri, m.bi, m.gi, m.oi)
+	if head == end {
 		return 0, -1, -1, -1, -1, false
 	}
-	id = math.MaxUint32
-	if m.i < len(m.rel) {
-		id = m.rel[m.i].netID
-	}
-	if m.j < len(m.base) {
-		id = min(id, m.base[m.j].rec.NetID)
-	}
-	if m.k < len(m.graves) {
-		id = min(id, m.graves[m.k].netID)
-	}
-	if m.l < len(m.gone) {
-		id = min(id, m.gone[m.l].netID)
-	}
-	rel, base, grave, gone = -1, -1, -1, -1
-	if m.i < len(m.rel) && m.rel[m.i].netID == id {
+	rel, base, dead, gone = -1, -1, -1, -1
+	if m.ri == head {
 		rel = m.i
 		m.i++
+		m.ri = m.relHead()
 	}
-	if m.j < len(m.base) && m.base[m.j].rec.NetID == id {
+	if m.bi == head {
 		base = m.j
 		m.j++
+		m.bi = m.baseHead()
 	}
-	if m.k < len(m.graves) && m.graves[m.k].netID == id {
-		grave = m.k
+	if m.gi == head {
+		dead = m.k
 		m.k++
+		m.gi = m.graveHead()
 	}
-	if m.l < len(m.gone) && m.gone[m.l].netID == id {
+	if m.oi == head {
 		gone = m.l
 		m.l++
+		m.oi = m.goneHead()
 	}
-	return id, rel, base, grave, gone, true
+	return uint32(head), rel, base, dead, gone, true
+}
+
+// relHead, baseHead, graveHead and goneHead are the NetIDs at the heads
+// of the lists, or end.
+func (m *merger) relHead() uint64 {
+	if m.i < len(m.rel) {
+		return uint64(m.rel[m.i].netID)
+	}
+	return end
+}
+
+func (m *merger) baseHead() uint64 {
+	if m.j < len(m.base) {
+		return uint64(m.base[m.j].rec.NetID)
+	}
+	return end
+}
+
+func (m *merger) graveHead() uint64 {
+	if m.k < len(m.graves) {
+		return uint64(m.graves[m.k].netID)
+	}
+	return end
+}
+
+func (m *merger) goneHead() uint64 {
+	if m.l < len(m.gone) {
+		return uint64(m.gone[m.l].netID)
+	}
+	return end
 }
 
 func (s *Session) merger(c *peer, base *sentTick) merger {
@@ -161,6 +191,7 @@ func (s *Session) merger(c *peer, base *sentTick) merger {
 	if base != nil {
 		m.base = base.recs
 	}
+	m.ri, m.bi, m.gi, m.oi = m.relHead(), m.baseHead(), m.graveHead(), m.goneHead()
 	return m
 }
 
