@@ -44,23 +44,30 @@ func (g *grid) key(pos *[3]int32) cellKey {
 }
 
 // within reports whether a position in steps lies in cell k: the test of
-// most entities in most ticks, by multiplication rather than division.
+// most entities in most ticks, by multiplication rather than division,
+// each axis in one unsigned comparison (an offset below the cell's low
+// corner wraps to a large number).
 func (g *grid) within(k *cellKey, pos *[3]int32) bool {
 	size := int64(g.size)
-	in := func(c, p int32) bool {
-		lo := int64(c) * size
-		return int64(p) >= lo && int64(p) < lo+size
-	}
-	return in(k.x, pos[0]) && in(k.y, pos[1]) && (g.dims != 3 || in(k.z, pos[2]))
+	dx := uint64(int64(pos[0]) - int64(k.x)*size)
+	dy := uint64(int64(pos[1]) - int64(k.y)*size)
+	return dx < uint64(size) && dy < uint64(size) &&
+		(g.dims != 3 || uint64(int64(pos[2])-int64(k.z)*size) < uint64(size))
 }
 
 // place puts slot in the cell of its position, moving it from its old
-// cell if it crossed a border.
+// cell if it crossed a border: a test small enough to inline where a
+// server places its whole world every tick, and move for the few that
+// crossed.
 func (g *grid) place(w *world, slot int32) {
-	pl, pos := &w.places[slot], &w.ents[slot].rec.Pos
-	if pl.cell >= 0 && g.within(&g.keys[pl.cell], pos) {
-		return
+	if pl := &w.places[slot]; pl.cell < 0 || !g.within(&g.keys[pl.cell], &w.ents[slot].rec.Pos) {
+		g.move(w, slot)
 	}
+}
+
+// move puts slot in the cell of its position, out of the one it was in.
+func (g *grid) move(w *world, slot int32) {
+	pl, pos := &w.places[slot], &w.ents[slot].rec.Pos
 	k := g.key(pos)
 	g.leave(w, slot)
 	list, ok := g.index[k]
