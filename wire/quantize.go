@@ -241,7 +241,9 @@ func (q *Quantizer) recordTo(r *Record, e *Entity) error {
 		}
 	}
 	var err error
-	if out.Rot, err = q.pack(&e.Rot); err != nil {
+	if zeroRotation(&e.Rot) {
+		out.Rot = identityBits(q.RotBits)
+	} else if out.Rot, err = q.packAny(&e.Rot); err != nil {
 		return fmt.Errorf("NetID %d: %w", e.NetID, err)
 	}
 	for i := range q.Fields {

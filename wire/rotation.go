@@ -49,13 +49,22 @@ func (q Quantizer) PackRotation(r mgl32.Quat) (uint64, error) {
 
 // pack is PackRotation with q normalised.
 func (q *Quantizer) pack(r *mgl32.Quat) (uint64, error) {
-	if math.Float32bits(r.W)|math.Float32bits(r.V[0])|math.Float32bits(r.V[1])|math.Float32bits(r.V[2]) == 0 {
-		// A game that never sets a rotation (a top-down one) sends the
-		// zero quaternion for every entity, every tick: tested by its
-		// bits, in one branch (negative zeros take the long way, to the
-		// same identity).
+	if zeroRotation(r) {
 		return identityBits(q.RotBits), nil
 	}
+	return q.packAny(r)
+}
+
+// zeroRotation reports whether every bit of r is zero: the rotation a
+// game that never sets one (a top-down one) sends for every entity,
+// every tick, recognised in one branch where a server quantises its
+// world. Negative zeros take packAny's way, to the same identity.
+func zeroRotation(r *mgl32.Quat) bool {
+	return math.Float32bits(r.W)|math.Float32bits(r.V[0])|math.Float32bits(r.V[1])|math.Float32bits(r.V[2]) == 0
+}
+
+// packAny is pack without the shortcut for the zero rotation.
+func (q *Quantizer) packAny(r *mgl32.Quat) (uint64, error) {
 	c := [4]float64{float64(r.V[0]), float64(r.V[1]), float64(r.V[2]), float64(r.W)}
 	n2 := c[0]*c[0] + c[1]*c[1] + c[2]*c[2] + c[3]*c[3]
 	if math.IsNaN(n2) || math.IsInf(n2, 0) {
