@@ -85,8 +85,14 @@ func (t *sentTick) keepRun(b *sentTick, i, j int) {
 // record returns record i, in place: valid until the table is reused.
 func (t *sentTick) record(i int) *wire.Record { return &t.recs[i].rec }
 
-// same reports whether record i is r.
-func (t *sentTick) same(i int, r *wire.Record) bool { return t.recs[i].rec == *r }
+// same reports whether record i is r, field by field, the position
+// first: the field that differs when any does, for a moving entity, and
+// a test of a few words where comparing the records whole is a call.
+func (t *sentTick) same(i int, r *wire.Record) bool {
+	b := &t.recs[i].rec
+	return b.Pos == r.Pos && b.Rot == r.Rot && b.Vel == r.Vel && b.NetID == r.NetID &&
+		b.State == r.State && b.Epoch == r.Epoch && b.Flags == r.Flags && b.Fields == r.Fields
+}
 
 func newPeer(id ClientID, cfg *SessionConfig) *peer {
 	return &peer{
