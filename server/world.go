@@ -174,8 +174,19 @@ func (s *Session) SetEntity(e wire.Entity) error {
 func (s *Session) SetEntities(es []wire.Entity) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	w := &s.world
 	for i := range es {
-		if err := s.setEntity(&es[i]); err != nil {
+		e := &es[i]
+		// The common case, an entity the world holds (never NetID 0)
+		// with no event, in the loop; setEntity for the rest.
+		slot, ok := w.slot(e.NetID)
+		if !ok || e.Flags&(wire.Spawn|wire.Teleport|wire.Despawn) != 0 {
+			if err := s.setEntity(e); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := s.update(slot, e); err != nil {
 			return err
 		}
 	}
@@ -193,8 +204,7 @@ func (s *Session) setEntity(e *wire.Entity) error {
 	w := &s.world
 	slot, ok := w.slot(e.NetID)
 	if ok {
-		// Quantised in place: left as it was on error.
-		if err := s.q.RecordTo(&w.ents[slot].rec, e); err != nil {
+		if err := s.update(slot, e); err != nil {
 			return err
 		}
 	} else {
@@ -207,15 +217,30 @@ func (s *Session) setEntity(e *wire.Entity) error {
 		}
 		slot = w.add(e.NetID)
 		w.ents[slot].rec = r
+		if s.grid != nil {
+			s.grid.place(w, slot)
+		}
 	}
 	we := &w.ents[slot]
-	we.hash = 0
 	if e.Flags&wire.Spawn != 0 {
 		w.events[slot].spawn, we.hasSpawn = s.tick, true
 	}
 	if e.Flags&wire.Teleport != 0 {
 		w.events[slot].teleport, we.hasTeleport = s.tick, true
 	}
+	return nil
+}
+
+// update sets the state of the entity in slot to e's, quantised in place
+// (left as it was on error), and moves it in the grid if it crossed into
+// another cell.
+func (s *Session) update(slot int32, e *wire.Entity) error {
+	w := &s.world
+	we := &w.ents[slot]
+	if err := s.q.RecordTo(&we.rec, e); err != nil {
+		return err
+	}
+	we.hash = 0
 	if s.grid != nil {
 		s.grid.place(w, slot)
 	}
