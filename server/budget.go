@@ -65,13 +65,14 @@ func defaultImportance(distance float32) float32 {
 // that changed, entered its relevant set, or left it (a despawn).
 type candidate struct {
 	netID uint32
-	rel   int32 // index in the client's relevant set, -1 for a despawn
-	gone  int32 // index in the client's entities that left, -1 for none
-	base  int32 // index in the baseline table, -1 when it holds none
-	ev    wire.Flags
+	rel   int32   // index in the client's relevant set, -1 for a despawn
+	gone  int32   // index in the client's entities that left, -1 for none
+	base  int32   // index in the baseline table, -1 when it holds none
 	size  int32   // bytes of its record, NetID gap included
-	gap   uint8   // of which the gap's, from the candidate before it
 	score float32 // its priority this tick
+	since uint32  // the tick it has waited since (relevant entities, under a budget)
+	ev    wire.Flags
+	gap   uint8 // of size, the gap's bytes, from the candidate before it
 	kind  uint8
 	send  bool
 }
@@ -118,8 +119,8 @@ func (s *Session) choose(c *peer) {
 			records += float64(k.size)
 		case k.kind == kDespawn:
 			due = append(due, math.MaxUint32<<32|uint64(i))
-		case k.rel >= 0 && s.tick-c.rel[k.rel].since+1 >= maxWait:
-			due = append(due, uint64(^(s.tick-c.rel[k.rel].since))<<32|uint64(i))
+		case k.rel >= 0 && s.tick-k.since+1 >= maxWait:
+			due = append(due, uint64(^(s.tick-k.since))<<32|uint64(i))
 		default:
 			// Scores are positive: their bits order as they do, and
 			// inverted they sort the highest first; ties go by NetID

@@ -262,6 +262,7 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			k.size += int32(k.gap)
 			if k.rel >= 0 {
 				k.score = s.score(c, k.rel)
+				k.since = c.rel[k.rel].since
 			}
 		}
 		if k.base < 0 && k.kind != kDespawn {
