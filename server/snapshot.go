@@ -108,28 +108,28 @@ func (s *Session) begin(c *peer, now uint32) (table, base *sentTick, err error) 
 
 // merger walks a client's relevant set, its baseline table, the recent
 // despawns and the entities that left the client's set together in NetID
-// order. It keeps the NetID at the head of each list (end past the last),
-// so that each step takes the smallest of four words and moves on only
-// the lists that hold it.
+// order. It keeps the NetID at the head of each list (mergeEnd past its
+// last entry), so that each step takes the smallest of four words and
+// moves on only the lists that hold it.
 type merger struct {
 	rel        []relEntry
 	base       []sentRec
 	graves     []grave
 	gone       []leftEntry
 	i, j, k, l int
-	// The NetIDs at rel[i], base[j], graves[k] and gone[l], or end.
+	// The NetIDs at rel[i], base[j], graves[k] and gone[l], or mergeEnd.
 	ri, bi, gi, oi uint64
 }
 
-// end is a merger's head of a list it has walked to the end: above every
-// NetID.
-const end = 1 << 32
+// mergeEnd is a merger's head of a list it has walked to the end: above
+// every NetID.
+const mergeEnd = 1 << 32
 
 // next returns the next NetID and the indexes of its entries (-1 where it
 // has none), and false at the end.
 func (m *merger) next() (id uint32, rel, base, dead, gone int, ok bool) {
 	head := min(m.ri, m.bi, m.gi, m.oi)
-	if head == end {
+	if head == mergeEnd {
 		return 0, -1, -1, -1, -1, false
 	}
 	rel, base, dead, gone = -1, -1, -1, -1
@@ -157,33 +157,33 @@ func (m *merger) next() (id uint32, rel, base, dead, gone int, ok bool) {
 }
 
 // relHead, baseHead, graveHead and goneHead are the NetIDs at the heads
-// of the lists, or end.
+// of the lists, or mergeEnd.
 func (m *merger) relHead() uint64 {
 	if m.i < len(m.rel) {
 		return uint64(m.rel[m.i].netID)
 	}
-	return end
+	return mergeEnd
 }
 
 func (m *merger) baseHead() uint64 {
 	if m.j < len(m.base) {
 		return uint64(m.base[m.j].rec.NetID)
 	}
-	return end
+	return mergeEnd
 }
 
 func (m *merger) graveHead() uint64 {
 	if m.k < len(m.graves) {
 		return uint64(m.graves[m.k].netID)
 	}
-	return end
+	return mergeEnd
 }
 
 func (m *merger) goneHead() uint64 {
 	if m.l < len(m.gone) {
 		return uint64(m.gone[m.l].netID)
 	}
-	return end
+	return mergeEnd
 }
 
 func (s *Session) merger(c *peer, base *sentTick) merger {
