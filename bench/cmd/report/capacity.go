@@ -33,6 +33,9 @@ type capacityRow struct {
 	Ms     float64 // server work per tick
 	Result perf.CapacityResult
 	Allocs int64 // per tick
+	// Spread is how much slower the other run was than the one kept
+	// (0.1: 10%).
+	Spread float64
 }
 
 // runCapacity runs perf.CapacityCases, the fastest of two runs each.
@@ -48,7 +51,8 @@ func runCapacity(progress io.Writer) ([]capacityRow, error) {
 		}
 		fmt.Fprintf(progress, "capacity %s\n", c.Name())
 		var best capacityRow
-		for k := range 2 {
+		var times [2]float64
+		for k := range times {
 			// Collect and give the memory of the client's benchmarks
 			// (gigabytes at 1M entities) back to the system now, so that
 			// the runtime does not do it in the background while the
@@ -60,10 +64,14 @@ func runCapacity(progress io.Writer) ([]capacityRow, error) {
 				return nil, fmt.Errorf("capacity %s failed", c.Name())
 			}
 			ms := r.Extra["ms/tick"]
+			times[k] = ms
 			if k == 0 || ms < best.Ms {
 				best = capacityRow{Case: c, Ms: ms, Result: res}
 			}
 			best.Allocs = max(best.Allocs, r.AllocsPerOp())
+		}
+		if lo := min(times[0], times[1]); lo > 0 {
+			best.Spread = max(times[0], times[1])/lo - 1
 		}
 		rows = append(rows, best)
 	}
@@ -134,12 +142,10 @@ core; the fastest of two runs, %s ticks each (%s for the baseline).
 	}
 	writeTable(b, []string{"check", "measured", "target", "ratio", "result"}, rows)
 	b.WriteString("\n")
+	r.writeCapacityNoise(b)
 	rows = rows[:0]
 	for _, row := range r.Capacity {
-		mode := "interest"
-		if !row.Case.Interest {
-			mode = "everything"
-		}
+		mode := capacityMode(row.Case)
 		relevant := "all"
 		if row.Case.Interest {
 			relevant = fmt.Sprintf("%.0f", row.Result.Relevant)
@@ -153,4 +159,31 @@ core; the fastest of two runs, %s ticks each (%s for the baseline).
 	}
 	writeTable(b, []string{"mode", "clients", "entities", "relevant per client", "ms/tick", "B/s per client", "most B/s to a client", "allocs/tick"}, rows)
 	b.WriteString("\n")
+}
+
+// writeCapacityNoise says whether the two runs of each configuration the
+// capacity targets use agree within noiseLimit: the one kept is the
+// faster, and a slower one far from it means the machine was busy.
+func (r *report) writeCapacityNoise(b *strings.Builder) {
+	var found []string
+	for _, interest := range []bool{true, false} {
+		row, ok := r.capacityRow(capacityTargetClients, capacityTargetEntities, interest)
+		if ok && row.Spread > noiseLimit {
+			found = append(found, fmt.Sprintf("the two runs of %s at %d clients × %s entities lie %.0f%% apart",
+				capacityMode(row.Case), row.Case.Clients, countLabel(row.Case.Entities), 100*row.Spread))
+		}
+	}
+	if len(found) > 0 {
+		fmt.Fprintf(b, "**The machine was busy during the capacity runs**: %s. A result within that margin of its target may be wrong.\n\n", strings.Join(found, "; "))
+		return
+	}
+	fmt.Fprintf(b, "Noise check: the two runs of each configuration these targets use lie within %.0f%% of each other.\n\n", 100*noiseLimit)
+}
+
+// capacityMode names a configuration's mode as the capacity table does.
+func capacityMode(c perf.Capacity) string {
+	if c.Interest {
+		return "interest"
+	}
+	return "everything"
 }

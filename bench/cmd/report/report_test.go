@@ -395,10 +395,24 @@ func TestCapacityMarkdown(t *testing.T) {
 		"| allocations per tick, any configuration | 0 | ≤ 0 | 0.00 | PASS |",
 		"| interest | 100 | 50k | 301 | 4.00 | 31900 | 31990 | 0 |",
 		"| everything | 100 | 50k | all | 280.00 | 6000000 | 6000000 | 500 |",
+		"Noise check: the two runs of each configuration these targets use lie within 10% of each other.",
 	} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q", want)
 		}
+	}
+	// A slower second run far from the one kept, in a configuration the
+	// targets use, flags the capacity runs as disturbed; one elsewhere
+	// does not.
+	r.Capacity[0].Spread = 0.5
+	r.Capacity[1].Spread = 0.25
+	md = r.Markdown()
+	want := "**The machine was busy during the capacity runs**: the two runs of interest at 100 clients × 50k entities lie 25% apart."
+	if !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q", want)
+	}
+	if strings.Contains(md, "Noise check: the two runs") {
+		t.Error("a busy capacity run is also said to be checked")
 	}
 }
 
