@@ -72,7 +72,7 @@ type candidate struct {
 	score float32 // its priority this tick
 	since uint32  // the tick it has waited since (relevant entities, under a budget)
 	ev    wire.Flags
-	gap   uint8 // of size, the gap's bytes, from the candidate before it
+	gap   uint8 // the bytes of size taken by the NetID gap from the candidate before it
 	kind  uint8
 	send  bool
 }

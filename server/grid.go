@@ -56,9 +56,8 @@ func (g *grid) within(k *cellKey, pos *[3]int32) bool {
 }
 
 // place puts slot in the cell of its position, moving it from its old
-// cell if it crossed a border: a test small enough to inline where a
-// server places its whole world every tick, and move for the few that
-// crossed.
+// cell if it crossed a border: within, inlined here, tests the cell it
+// is in, and move, out of line, does the work for the few that crossed.
 func (g *grid) place(w *world, slot int32) {
 	if pl := &w.places[slot]; pl.cell < 0 || !g.within(&g.keys[pl.cell], &w.ents[slot].rec.Pos) {
 		g.move(w, slot)

@@ -208,7 +208,9 @@ func (s *Session) collect(c *peer, base *sentTick) {
 	ents := s.world.ents
 	alive := s.stillAlive(c, base)
 	m := s.merger(c, base)
-	gone := c.gone[:0] // the entries of c.gone kept, compacted in place
+	// The entries of c.gone kept, compacted in place: the merger reads
+	// c.gone ahead of every entry written back.
+	gone := c.gone[:0]
 	defer func() { c.gone = gone }()
 	for {
 		id, ri, bi, gi, oi, ok := m.next()

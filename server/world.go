@@ -178,9 +178,10 @@ func (s *Session) SetEntities(es []wire.Entity) error {
 	for i := range es {
 		e := &es[i]
 		// The common case, an entity the world holds (never NetID 0)
-		// with no event, in the loop; setEntity for the rest.
+		// with no flag but its state's, in the loop; setEntity for the
+		// rest.
 		slot, ok := w.slot(e.NetID)
-		if !ok || e.Flags&(wire.Spawn|wire.Teleport|wire.Despawn) != 0 {
+		if !ok || e.Flags&^wire.HasVelocity != 0 {
 			if err := s.setEntity(e); err != nil {
 				return err
 			}
@@ -231,9 +232,11 @@ func (s *Session) setEntity(e *wire.Entity) error {
 	return nil
 }
 
-// update sets the state of the entity in slot to e's, quantised in place
-// (left as it was on error), and moves it in the grid if it crossed into
-// another cell.
+// update sets the state of the entity in slot, which the world holds, to
+// e's, quantised in place (left as it was on error), forgets its cached
+// hash and moves it in the grid if it crossed into another cell. The
+// caller has made setEntity's checks (a NetID the world holds is never
+// 0) and sets e's events.
 func (s *Session) update(slot int32, e *wire.Entity) error {
 	w := &s.world
 	we := &w.ents[slot]
