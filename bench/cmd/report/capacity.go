@@ -34,7 +34,7 @@ type capacityRow struct {
 	Result perf.CapacityResult
 	Allocs int64 // per tick
 	// Spread is how much slower the other run was than the one kept
-	// (0.1: 10%).
+	// (other / kept - 1, as measurement.Spread).
 	Spread float64
 }
 
@@ -51,8 +51,8 @@ func runCapacity(progress io.Writer) ([]capacityRow, error) {
 		}
 		fmt.Fprintf(progress, "capacity %s\n", c.Name())
 		var best capacityRow
-		var times [2]float64
-		for k := range times {
+		runs := make([]measurement, 2)
+		for k := range runs {
 			// Collect and give the memory of the client's benchmarks
 			// (gigabytes at 1M entities) back to the system now, so that
 			// the runtime does not do it in the background while the
@@ -64,15 +64,13 @@ func runCapacity(progress io.Writer) ([]capacityRow, error) {
 				return nil, fmt.Errorf("capacity %s failed", c.Name())
 			}
 			ms := r.Extra["ms/tick"]
-			times[k] = ms
+			runs[k] = measurement{Value: ms}
 			if k == 0 || ms < best.Ms {
 				best = capacityRow{Case: c, Ms: ms, Result: res}
 			}
 			best.Allocs = max(best.Allocs, r.AllocsPerOp())
 		}
-		if lo := min(times[0], times[1]); lo > 0 {
-			best.Spread = max(times[0], times[1])/lo - 1
-		}
+		best.Spread = fastest(runs).Spread
 		rows = append(rows, best)
 	}
 	return rows, nil

@@ -414,6 +414,17 @@ func TestCapacityMarkdown(t *testing.T) {
 	if strings.Contains(md, "Noise check: the two runs") {
 		t.Error("a busy capacity run is also said to be checked")
 	}
+	// Both target configurations, the baseline too, are named; a spread
+	// of exactly the limit passes.
+	r.Capacity[2].Spread = 0.4
+	want = "**The machine was busy during the capacity runs**: the two runs of interest at 100 clients × 50k entities lie 25% apart; the two runs of everything at 100 clients × 50k entities lie 40% apart."
+	if md := r.Markdown(); !strings.Contains(md, want) {
+		t.Errorf("markdown lacks %q", want)
+	}
+	r.Capacity[1].Spread, r.Capacity[2].Spread = noiseLimit, 0
+	if md := r.Markdown(); !strings.Contains(md, "Noise check: the two runs of each configuration these targets use lie within 10% of each other.") {
+		t.Error("a spread at the limit is flagged")
+	}
 }
 
 // The custom fields section shows the frame and each field's share.
