@@ -96,6 +96,12 @@ func TestFullServerLetsAPlayerBack(t *testing.T) {
 	if _, err := handshakeWS(t, s, third); !errors.As(err, &ce) || ce.Reason != wire.ReasonFull {
 		t.Fatalf("player 3 on a full server: %v, want ReasonFull", err)
 	}
+	// Player 1's new connection and player 2 are both members (the new
+	// connection joins a moment after its handshake returns) before
+	// player 2 leaves, so that one member means a free place.
+	for i := 0; i < 500 && s.Stats().Clients < 2; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 	p2.Close()
 	for i := 0; i < 500 && s.Stats().Clients > 1; i++ {
 		time.Sleep(10 * time.Millisecond)
@@ -105,6 +111,11 @@ func TestFullServerLetsAPlayerBack(t *testing.T) {
 		t.Fatalf("player 3's token, refused as full before, once a place is free: %v", err)
 	}
 	defer p3.Close()
+	// Player 3 becomes a member once its Welcome is written, a moment
+	// after its handshake returns.
+	for i := 0; i < 500 && s.Stats().Clients < 2; i++ {
+		time.Sleep(10 * time.Millisecond)
+	}
 	st := s.Stats()
 	t.Logf("joins %d, full %d, bad tokens %d, clients %d", st.Joins, st.Full, st.BadTokens, st.Clients)
 	if st.Full != 1 || st.BadTokens != 0 || st.Clients != 2 {
