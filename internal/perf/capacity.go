@@ -38,11 +38,16 @@ const (
 
 // Name is the configuration's benchmark name.
 func (c Capacity) Name() string {
-	mode := "interest"
-	if !c.Interest {
-		mode = "everything"
+	return fmt.Sprintf("%s/clients=%d/entities=%d", c.Mode(), c.Clients, c.Entities)
+}
+
+// Mode is "interest" with interest management, "everything" for the
+// baseline.
+func (c Capacity) Mode() string {
+	if c.Interest {
+		return "interest"
 	}
-	return fmt.Sprintf("%s/clients=%d/entities=%d", mode, c.Clients, c.Entities)
+	return "everything"
 }
 
 // CapacityResult is what one capacity run measured besides the time.

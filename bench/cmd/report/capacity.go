@@ -143,7 +143,7 @@ core; the fastest of two runs, %s ticks each (%s for the baseline).
 	r.writeCapacityNoise(b)
 	rows = rows[:0]
 	for _, row := range r.Capacity {
-		mode := capacityMode(row.Case)
+		mode := row.Case.Mode()
 		relevant := "all"
 		if row.Case.Interest {
 			relevant = fmt.Sprintf("%.0f", row.Result.Relevant)
@@ -168,7 +168,7 @@ func (r *report) writeCapacityNoise(b *strings.Builder) {
 		row, ok := r.capacityRow(capacityTargetClients, capacityTargetEntities, interest)
 		if ok && row.Spread > noiseLimit {
 			found = append(found, fmt.Sprintf("the two runs of %s at %d clients × %s entities lie %.0f%% apart",
-				capacityMode(row.Case), row.Case.Clients, countLabel(row.Case.Entities), 100*row.Spread))
+				row.Case.Mode(), row.Case.Clients, countLabel(row.Case.Entities), 100*row.Spread))
 		}
 	}
 	if len(found) > 0 {
@@ -176,12 +176,4 @@ func (r *report) writeCapacityNoise(b *strings.Builder) {
 		return
 	}
 	fmt.Fprintf(b, "Noise check: the two runs of each configuration these targets use lie within %.0f%% of each other.\n\n", 100*noiseLimit)
-}
-
-// capacityMode names a configuration's mode as the capacity table does.
-func capacityMode(c perf.Capacity) string {
-	if c.Interest {
-		return "interest"
-	}
-	return "everything"
 }
