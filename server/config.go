@@ -50,6 +50,8 @@ type SessionConfig struct {
 	// TickRate is the simulation's rate in ticks per second (default 20;
 	// 1 to 1e6): the budget's bytes per tick and MaxInterval's ticks
 	// follow it. [Server] sets it from its own Config.TickRate.
+	// [Session.MeasuredTickRate] says when the game's ticks run at
+	// another rate.
 	TickRate float64
 	// Interest, if set, turns on interest management: each client is sent
 	// only the entities near its view (SetView), the ones always relevant

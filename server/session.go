@@ -75,6 +75,7 @@ type Session struct {
 	clients map[ClientID]*peer
 	in      wire.InputPacket // scratch for Receive
 	addErr  error            // an unexpected encoder error during Snapshot
+	rate    rateProbe        // the tick rate the game runs at
 
 	left []leftEntry // dropped's scratch: the entities that left, by NetID
 	// relSpare is the relevant set the last rebuild replaced, for the next

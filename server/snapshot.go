@@ -51,6 +51,7 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 		c.first = t
 	}
 	c.last, c.hasSent = t, true
+	s.rate.observe(t, now)
 
 	s.refresh(c)
 	table, base, err := s.begin(c, now)
