@@ -51,6 +51,9 @@ type SessionConfig struct {
 	Redundancy int
 	// NoDelta makes the client acknowledge no tick, so that every
 	// snapshot is full: for measuring, or a link too lossy for deltas.
+	// The server sends them every tick only if it allows it
+	// (server.SessionConfig.AllowNoDelta); otherwise ever more rarely,
+	// down to one a second.
 	NoDelta bool
 	// Fields, if set, receives the custom field values
 	// (Wire.Quantizer.Fields) of every entity Receive pushes into the

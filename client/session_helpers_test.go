@@ -57,7 +57,7 @@ func newPair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg S
 	t.Helper()
 	p := &pair{t: t, entities: entities, inputEvery: 16 * time.Millisecond,
 		srvBase: 0xfff00000, cliBase: 1000, nextSeq: 1}
-	p.srv = newServer(t, server.SessionConfig{Wire: ccfg.Wire})
+	p.srv = newServer(t, server.SessionConfig{Wire: ccfg.Wire, AllowNoDelta: ccfg.NoDelta})
 	if err := p.srv.Connect(1); err != nil {
 		t.Fatal(err)
 	}

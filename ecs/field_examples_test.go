@@ -55,6 +55,9 @@ func ExampleAddField() {
 			for _, p := range packets {
 				cli.Receive(p, tick*50)
 			}
+			// The client acknowledges what it received: deltas from here.
+			ack, _ := cli.InputPacket(tick*50, nil)
+			srv.Receive(1, ack, tick*50)
 		}
 		pipe.Update(1.0 / 60)
 		if e, ok := pipe.Lookup(7); ok && frame >= 14 && frame < 20 && world.Has(e, ecs.ComponentID[Scale](&world)) {

@@ -47,6 +47,17 @@ type SessionConfig struct {
 	// client that jumps its sequence numbers ahead is not replayed for the
 	// inputs it pretends were lost.
 	MaxLostReplay int
+	// AllowNoDelta sends a full snapshot every tick to a client that
+	// acknowledges no tick (client.SessionConfig.NoDelta asks for that):
+	// for clients the server trusts, on a LAN or for measuring. Without
+	// it, such a client is sent full snapshots every tick for a round
+	// trip and two ticks (a second before its round trip is measured),
+	// then ever more rarely, down to one a second
+	// (ClientStats.FullHeld counts the ticks held back): a full snapshot
+	// is the whole of what is relevant to the client, and a connection
+	// that acknowledges nothing must not make the server send it that
+	// every tick.
+	AllowNoDelta bool
 	// TickRate is the simulation's rate in ticks per second (default 20;
 	// 1 to 1e6): the budget's bytes per tick and MaxInterval's ticks
 	// follow it. [Server] sets it from its own Config.TickRate.

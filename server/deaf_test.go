@@ -52,9 +52,10 @@ func dialDeaf(t *testing.T, b *backend, s *server.Server, player uint64) (transp
 	return conn, w
 }
 
-// Clients that acknowledge nothing the server sends (a slow reader, or
-// one that means harm) and keep sending, so that the idle check spares
-// them, stall neither the tick that kicks one nor the server's Close: a
+// Clients whose sockets drop everything the server sends (a slow reader,
+// or one that means harm) while they keep acknowledging the ticks sent,
+// so that the idle check spares them and the session sends each a delta
+// every tick, as to any client, stall neither the tick that kicks one nor the server's Close: a
 // connection's close used to wait for its send under way, which a full
 // congestion window holds until the connection ends (8 s for a Kick, a
 // second for each client at Close).
@@ -69,14 +70,13 @@ func TestDeafClientsStallNoTick(t *testing.T) {
 		conns = append(conns, c)
 		kicked = server.ClientID(w.ClientID)
 	}
-	junk := make([]byte, 20)
 	sess := s.Session()
-	for tick := uint32(1); tick <= 60; tick++ { // 3 s at 20 Hz, 500 moving entities
+	for tick := uint32(1); tick <= 60; tick++ { // 3 s at 20 Hz, 2000 moving entities
 		s.Events(nil)
 		if err := sess.BeginTick(tick); err != nil {
 			t.Fatal(err)
 		}
-		for k := range 500 {
+		for k := range 2000 {
 			if err := sess.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{float32(tick + uint32(k)), float32(k), 0}}); err != nil {
 				t.Fatal(err)
 			}
@@ -84,8 +84,13 @@ func TestDeafClientsStallNoTick(t *testing.T) {
 		if err := s.SendSnapshots(); err != nil {
 			t.Fatal(err)
 		}
+		// An acknowledgement of the tick just sent, never received.
+		ack, err := wire.AppendInput(nil, &wire.Header{Seq: uint16(tick)}, &wire.InputPacket{AckedTick: tick, HasAckedTick: true}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
 		for _, c := range conns {
-			c.WritePacket(junk) // alive, for the idle check
+			c.WritePacket(ack)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -180,3 +180,102 @@ func TestClientAckingNoTickGetsDeparturesInBudget(t *testing.T) {
 		t.Errorf("a client that acknowledges no tick was sent %d B in the last second, budget %d B/s", sum, rate)
 	}
 }
+
+// A client that acknowledges no tick is sent a full snapshot, the whole
+// of what is relevant to it, whenever it has no baseline. One that never
+// acknowledges one (it asks for a resync every 9 s, to look alive), and
+// one that acknowledges a tick and asks for a resync by turns, are sent
+// full snapshots every tick for a second only, then at most about one a
+// second, where they were sent one every tick; an honest client beside
+// them is sent deltas throughout. With AllowNoDelta the session sends
+// the whole world every tick, as before.
+func TestClientAcknowledgingNoTickIsNotSentTheWorldEveryTick(t *testing.T) {
+	const n, ticks, tickRate = 2000, 200, 20 // 10 s
+	run := func(allow bool) (honest ClientStats, hostile [2]ClientStats, sent [3]int) {
+		s := newServer(t, SessionConfig{TickRate: tickRate, AllowNoDelta: allow})
+		honestClient := newTestClient(t, wire.Config{})
+		for id := ClientID(1); id <= 3; id++ {
+			if err := s.Connect(id); err != nil {
+				t.Fatal(err)
+			}
+		}
+		seq := [4]uint16{}
+		send := func(id ClientID, p wire.InputPacket, now uint32) {
+			h := wire.Header{Seq: seq[id], Sent: now}
+			seq[id]++
+			b, err := wire.AppendInput(nil, &h, &p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Receive(id, b, now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for tick := uint32(1); tick <= ticks; tick++ {
+			now := tick * 1000 / tickRate
+			if err := s.BeginTick(tick); err != nil {
+				t.Fatal(err)
+			}
+			for k := range n {
+				e := circle(k, 0, false)
+				if k < 10 {
+					e = circle(k, tick, false) // 10 of them move
+				}
+				if err := s.SetEntity(e); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for id := ClientID(1); id <= 3; id++ {
+				packets, err := s.Snapshot(id, now, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, p := range packets {
+					sent[id-1] += len(p)
+					if id == 1 {
+						honestClient.receive(p, now)
+					}
+				}
+			}
+			if err := s.Receive(1, honestClient.ack(t, now+10), now+10); err != nil {
+				t.Fatal(err)
+			}
+			if tick%180 == 1 {
+				send(2, wire.InputPacket{Resync: true}, now+10)
+			}
+			if tick%2 == 1 {
+				send(3, wire.InputPacket{AckedTick: tick, HasAckedTick: true}, now+10)
+			} else {
+				send(3, wire.InputPacket{Resync: true}, now+10)
+			}
+		}
+		honest, _ = s.Stats(1)
+		hostile[0], _ = s.Stats(2)
+		hostile[1], _ = s.Stats(3)
+		return honest, hostile, sent
+	}
+
+	honest, hostile, sent := run(false)
+	t.Logf("honest: %d B, %d of %d snapshots full", sent[0], honest.FullSnapshots, honest.Snapshots)
+	for i, st := range hostile {
+		t.Logf("hostile %d: %d B, %d snapshots full, %d ticks held", i+1, sent[i+1], st.FullSnapshots, st.FullHeld)
+		// A second's worth every tick, then one a second or fewer (the
+		// gaps doubling from 2 ticks to 20): about 30 in 10 s.
+		if st.FullSnapshots > 35 || st.FullSnapshots+st.FullHeld < ticks/2 {
+			t.Errorf("hostile %d was sent %d full snapshots in %d ticks (%d held), want at most 35", i+1, st.FullSnapshots, ticks, st.FullHeld)
+		}
+		if sent[i+1] > ticks*sent[0]/2 {
+			t.Errorf("hostile %d was sent %d B, honest %d B", i+1, sent[i+1], sent[0])
+		}
+	}
+	if honest.FullSnapshots > 1 || honest.FullHeld != 0 || honest.Snapshots != ticks {
+		t.Errorf("honest: %d full of %d snapshots, %d held; want 1 full and none held", honest.FullSnapshots, honest.Snapshots, honest.FullHeld)
+	}
+	_, allowed, allowedSent := run(true)
+	if st := allowed[0]; st.FullSnapshots != ticks || st.FullHeld != 0 {
+		t.Errorf("with AllowNoDelta: %d full snapshots of %d ticks, %d held; want every tick", st.FullSnapshots, ticks, st.FullHeld)
+	}
+	if allowedSent[1] < 5*sent[1] {
+		t.Errorf("with AllowNoDelta the client that acknowledges nothing was sent %d B, without %d B: the hold saves less than expected", allowedSent[1], sent[1])
+	}
+}

@@ -16,6 +16,11 @@ type peer struct {
 	// first and last are the first and latest ticks sent.
 	first, last uint32
 	hasSent     bool
+	// fullTick is when the latest full snapshot was sent (with hasFull),
+	// and fullRun how many were sent since the count started over (see
+	// Session.holdFull).
+	fullTick, fullRun uint32
+	hasFull           bool
 	// netID is the entity the client controls, 0 for none: the server's
 	// choice (Session.Assign).
 	netID     uint32
@@ -114,22 +119,40 @@ func (c *peer) table(tick uint32) *sentTick {
 }
 
 // put returns an emptied table for tick (newer than every tick held),
-// reusing a free slot or the oldest tick's.
+// reusing the slot of victim.
 func (c *peer) put(tick uint32) *sentTick {
+	victim := c.victim()
+	victim.tick, victim.used = tick, true
+	victim.recs, victim.hash = victim.recs[:0], 0
+	return victim
+}
+
+// victim returns the table the next put reuses: a free slot, or the
+// oldest tick's.
+func (c *peer) victim() *sentTick {
 	var victim *sentTick
 	for i := range c.sent {
 		t := &c.sent[i]
 		if !t.used {
-			victim = t
-			break
+			return t
 		}
 		if victim == nil || tickBefore(t.tick, victim.tick) {
 			victim = t
 		}
 	}
-	victim.tick, victim.used = tick, true
-	victim.recs, victim.hash = victim.recs[:0], 0
 	return victim
+}
+
+// baseline returns the table of the tick the client acknowledged, if the
+// next put keeps it, or nil: the next snapshot is then full.
+func (c *peer) baseline() *sentTick {
+	if !c.hasAcked {
+		return nil
+	}
+	if t := c.table(c.acked); t != nil && t != c.victim() {
+		return t
+	}
+	return nil
 }
 
 // mayKnow reports whether the client may have heard of an entity that died

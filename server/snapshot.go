@@ -29,6 +29,10 @@ import (
 // once it has them all. It is marked complete unless the budget, the
 // Filter or the MaxParts limit left something out.
 //
+// A client without a baseline that was sent a full snapshot a moment ago
+// and has acknowledged none since is sent nothing this tick (no packets;
+// see SessionConfig.AllowNoDelta).
+//
 // The packets are the server's: they stay valid until the next Snapshot
 // for the same client. Call Snapshot at most once per client per tick,
 // after BeginTick ([ErrTick] otherwise). In steady state it does not
@@ -52,6 +56,9 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 	}
 	c.last, c.hasSent = t, true
 	s.rate.observe(t, now)
+	if s.holdFull(c) {
+		return dst, nil
+	}
 
 	s.refresh(c)
 	table, base, err := s.begin(c, now)
@@ -78,6 +85,43 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 	n := c.count(parts, s.enc.Records(), base != nil, complete)
 	s.spend(c, n)
 	return append(dst, parts...), nil
+}
+
+// holdFull reports whether c, which holds no baseline the server still
+// has (it acknowledged none, asked for a resync, or was silent for
+// Wire.History ticks), was sent a full snapshot too recently for another.
+// A full snapshot is the whole of what is relevant to the client, and one
+// that acknowledges nothing must not be sent it every tick. Full
+// snapshots go every tick for a round trip and two ticks (what a client
+// takes to acknowledge its first, on a good link; a second while its
+// round trip is not measured yet); while it still acknowledges none, the
+// next waits two ticks, then four, doubling up to a second. The count starts over four seconds after the last full
+// snapshot, so a client that acknowledges a tick and asks for a resync,
+// again and again, is held back too. SessionConfig.AllowNoDelta turns
+// this off.
+func (s *Session) holdFull(c *peer) bool {
+	if s.cfg.AllowNoDelta || c.baseline() != nil {
+		return false
+	}
+	second := uint32(s.windowTicks())
+	since := s.tick - c.fullTick
+	if !c.hasFull || since >= 4*second {
+		c.fullRun = 0
+	}
+	free := second // a round trip not measured yet: a second's worth
+	if c.stats.HasRTT {
+		free = s.rttTicks(c) + 2
+	}
+	if c.fullRun >= free {
+		gap := min(uint32(1)<<min(c.fullRun-free+1, 31), second)
+		if since < gap {
+			c.stats.FullHeld++
+			return true
+		}
+	}
+	c.fullRun++
+	c.fullTick, c.hasFull = s.tick, true
+	return false
 }
 
 // begin starts encoding the current tick for c. It returns the emptied

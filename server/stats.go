@@ -6,10 +6,12 @@ package server
 // input the simulation needed in exactly one of InputsApplied or
 // InputsLost.
 type ClientStats struct {
-	// Snapshots is the number of Snapshot calls; FullSnapshots those sent
+	// Snapshots is the number of snapshots sent; FullSnapshots those sent
 	// without a baseline, Incomplete those that left a change out (by the
-	// Filter or for lack of parts).
-	Snapshots, FullSnapshots, Incomplete uint64
+	// Filter or for lack of parts). FullHeld counts the Snapshot calls
+	// that sent nothing: the client held no baseline and had been sent a
+	// full snapshot too recently for another (see Session.Snapshot).
+	Snapshots, FullSnapshots, Incomplete, FullHeld uint64
 	// PacketsSent and BytesSent count the snapshot packets produced.
 	PacketsSent, BytesSent uint64
 	// RecordsSent counts entity records sent (despawns included);

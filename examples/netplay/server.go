@@ -86,6 +86,8 @@ func serverConfig(o *options, addr string, auth *devauth.Backend) server.Config 
 		TickRate: tickRate,
 		Impair:   o.impairment(),
 		Seed:     o.seed,
+		// -full measures full snapshots: the clients acknowledge nothing.
+		Session: server.SessionConfig{AllowNoDelta: o.full},
 	}
 }
 
