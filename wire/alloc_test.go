@@ -68,6 +68,39 @@ func TestSteadyStateAllocs(t *testing.T) {
 	}
 }
 
+// Input packets with drawn records and without them, by turns, decode
+// into one InputPacket without allocating: a client alternating them
+// must not make the server allocate for each packet.
+func TestInputDrawnAllocs(t *testing.T) {
+	with := InputPacket{FirstSeq: 1, Inputs: [][]byte{{1}, {2}}, Drawn: []Drawn{{Time: 5, Late: []Late{{NetID: 2, Behind: 3}}}, {Time: 6}}}
+	without := InputPacket{FirstSeq: 3, Inputs: [][]byte{{3}}}
+	var packets [2][]byte
+	for i, p := range []*InputPacket{&with, &without} {
+		var err error
+		if packets[i], err = AppendInput(nil, &Header{}, p, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out InputPacket
+	decode := func() {
+		for i, b := range packets {
+			if _, err := DecodeInput(b, &out, nil); err != nil {
+				t.Fatal(err)
+			}
+			if got := out.Drawn != nil; got != (i == 0) {
+				t.Fatalf("packet %d: Drawn %v, want drawn records %v", i, out.Drawn, i == 0)
+			}
+		}
+	}
+	decode() // the arrays' first growth
+	if n := testing.AllocsPerRun(100, decode); n != 0 {
+		t.Errorf("decoding with and without drawn records by turns: %v allocs", n)
+	}
+	if _, err := DecodeInput(packets[0], &out, nil); err != nil || len(out.Drawn) != 2 || out.Drawn[0].Time != 5 || out.Drawn[1].Time != 6 || len(out.Drawn[0].Late) != 1 {
+		t.Fatalf("drawn records %+v, %v", out.Drawn, err)
+	}
+}
+
 // A snapshot that outgrows MaxParts fills its parts and stops with an
 // error wrapping ErrLimit, allocating nothing: a server whose world does
 // not fit must not allocate for every client every tick.

@@ -44,7 +44,8 @@ type InputPacket struct {
 	// it made it (lag compensation): one record per input.
 	Drawn []Drawn
 
-	late []Late // the decoded records' late entities
+	late      []Late  // the decoded records' late entities
+	drawnRoom []Drawn // Drawn's array, kept while Drawn is nil
 }
 
 func inputConfig(cfg *Config) (Config, error) {
@@ -158,9 +159,15 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 		return h, fmt.Errorf("%w: drawn flag on a packet without inputs", ErrMalformed)
 	}
 	p.Inputs = p.Inputs[:0]
-	p.Drawn, p.late = p.Drawn[:0], p.late[:0]
-	if !drawn {
-		p.Drawn = nil
+	// Drawn is nil without drawn records; its array is kept for the next
+	// packet that has them, so that a stream of packets with and without
+	// them decodes without allocating.
+	if p.Drawn != nil {
+		p.drawnRoom = p.Drawn
+	}
+	p.Drawn, p.late = nil, p.late[:0]
+	if drawn {
+		p.Drawn = p.drawnRoom[:0]
 	}
 	for i := range int(n) {
 		size, err := r.uvarint("input size", uint32(c.MaxInputSize))
