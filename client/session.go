@@ -188,7 +188,7 @@ type Session struct {
 // NewSession returns a client session for cfg.
 func NewSession(cfg SessionConfig) (*Session, error) {
 	if cfg.Inbox == nil {
-		return nil, fmt.Errorf("%w: SessionConfig.Inbox is nil", wire.ErrConfig)
+		return nil, configErr("SessionConfig.Inbox is nil")
 	}
 	dec, err := wire.NewDecoder(cfg.Wire)
 	if err != nil {
@@ -200,13 +200,13 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		cfg.TickRate = 20
 	}
 	if err := limits.CheckTickRate(cfg.TickRate); err != nil {
-		return nil, fmt.Errorf("%w: TickRate: %w (or 0 to follow the server's)", wire.ErrConfig, err)
+		return nil, configErr("TickRate: %v (or 0 to follow the server's)", err)
 	}
 	if cfg.Redundancy == 0 {
 		cfg.Redundancy = cfg.Wire.MaxInputs
 	}
 	if cfg.Redundancy < 1 || cfg.Redundancy > cfg.Wire.MaxInputs {
-		return nil, fmt.Errorf("%w: Redundancy = %d, want 1..%d (Wire.MaxInputs, or 0 for it)", wire.ErrConfig, cfg.Redundancy, cfg.Wire.MaxInputs)
+		return nil, configErr("Redundancy = %d, want 1..%d (Wire.MaxInputs, or 0 for it)", cfg.Redundancy, cfg.Wire.MaxInputs)
 	}
 	var fields *systems.FieldInbox
 	if len(cfg.Wire.Quantizer.Fields) > 0 {
@@ -556,3 +556,15 @@ func seqAfter(a, b uint16) bool { return int16(a-b) > 0 }
 
 // tickBefore reports whether tick a comes before b, with wrap-around.
 func tickBefore(a, b uint32) bool { return int32(a-b) < 0 }
+
+// configError is a configuration NewSession refuses: its text names the
+// field and the fix, and it wraps wire.ErrConfig, which errors.Is finds.
+type configError string
+
+func (e configError) Error() string { return "client: " + string(e) }
+func (e configError) Unwrap() error { return wire.ErrConfig }
+
+// configErr formats a configError.
+func configErr(format string, args ...any) error {
+	return configError(fmt.Sprintf(format, args...))
+}

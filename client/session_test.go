@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -258,8 +259,14 @@ func TestNewClientConfig(t *testing.T) {
 		{Inbox: in, Redundancy: -1},
 		{Inbox: in, Wire: wire.Config{History: 1}},
 	} {
-		if _, err := NewSession(cfg); !errors.Is(err, wire.ErrConfig) {
+		_, err := NewSession(cfg)
+		if !errors.Is(err, wire.ErrConfig) {
 			t.Errorf("%+v: %v", cfg, err)
+		}
+		// The session's own checks name the client package; the codec's
+		// name the wire.
+		if cfg.Wire.History == 0 && !strings.HasPrefix(err.Error(), "client: ") {
+			t.Errorf("%+v: %q, want it to start with \"client: \"", cfg, err)
 		}
 	}
 	c := newTestSide(t, SessionConfig{Inbox: in})

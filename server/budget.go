@@ -1,7 +1,6 @@
 package server
 
 import (
-	"fmt"
 	"math"
 	"time"
 
@@ -42,12 +41,20 @@ type BudgetConfig struct {
 	Importance func(client ClientID, netID uint32, distance float32) float32
 }
 
-func (b BudgetConfig) normalize() (BudgetConfig, error) {
+// normalize fills in b's defaults and checks it at tickRate ticks a
+// second: a budget must let a tick carry a packet's header and one record
+// of any size, or an entity may never be sent.
+func (b BudgetConfig) normalize(tickRate float64) (BudgetConfig, error) {
 	if b.MaxInterval == 0 {
 		b.MaxInterval = DefaultMaxInterval
 	}
 	if b.BytesPerSecond < 0 || b.MaxInterval < 0 {
-		return b, fmt.Errorf("%w: Budget.BytesPerSecond %d and MaxInterval %v must not be negative", wire.ErrConfig, b.BytesPerSecond, b.MaxInterval)
+		return b, configErr("Budget.BytesPerSecond %d and MaxInterval %v must not be negative", b.BytesPerSecond, b.MaxInterval)
+	}
+	const least = partHeader + wire.MaxRecordSize // bytes a tick
+	if perTick := float64(b.BytesPerSecond) / tickRate; b.BytesPerSecond > 0 && perTick < least {
+		return b, configErr("Budget.BytesPerSecond = %d is %.1f B a tick at TickRate %v, less than a packet's header and one record (%d B): want at least %.0f (or 0 for no budget)",
+			b.BytesPerSecond, perTick, tickRate, least, math.Ceil(least*tickRate))
 	}
 	return b, nil
 }

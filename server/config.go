@@ -104,20 +104,19 @@ func (c SessionConfig) normalize(w wire.Config) (SessionConfig, error) {
 		c.MaxLostReplay = 0
 	}
 	if c.MaxClients < 1 {
-		return c, fmt.Errorf("%w: MaxClients = %d, want at least 1 (or 0 for the default)", wire.ErrConfig, c.MaxClients)
+		return c, configErr("MaxClients = %d, want at least 1 (or 0 for the default)", c.MaxClients)
 	}
 	if c.InputWindow < w.MaxInputs || c.InputWindow > MaxInputWindow {
-		return c, fmt.Errorf("%w: InputWindow = %d, want %d (Wire.MaxInputs)..%d (or 0 for the default)",
-			wire.ErrConfig, c.InputWindow, w.MaxInputs, MaxInputWindow)
+		return c, configErr("InputWindow = %d, want %d (Wire.MaxInputs)..%d (or 0 for the default)", c.InputWindow, w.MaxInputs, MaxInputWindow)
 	}
 	if c.MaxCatchUp < 1 || c.MaxCatchUp > MaxCatchUpLimit {
-		return c, fmt.Errorf("%w: MaxCatchUp = %d, want 1..%d (or 0 for the default)", wire.ErrConfig, c.MaxCatchUp, MaxCatchUpLimit)
+		return c, configErr("MaxCatchUp = %d, want 1..%d (or 0 for the default)", c.MaxCatchUp, MaxCatchUpLimit)
 	}
 	if c.TickRate == 0 {
 		c.TickRate = DefaultTickRate
 	}
 	if err := limits.CheckTickRate(c.TickRate); err != nil {
-		return c, fmt.Errorf("%w: TickRate: %w (or 0 for %d)", wire.ErrConfig, err, DefaultTickRate)
+		return c, configErr("TickRate: %v (or 0 for %d)", err, DefaultTickRate)
 	}
 	if c.Interest != nil {
 		in, err := c.Interest.normalize()
@@ -130,8 +129,20 @@ func (c SessionConfig) normalize(w wire.Config) (SessionConfig, error) {
 		c.Interest = &in
 	}
 	var err error
-	if c.Budget, err = c.Budget.normalize(); err != nil {
+	if c.Budget, err = c.Budget.normalize(c.TickRate); err != nil {
 		return c, err
 	}
 	return c, nil
+}
+
+// configError is a configuration NewSession refuses: its text names the
+// field and the fix, and it wraps wire.ErrConfig, which errors.Is finds.
+type configError string
+
+func (e configError) Error() string { return "server: " + string(e) }
+func (e configError) Unwrap() error { return wire.ErrConfig }
+
+// configErr formats a configError.
+func configErr(format string, args ...any) error {
+	return configError(fmt.Sprintf(format, args...))
 }

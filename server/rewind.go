@@ -44,11 +44,11 @@ func (h HistoryConfig) normalize(tickRate float64) (HistoryConfig, int, error) {
 		h.MaxDrawnDelay = DefaultMaxDrawnDelay
 	}
 	if h.Window < 0 || h.MaxDrawnDelay < 0 || h.MaxSpeed < 0 || math.IsNaN(float64(h.MaxSpeed)) {
-		return h, 0, fmt.Errorf("%w: History %+v: durations and MaxSpeed must not be negative", wire.ErrConfig, h)
+		return h, 0, configErr("History %+v: durations and MaxSpeed must not be negative", h)
 	}
 	frames := int(math.Ceil(h.Window.Seconds()*tickRate)) + 2
 	if frames > 1<<16 {
-		return h, 0, fmt.Errorf("%w: History.Window %v holds %d ticks, at most 65536", wire.ErrConfig, h.Window, frames)
+		return h, 0, configErr("History.Window %v holds %d ticks, at most 65536", h.Window, frames)
 	}
 	return h, frames, nil
 }

@@ -2,7 +2,9 @@ package server
 
 import (
 	"errors"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -45,10 +47,27 @@ func TestConfigRejects(t *testing.T) {
 		{InputWindow: 5000},
 		{Wire: wire.Config{History: 1}},
 		{TickRate: 1.0 / 20}, // a tick's length, not a rate
+		{Budget: BudgetConfig{BytesPerSecond: -1}},
+		{Budget: BudgetConfig{BytesPerSecond: 10}}, // half a byte a tick: no entity would ever go
+		{TickRate: 60, Budget: BudgetConfig{BytesPerSecond: 6000}},
 	} {
-		if _, err := NewSession(cfg); !errors.Is(err, wire.ErrConfig) {
+		_, err := NewSession(cfg)
+		if !errors.Is(err, wire.ErrConfig) {
 			t.Errorf("%+v: %v", cfg, err)
 		}
+		// The session's own checks name the server package; the codec's
+		// (SessionConfig.Wire) name the wire.
+		if cfg.Wire.History == 0 && !strings.HasPrefix(err.Error(), "server: ") {
+			t.Errorf("%+v: %q, want it to start with \"server: \"", cfg, err)
+		}
+	}
+	// The least budget that carries a header and a record every tick.
+	least := 20 * (partHeader + wire.MaxRecordSize)
+	if _, err := NewSession(SessionConfig{Budget: BudgetConfig{BytesPerSecond: least - 1}}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("want at least %d", least)) {
+		t.Errorf("a budget of %d B/s at 20 Hz: %v, want it refused with the least it needs", least-1, err)
+	}
+	if _, err := NewSession(SessionConfig{Budget: BudgetConfig{BytesPerSecond: least}}); err != nil {
+		t.Errorf("a budget of %d B/s at 20 Hz: %v", least, err)
 	}
 	c := newServer(t, SessionConfig{}).Config()
 	if c.MaxClients != 64 || c.InputWindow != 64 || c.Wire.History != 32 || c.Wire.MaxPacket != 1200 {

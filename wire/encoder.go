@@ -221,7 +221,7 @@ func (e *Encoder) newPart(id uint32) error {
 	if n < cap(e.parts) {
 		buf = e.parts[:n+1][n][:0]
 	}
-	if need := e.cfg.MaxPacket + maxRecordSize; cap(buf) < need {
+	if need := e.cfg.MaxPacket + MaxRecordSize; cap(buf) < need {
 		buf = make([]byte, 0, need)
 	}
 	h := e.hdr
