@@ -214,7 +214,8 @@ func (s *Session) setEntity(e *wire.Entity) error {
 			return err
 		}
 		if w.n >= s.cfg.Wire.MaxEntities {
-			return fmt.Errorf("%w: NetID %d would be entity %d > MaxEntities %d", wire.ErrLimit, e.NetID, w.n+1, s.cfg.Wire.MaxEntities)
+			return fmt.Errorf("%w: NetID %d would be entity %d > SessionConfig.Wire.MaxEntities %d (raise it, on the server alone with interest management, on the clients too without)",
+				wire.ErrLimit, e.NetID, w.n+1, s.cfg.Wire.MaxEntities)
 		}
 		slot = w.add(e.NetID)
 		w.ents[slot].rec = r

@@ -16,6 +16,8 @@ const (
 	// RejectDuplicate: an identical sample for this entity and tick is
 	// already buffered (or a second despawn for the same entity). A sample
 	// that differs from the one buffered replaces it (Metrics.Replaced).
+	// Expected on a healthy link: networks duplicate packets, and a server
+	// repeats a despawn until the client acknowledges it.
 	RejectDuplicate RejectReason = iota
 	// RejectStale: the render time has already passed the sample, or the
 	// entity's ring is full of newer samples.
