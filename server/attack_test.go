@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/netip"
 	"runtime"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -632,3 +633,61 @@ type atomic64 struct {
 
 func (a *atomic64) add(d int64) { a.mu.Lock(); a.n += d; a.mu.Unlock() }
 func (a *atomic64) load() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.n }
+
+// A client that closes its connection giving the server's reasons (a
+// timeout, a kick, a shutdown, in the server's own words) is reported as
+// having left, its words kept in the message: a game that holds a place
+// for a player who timed out, or spares a kicked one a leaver's penalty,
+// must not take a client's word for either. A server's own Kick still
+// reads as one.
+func TestClientCannotClaimTheServersReasons(t *testing.T) {
+	b := newBackend(t)
+	s := startServer(t, b, server.Config{})
+	leaveOf := func(id server.ClientID) server.Event {
+		t.Helper()
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+			for _, ev := range s.Events(nil) {
+				if ev.Kind == server.Leave && ev.Client == id {
+					return ev
+				}
+			}
+		}
+		t.Fatalf("no leave reported for client %d", id)
+		return server.Event{}
+	}
+	for i, c := range []struct {
+		gives wire.Reason
+		text  string
+		want  wire.Reason
+	}{
+		{wire.ReasonTimeout, "nothing received for 10s", wire.ReasonLeft},
+		{wire.ReasonKicked, "replaced by a new connection of the same player", wire.ReasonLeft},
+		{wire.ReasonShutdown, "the server is shutting down", wire.ReasonLeft},
+		{wire.ReasonLeft, "bye", wire.ReasonLeft},
+		{wire.ReasonProtocol, "bad snapshot", wire.ReasonProtocol},
+	} {
+		conn, w, err := transport.Dial(context.Background(), s.Addr().String(), wire.Hello{Token: b.token(s, uint64(100+i), false)},
+			transport.DialConfig{CertHashes: [][32]byte{s.CertHash()}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn.Close(c.gives, c.text)
+		ev := leaveOf(server.ClientID(w.ClientID))
+		t.Logf("closed giving %v %q: the leave says %v %q", c.gives, c.text, ev.Reason, ev.Message)
+		if ev.Reason != c.want || !strings.Contains(ev.Message, c.text) {
+			t.Errorf("closed giving %v %q: the leave says %v %q, want %v with the client's text", c.gives, c.text, ev.Reason, ev.Message, c.want)
+		}
+	}
+	conn, w, err := transport.Dial(context.Background(), s.Addr().String(), wire.Hello{Token: b.token(s, 200, false)},
+		transport.DialConfig{CertHashes: [][32]byte{s.CertHash()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(wire.ReasonLeft, "")
+	if err := s.Kick(server.ClientID(w.ClientID), "cheating"); err != nil {
+		t.Fatal(err)
+	}
+	if ev := leaveOf(server.ClientID(w.ClientID)); ev.Reason != wire.ReasonKicked || ev.Message != "cheating" {
+		t.Errorf("a kick reads as %v %q", ev.Reason, ev.Message)
+	}
+}

@@ -38,8 +38,12 @@ type Event struct {
 	Client ClientID
 	// Info is what the server knew of the client when it joined.
 	Info ClientInfo
-	// Reason and Message say why a client left: the reason it gave, or
-	// the one the server closed its connection with.
+	// Reason and Message say why a client left: the one the server
+	// closed its connection with, ReasonTimeout when the connection fell
+	// silent, or the client's own: ReasonLeft or ReasonProtocol as it
+	// gave them, any other reason it gave as ReasonLeft, with its reason
+	// and text in Message (a client cannot make its leaving look like a
+	// timeout, a kick or a shutdown).
 	Reason  wire.Reason
 	Message string
 	// Stats and Conn are a leaving client's final counters: its

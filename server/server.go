@@ -488,6 +488,11 @@ func (s *Server) leave(m *member, err error) {
 	ev := Event{Kind: Leave, Client: m.id, Info: m.info, Reason: wire.ReasonNone, Message: err.Error()}
 	if errors.As(err, &ce) {
 		ev.Reason, ev.Message = ce.Reason, ce.Message
+		if ce.Claimed && ce.Reason != wire.ReasonLeft && ce.Reason != wire.ReasonProtocol {
+			// The client's word: leaving is all a client can do, whatever
+			// it calls it (a timeout or a kick is the server's to see).
+			ev.Reason, ev.Message = wire.ReasonLeft, claimed(ce)
+		}
 	}
 	m.conn.Close(wire.ReasonNone, "") // no-op if closed already
 	m.send.Close()
@@ -506,6 +511,15 @@ func (s *Server) leave(m *member, err error) {
 	s.stats.Leaves++
 	s.event(ev)
 	s.mu.Unlock()
+}
+
+// claimed is the message of a leave whose reason the client gave and the
+// server reports as ReasonLeft: the reason and text it gave.
+func claimed(ce *transport.CloseError) string {
+	if ce.Message == "" {
+		return fmt.Sprintf("the client closed the connection, giving %v", ce.Reason)
+	}
+	return fmt.Sprintf("the client closed the connection, giving %v: %s", ce.Reason, ce.Message)
 }
 
 // event holds ev for Events, dropping the oldest beyond MaxEvents. The

@@ -99,6 +99,11 @@ type CloseError struct {
 	// Remote is true when the peer ended the connection (or, with
 	// ReasonTimeout, fell silent), false when this end did.
 	Remote bool
+	// Claimed is true when Reason and Message are the peer's own words
+	// (its close code and text, or its Close message), which a hostile
+	// peer chooses freely, rather than what this end saw happen (an idle
+	// timeout, a lost connection).
+	Claimed bool
 }
 
 func (e *CloseError) Error() string {

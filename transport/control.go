@@ -59,7 +59,7 @@ func answer(b []byte) (wire.Welcome, error) {
 		if err != nil {
 			return wire.Welcome{}, fmt.Errorf("%w: %w", ErrHandshake, err)
 		}
-		return wire.Welcome{}, &CloseError{Reason: c.Reason, Message: c.Message, Remote: true}
+		return wire.Welcome{}, &CloseError{Reason: c.Reason, Message: c.Message, Remote: true, Claimed: true}
 	}
 	return wire.Welcome{}, fmt.Errorf("%w: %v instead of a welcome", ErrHandshake, t)
 }

@@ -68,7 +68,7 @@ func (c *datagramConn) ReadPacket() ([]byte, error) {
 	if cl, ok := closeDatagram(b); ok {
 		// The peer says why it is closing; the connection's own close
 		// follows, and might lose its message.
-		e := c.end(&CloseError{Reason: cl.Reason, Message: cl.Message, Remote: true})
+		e := c.end(&CloseError{Reason: cl.Reason, Message: cl.Message, Remote: true, Claimed: true})
 		c.sendq.close()
 		c.car.closeWith(cl.Reason, cl.Message)
 		return nil, e

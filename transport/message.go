@@ -158,7 +158,7 @@ func (c *messageConn) ReadPacket() ([]byte, error) {
 		return nil, e
 	}
 	if cl, ok := closeDatagram(b); ok {
-		e := c.end(&CloseError{Reason: cl.Reason, Message: cl.Message, Remote: true})
+		e := c.end(&CloseError{Reason: cl.Reason, Message: cl.Message, Remote: true, Claimed: true})
 		c.sendq.close()
 		c.mc.Close()
 		return nil, e

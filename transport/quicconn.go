@@ -96,10 +96,10 @@ func closeReason(err error) *CloseError {
 	switch {
 	case errors.As(err, &app):
 		r, _ := codeReason(uint64(app.ErrorCode))
-		return &CloseError{Reason: r, Message: wire.CloseText(app.ErrorMessage), Remote: app.Remote}
+		return &CloseError{Reason: r, Message: wire.CloseText(app.ErrorMessage), Remote: app.Remote, Claimed: app.Remote}
 	case errors.As(err, &sess):
 		r, _ := codeReason(uint64(sess.ErrorCode))
-		return &CloseError{Reason: r, Message: wire.CloseText(sess.Message), Remote: sess.Remote}
+		return &CloseError{Reason: r, Message: wire.CloseText(sess.Message), Remote: sess.Remote, Claimed: sess.Remote}
 	case errors.As(err, &idle), errors.As(err, &hs):
 		return &CloseError{Reason: wire.ReasonTimeout, Message: err.Error(), Remote: true}
 	case errors.As(err, &reset):
