@@ -56,10 +56,11 @@ type peer struct {
 // sentTick is the table of what a client holds after a tick, with its
 // state hash (wire.Table.Hash).
 type sentTick struct {
-	tick uint32
-	used bool
-	recs []sentRec
-	hash uint32
+	tick   uint32
+	sentAt uint32 // the clock given to the Snapshot that sent it, milliseconds
+	used   bool
+	recs   []sentRec
+	hash   uint32
 }
 
 // sentRec is a record a client holds, with the tick it was last sent at

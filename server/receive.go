@@ -44,9 +44,6 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 	case wire.ReceiptJump:
 		return nil // counted by the receipts (ClientStats.SeqJumps)
 	}
-	if rtt, ok := c.sentAt.RTT(&h, now); ok {
-		c.stats.RTT, c.stats.HasRTT = rtt, true
-	}
 	c.sentAt.Ack(&h)
 	switch {
 	case in.Resync:
@@ -56,6 +53,9 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 		c.stats.Resyncs++
 	case in.HasAckedTick && (!c.hasAcked || tickBefore(c.acked, in.AckedTick)) && c.table(in.AckedTick) != nil:
 		c.acked, c.hasAcked = in.AckedTick, true
+	}
+	if rtt, ok := c.sentAt.RTT(&h, now); ok {
+		c.measureRTT(rtt, now)
 	}
 	if c.spectator {
 		c.stats.InputsRefused += uint64(len(in.Inputs))
@@ -69,4 +69,25 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 		c.inputs.add(in.FirstSeq+uint32(i), p, drawn, &c.stats)
 	}
 	return nil
+}
+
+// measureRTT takes rtt, which a packet of c's received at now measures,
+// for c's round trip: only once c has acknowledged a tick the server
+// still holds, and no longer than the time since that tick's snapshot
+// was sent. A client received that snapshot before it acknowledged it,
+// so its round trip is no longer; one that acknowledges packets late, to
+// look further away than it is (and be let rewind further), has to hold
+// its acknowledged tick back as long, and takes its deltas against that
+// older tick.
+func (c *peer) measureRTT(rtt, now uint32) {
+	if !c.hasAcked {
+		return
+	}
+	t := c.table(c.acked)
+	if t == nil {
+		return
+	}
+	if since := now - t.sentAt; int32(since) >= 0 {
+		c.stats.RTT, c.stats.HasRTT = min(rtt, since), true
+	}
 }

@@ -264,3 +264,81 @@ func TestHistoryWindow(t *testing.T) {
 		t.Fatal("SetShape of a gone entity, or of a bad shape")
 	}
 }
+
+// A client that acknowledges each packet 60 packets late, with that
+// packet's send time, claims a round trip of a second on a 5 ms link, to
+// be let rewind further than its own delay. Acknowledging no tick, it is
+// measured no round trip at all; acknowledging recent ticks, it is held
+// to the time since the tick it acknowledged. Either way its claim of
+// having drawn 110 ticks ago is clamped, as an honest client's is.
+func TestForgedRoundTripWidensNoRewind(t *testing.T) {
+	const rate = 60
+	for _, acksTicks := range []bool{false, true} {
+		s := newServer(t, SessionConfig{TickRate: rate, History: &HistoryConfig{Window: 3 * time.Second}})
+		for id := ClientID(1); id <= 2; id++ {
+			if err := s.Connect(id); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Assign(id, uint32(id)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sent := map[uint16]uint32{}
+		var seq [3]uint16
+		now := func(tick uint32) uint32 { return tick * 1000 / rate }
+		for tick := uint32(1); tick <= 300; tick++ {
+			if err := s.BeginTick(tick); err != nil {
+				t.Fatal(err)
+			}
+			s.SetEntity(wire.Entity{NetID: 1})
+			s.SetEntity(wire.Entity{NetID: 2})
+			for id := ClientID(1); id <= 2; id++ {
+				packets, err := s.Snapshot(id, now(tick), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				newest, received := wire.Header{}, false
+				for _, p := range packets {
+					h, _, err := wire.ParseHeader(p)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if id == 2 {
+						sent[h.Seq] = h.Sent
+					}
+					newest, received = h, true
+				}
+				in := wire.InputPacket{FirstSeq: tick, Inputs: [][]byte{{1}}}
+				if id == 1 || acksTicks {
+					in.AckedTick, in.HasAckedTick = tick, received
+				}
+				h := wire.Header{Seq: seq[id], Sent: now(tick), HasAck: received, Ack: newest.Seq, HasEcho: received, Echo: newest.Sent}
+				if id == 2 && received && newest.Seq >= 60 {
+					h.Ack, h.Echo = newest.Seq-60, sent[newest.Seq-60]
+				}
+				seq[id]++
+				b, err := wire.AppendInput(nil, &h, &in, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := s.Receive(id, b, now(tick)+5); err != nil { // a 5 ms round trip
+					t.Fatal(err)
+				}
+			}
+		}
+		for id := ClientID(1); id <= 2; id++ {
+			st, _ := s.Stats(id)
+			r, err := s.Rewind(id, &wire.Drawn{Time: (300 - 110) << 8}) // drawn 110 ticks ago, it says
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("client %d (the other acknowledges ticks: %v): RTT %d ms (measured %v), rewinds %.1f ticks, clamped %v", id, acksTicks, st.RTT, st.HasRTT, 300-r.Tick, r.Clamped)
+			if !r.Clamped || 300-r.Tick > 60 {
+				t.Errorf("client %d rewinds %.1f ticks (clamped %v) on a 5 ms link", id, 300-r.Tick, r.Clamped)
+			}
+			if st.HasRTT && st.RTT > 20 {
+				t.Errorf("client %d is measured a round trip of %d ms on a 5 ms link", id, st.RTT)
+			}
+		}
+	}
+}

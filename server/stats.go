@@ -80,7 +80,9 @@ type ClientStats struct {
 	// until a complete tick sweeps them.
 	LeftUntracked uint64
 	// RTT is the latest round-trip time measured from the client's
-	// packets, in ms (valid with HasRTT).
+	// packets, in ms (valid with HasRTT): measured once the client has
+	// acknowledged a tick, and never longer than the time since that
+	// tick's snapshot was sent.
 	RTT    uint32
 	HasRTT bool
 	// Relevant is how many entities are relevant to the client now, with
