@@ -42,19 +42,20 @@ type BudgetConfig struct {
 }
 
 // normalize fills in b's defaults and checks it at tickRate ticks a
-// second: a budget must let a tick carry a packet's header and one record
-// of any size, or an entity may never be sent.
-func (b BudgetConfig) normalize(tickRate float64) (BudgetConfig, error) {
+// second with fields custom fields: what two ticks leave in the bucket
+// must carry a packet's header and one record of any size, or an entity
+// may never be sent.
+func (b BudgetConfig) normalize(tickRate float64, fields int) (BudgetConfig, error) {
 	if b.MaxInterval == 0 {
 		b.MaxInterval = DefaultMaxInterval
 	}
 	if b.BytesPerSecond < 0 || b.MaxInterval < 0 {
 		return b, configErr("Budget.BytesPerSecond %d and MaxInterval %v must not be negative", b.BytesPerSecond, b.MaxInterval)
 	}
-	const least = partHeader + wire.MaxRecordSize // bytes a tick
-	if perTick := float64(b.BytesPerSecond) / tickRate; b.BytesPerSecond > 0 && perTick < least {
-		return b, configErr("Budget.BytesPerSecond = %d is %.1f B a tick at TickRate %v, less than a packet's header and one record (%d B): want at least %.0f (or 0 for no budget)",
-			b.BytesPerSecond, perTick, tickRate, least, math.Ceil(least*tickRate))
+	least := float64(partHeader + wire.MaxRecordSize - (wire.MaxFields-fields)*5) // bytes
+	if perTick := float64(b.BytesPerSecond) / tickRate; b.BytesPerSecond > 0 && 2*perTick < least {
+		return b, configErr("Budget.BytesPerSecond = %d is %.1f B a tick at TickRate %v: two ticks' worth must carry a packet's header and one record (%.0f B), so want at least %.0f (or 0 for no budget)",
+			b.BytesPerSecond, perTick, tickRate, least, math.Ceil(least*tickRate/2))
 	}
 	return b, nil
 }

@@ -47,11 +47,13 @@ type SessionConfig struct {
 	// client that jumps its sequence numbers ahead is not replayed for the
 	// inputs it pretends were lost.
 	MaxLostReplay int
-	// AllowNoDelta sends a full snapshot every tick to a client that
-	// acknowledges no tick (client.SessionConfig.NoDelta asks for that):
-	// for clients the server trusts, on a LAN or for measuring. Without
-	// it, such a client is sent full snapshots every tick for a round
-	// trip and two ticks (a second before its round trip is measured),
+	// AllowNoDelta makes the session send a full snapshot every tick to
+	// every client that acknowledges no tick (a client configured with
+	// client.SessionConfig.NoDelta does that): for a session whose
+	// clients are trusted, on a LAN or for measuring. Without it, a
+	// client without a baseline (it acknowledges no tick, or its round
+	// trip is longer than Wire.History ticks) is sent full snapshots
+	// every tick for a round trip and two ticks (a second at most),
 	// then ever more rarely, down to one a second
 	// (ClientStats.FullHeld counts the ticks held back): a full snapshot
 	// is the whole of what is relevant to the client, and a connection
@@ -129,7 +131,7 @@ func (c SessionConfig) normalize(w wire.Config) (SessionConfig, error) {
 		c.Interest = &in
 	}
 	var err error
-	if c.Budget, err = c.Budget.normalize(c.TickRate); err != nil {
+	if c.Budget, err = c.Budget.normalize(c.TickRate, len(w.Quantizer.Fields)); err != nil {
 		return c, err
 	}
 	return c, nil

@@ -842,3 +842,48 @@ func TestDepartureFloodDoesNotStarve(t *testing.T) {
 	}
 	t.Logf("%d despawns; longest wait of a relevant entity %d ticks", flood, worst)
 }
+
+// A client held back from full snapshots (it acknowledges no tick) still
+// has its relevant set rebuilt: its turn to rebuild could fall on held
+// ticks only, and an entity that walked into its view was never sent.
+func TestHeldClientSeesEntitiesEnter(t *testing.T) {
+	for _, id := range []ClientID{1, 2} { // the two phases of the staggered rebuild
+		s := newServer(t, SessionConfig{TickRate: 20, Interest: &InterestConfig{}})
+		if err := s.Connect(id); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetView(id, View{Radius: 50}); err != nil {
+			t.Fatal(err)
+		}
+		c := newTestClient(t, wire.Config{})
+		seen := uint32(0)
+		for tick := uint32(1); tick <= 200 && seen == 0; tick++ {
+			if err := s.BeginTick(tick); err != nil {
+				t.Fatal(err)
+			}
+			x := float32(1000)
+			if tick > 100 {
+				x = 10 // walks into view at tick 101 and stays
+			}
+			if err := s.SetEntity(wire.Entity{NetID: 1, Pos: mgl32.Vec3{x, 0, 0}}); err != nil {
+				t.Fatal(err)
+			}
+			packets, err := s.Snapshot(id, tick*50, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range packets {
+				c.receive(p, tick*50)
+				for _, e := range c.entities {
+					if e.NetID == 1 {
+						seen = tick
+					}
+				}
+			}
+		}
+		// Full snapshots a second apart, at most: it is sent within one.
+		if st, _ := s.Stats(id); seen == 0 || seen > 101+20 {
+			t.Errorf("client %d (held %d ticks): the entity that came into view at tick 101 was first sent at tick %d", id, st.FullHeld, seen)
+		}
+	}
+}

@@ -55,7 +55,7 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 		c.acked, c.hasAcked = in.AckedTick, true
 	}
 	if rtt, ok := c.sentAt.RTT(&h, now); ok {
-		c.measureRTT(rtt, now)
+		s.measureRTT(c, rtt, now)
 	}
 	if c.spectator {
 		c.stats.InputsRefused += uint64(len(in.Inputs))
@@ -73,18 +73,23 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 
 // measureRTT takes rtt, which a packet of c's received at now measures,
 // for c's round trip: only once c has acknowledged a tick the server
-// still holds, and no longer than the time since that tick's snapshot
-// was sent. A client received that snapshot before it acknowledged it,
-// so its round trip is no longer; one that acknowledges packets late, to
-// look further away than it is (and be let rewind further), has to hold
-// its acknowledged tick back as long, and takes its deltas against that
-// older tick.
-func (c *peer) measureRTT(rtt, now uint32) {
+// still holds, of the last Wire.History ticks, and no longer than the
+// time since that tick's snapshot was sent. A client received that
+// snapshot before it acknowledged it, so its round trip is no longer; one
+// that acknowledges packets late, to look further away than it is (and be
+// let rewind further), has to hold its acknowledged tick back as long,
+// takes its deltas against that older tick, and cannot look further than
+// Wire.History ticks. A session that allows clients to acknowledge no
+// tick (AllowNoDelta) trusts them: it takes their measure as it is.
+func (s *Session) measureRTT(c *peer, rtt, now uint32) {
 	if !c.hasAcked {
+		if s.cfg.AllowNoDelta {
+			c.stats.RTT, c.stats.HasRTT = rtt, true
+		}
 		return
 	}
 	t := c.table(c.acked)
-	if t == nil {
+	if t == nil || s.tick-c.acked >= uint32(s.cfg.Wire.History) {
 		return
 	}
 	if since := now - t.sentAt; int32(since) >= 0 {

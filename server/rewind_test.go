@@ -269,11 +269,14 @@ func TestHistoryWindow(t *testing.T) {
 // packet's send time, claims a round trip of a second on a 5 ms link, to
 // be let rewind further than its own delay. Acknowledging no tick, it is
 // measured no round trip at all; acknowledging recent ticks, it is held
-// to the time since the tick it acknowledged. Either way its claim of
-// having drawn 110 ticks ago is clamped, as an honest client's is.
+// to the time since the tick it acknowledged, and its claim of having
+// drawn 110 ticks ago is clamped, as an honest client's is.
+// Acknowledging ticks 30 old, the oldest it can pick out of the last
+// Wire.History (32), it is measured no more than their age, and takes
+// its deltas against them.
 func TestForgedRoundTripWidensNoRewind(t *testing.T) {
 	const rate = 60
-	for _, acksTicks := range []bool{false, true} {
+	for _, acks := range []string{"no tick", "recent ticks", "ticks 30 old"} {
 		s := newServer(t, SessionConfig{TickRate: rate, History: &HistoryConfig{Window: 3 * time.Second}})
 		for id := ClientID(1); id <= 2; id++ {
 			if err := s.Connect(id); err != nil {
@@ -309,8 +312,11 @@ func TestForgedRoundTripWidensNoRewind(t *testing.T) {
 					newest, received = h, true
 				}
 				in := wire.InputPacket{FirstSeq: tick, Inputs: [][]byte{{1}}}
-				if id == 1 || acksTicks {
+				switch {
+				case id == 1 || acks == "recent ticks":
 					in.AckedTick, in.HasAckedTick = tick, received
+				case acks == "ticks 30 old" && tick > 30:
+					in.AckedTick, in.HasAckedTick = tick-30, true
 				}
 				h := wire.Header{Seq: seq[id], Sent: now(tick), HasAck: received, Ack: newest.Seq, HasEcho: received, Echo: newest.Sent}
 				if id == 2 && received && newest.Seq >= 60 {
@@ -332,7 +338,13 @@ func TestForgedRoundTripWidensNoRewind(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("client %d (the other acknowledges ticks: %v): RTT %d ms (measured %v), rewinds %.1f ticks, clamped %v", id, acksTicks, st.RTT, st.HasRTT, 300-r.Tick, r.Clamped)
+			t.Logf("client %d (the other acknowledges %s): RTT %d ms (measured %v), rewinds %.1f ticks, clamped %v", id, acks, st.RTT, st.HasRTT, 300-r.Tick, r.Clamped)
+			if acks == "ticks 30 old" && id == 2 {
+				if !st.HasRTT || st.RTT > 31*1000/rate || st.FullSnapshots > 32 { // full until its first acknowledgement, at tick 31
+					t.Errorf("acknowledging ticks 30 old: RTT %d ms (measured %v), %d full snapshots; want at most the ticks' age, %d ms, and deltas", st.RTT, st.HasRTT, st.FullSnapshots, 31*1000/rate)
+				}
+				continue
+			}
 			if !r.Clamped || 300-r.Tick > 60 {
 				t.Errorf("client %d rewinds %.1f ticks (clamped %v) on a 5 ms link", id, 300-r.Tick, r.Clamped)
 			}
@@ -340,5 +352,89 @@ func TestForgedRoundTripWidensNoRewind(t *testing.T) {
 				t.Errorf("client %d is measured a round trip of %d ms on a 5 ms link", id, st.RTT)
 			}
 		}
+	}
+}
+
+// A client that acknowledges no tick for 40 s fills the server's ring of
+// sent ticks with full snapshots a second apart; acknowledging the one
+// sent 9.5 s before, and echoing its packet, it would be measured a round
+// trip of 9.5 s, and with it be let rewind that far and be sent full
+// snapshots every tick for as long. A tick older than Wire.History ticks
+// measures nothing, and however long a round trip, full snapshots go
+// every tick for a second at most.
+func TestStaleAcknowledgementMeasuresNoRoundTrip(t *testing.T) {
+	const rate = 20
+	s := newServer(t, SessionConfig{TickRate: rate})
+	if err := s.Connect(1); err != nil {
+		t.Fatal(err)
+	}
+	type sentPacket struct {
+		tick uint32
+		seq  uint16
+		at   uint32
+	}
+	var log []sentPacket
+	var seq uint16
+	send := func(h wire.Header, in wire.InputPacket, now uint32) {
+		h.Seq, h.Sent = seq, now
+		seq++
+		b, err := wire.AppendInput(nil, &h, &in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Receive(1, b, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tick := uint32(0)
+	step := func(reply func(now uint32)) (full bool) {
+		tick++
+		now := tick * 1000 / rate
+		if err := s.BeginTick(tick); err != nil {
+			t.Fatal(err)
+		}
+		for k := range 20 {
+			s.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{float32(k), 0, 0}})
+		}
+		packets, err := s.Snapshot(1, now, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range packets {
+			h, _, _ := wire.ParseHeader(p)
+			log = append(log, sentPacket{tick, h.Seq, h.Sent})
+		}
+		reply(now)
+		return len(packets) > 0
+	}
+	for range 40 * rate {
+		step(func(now uint32) { send(wire.Header{}, wire.InputPacket{}, now) })
+	}
+	var old sentPacket
+	for _, l := range log {
+		if tick*1000/rate-l.at <= 9600 {
+			old = l
+			break
+		}
+	}
+	step(func(now uint32) {
+		send(wire.Header{HasAck: true, Ack: old.seq, HasEcho: true, Echo: old.at}, wire.InputPacket{AckedTick: old.tick, HasAckedTick: true}, now)
+	})
+	if st, _ := s.Stats(1); st.HasRTT {
+		t.Errorf("acknowledging tick %d, sent %d ms before, measured a round trip of %d ms", old.tick, tick*1000/rate-old.at, st.RTT)
+	}
+	// Deltas for 5 s, then a resync and nothing acknowledged for 10 s.
+	for range 5 * rate {
+		step(func(now uint32) { send(wire.Header{}, wire.InputPacket{AckedTick: tick, HasAckedTick: true}, now) })
+	}
+	send(wire.Header{}, wire.InputPacket{Resync: true}, tick*1000/rate)
+	fulls := 0
+	for range 10 * rate {
+		if step(func(now uint32) { send(wire.Header{}, wire.InputPacket{}, now) }) {
+			fulls++
+		}
+	}
+	if fulls > 35 {
+		t.Errorf("after a resync, %d full snapshots in %d ticks; want at most 35", fulls, 10*rate)
 	}
 }

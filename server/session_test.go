@@ -49,11 +49,12 @@ func TestConfigRejects(t *testing.T) {
 		{TickRate: 1.0 / 20}, // a tick's length, not a rate
 		{Budget: BudgetConfig{BytesPerSecond: -1}},
 		{Budget: BudgetConfig{BytesPerSecond: 10}}, // half a byte a tick: no entity would ever go
-		{TickRate: 60, Budget: BudgetConfig{BytesPerSecond: 6000}},
+		{TickRate: 60, Budget: BudgetConfig{BytesPerSecond: 3000}},
 	} {
 		_, err := NewSession(cfg)
 		if !errors.Is(err, wire.ErrConfig) {
 			t.Errorf("%+v: %v", cfg, err)
+			continue
 		}
 		// The session's own checks name the server package; the codec's
 		// (SessionConfig.Wire) name the wire.
@@ -61,8 +62,9 @@ func TestConfigRejects(t *testing.T) {
 			t.Errorf("%+v: %q, want it to start with \"server: \"", cfg, err)
 		}
 	}
-	// The least budget that carries a header and a record every tick.
-	least := 20 * (partHeader + wire.MaxRecordSize)
+	// The least budget whose two ticks carry a header and a record with
+	// no custom field, at 20 Hz.
+	least := 20 * (partHeader + wire.MaxRecordSize - wire.MaxFields*5) / 2
 	if _, err := NewSession(SessionConfig{Budget: BudgetConfig{BytesPerSecond: least - 1}}); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("want at least %d", least)) {
 		t.Errorf("a budget of %d B/s at 20 Hz: %v, want it refused with the least it needs", least-1, err)
 	}
@@ -126,5 +128,45 @@ func TestSetEntity(t *testing.T) {
 	}
 	if s.Len() != 2 || !s.Despawn(2) || s.Despawn(2) || s.Len() != 1 {
 		t.Error("despawn")
+	}
+}
+
+// A session that allows clients to acknowledge no tick measures their
+// round trip from their echoes as it is; one that does not measures none
+// until a tick is acknowledged (a client could otherwise claim any).
+func TestNoDeltaClientRoundTrip(t *testing.T) {
+	for _, allow := range []bool{false, true} {
+		s := newServer(t, SessionConfig{AllowNoDelta: allow})
+		if err := s.Connect(1); err != nil {
+			t.Fatal(err)
+		}
+		c := newTestClient(t, wire.Config{})
+		for tick := uint32(1); tick <= 20; tick++ {
+			if err := s.BeginTick(tick); err != nil {
+				t.Fatal(err)
+			}
+			packets, err := s.Snapshot(1, tick*50, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range packets {
+				c.receive(p, tick*50+50)
+			}
+			// Echoes the newest packet, 100 ms after it was sent; no tick.
+			h := wire.Header{Seq: c.seq, Sent: tick * 50}
+			c.seq++
+			c.receipts.Stamp(&h, tick*50+50)
+			b, err := wire.AppendInput(nil, &h, &wire.InputPacket{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.Receive(1, b, tick*50+100); err != nil {
+				t.Fatal(err)
+			}
+		}
+		st, _ := s.Stats(1)
+		if st.HasRTT != allow || allow && st.RTT != 100 {
+			t.Errorf("AllowNoDelta %v: RTT %d ms, measured %v; want 100 ms measured only when allowed", allow, st.RTT, st.HasRTT)
+		}
 	}
 }

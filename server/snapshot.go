@@ -88,17 +88,18 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 }
 
 // holdFull reports whether c, which holds no baseline the server still
-// has (it acknowledged none, asked for a resync, or was silent for
-// Wire.History ticks), was sent a full snapshot too recently for another.
-// A full snapshot is the whole of what is relevant to the client, and one
-// that acknowledges nothing must not be sent it every tick. Full
-// snapshots go every tick for a round trip and two ticks (what a client
-// takes to acknowledge its first, on a good link; a second while its
-// round trip is not measured yet); while it still acknowledges none, the
-// next waits two ticks, then four, doubling up to a second. The count starts over four seconds after the last full
-// snapshot, so a client that acknowledges a tick and asks for a resync,
-// again and again, is held back too. SessionConfig.AllowNoDelta turns
-// this off.
+// has (it acknowledged none, asked for a resync, was silent for
+// Wire.History ticks, or its round trip is longer than that), was sent a
+// full snapshot too recently for another. A full snapshot is the whole of
+// what is relevant to the client, and one that acknowledges nothing must
+// not be sent it every tick. Full snapshots go every tick for a round
+// trip and two ticks (what a client takes to acknowledge its first, on a
+// good link; a second at most, and while its round trip is not measured
+// yet); while it still acknowledges none, the next waits two ticks, then
+// four, doubling up to a second. The count starts over four seconds after
+// the last full snapshot, so a client that acknowledges a tick and asks
+// for a resync, again and again, is held back too.
+// SessionConfig.AllowNoDelta turns this off.
 func (s *Session) holdFull(c *peer) bool {
 	if s.cfg.AllowNoDelta || c.baseline() != nil {
 		return false
@@ -110,12 +111,13 @@ func (s *Session) holdFull(c *peer) bool {
 	}
 	free := second // a round trip not measured yet: a second's worth
 	if c.stats.HasRTT {
-		free = s.rttTicks(c) + 2
+		free = min(s.rttTicks(c)+2, second)
 	}
 	if c.fullRun >= free {
 		gap := min(uint32(1)<<min(c.fullRun-free+1, 31), second)
 		if since < gap {
 			c.stats.FullHeld++
+			c.relStale = true // its turn to rebuild may fall on a held tick
 			return true
 		}
 	}

@@ -32,8 +32,9 @@ func (p *rateProbe) observe(tick, now uint32) {
 	p.last = tick
 	ms, ticks := now-p.now, tick-p.tick
 	switch {
-	case !p.began || int32(ms) < 0 || int32(ticks) <= 0:
-		// The first tick, or a clock or tick that went back: start over.
+	case !p.began || int32(ms) < 0 || int32(ticks) <= 0 || ms >= 2*rateWindow:
+		// The first tick, a clock or tick that went back, or a pause (no
+		// snapshot sent for a while): start over.
 		p.tick, p.now, p.began = tick, now, true
 	case ms >= rateWindow:
 		p.measured = float64(ticks) * 1000 / float64(ms)
@@ -42,10 +43,11 @@ func (p *rateProbe) observe(tick, now uint32) {
 }
 
 // MeasuredTickRate returns the rate, in ticks per second, at which the
-// game began the ticks it sent over the last two seconds or so (counted
-// from the ticks of BeginTick and the clock given to Snapshot; 0 until
-// two seconds have passed), and whether it lies more than 25% from
-// SessionConfig.TickRate. A mismatch means TickRate is not the game's
+// game began the ticks it sent over its latest two seconds of snapshots
+// (counted from the ticks of BeginTick and the clock given to Snapshot; 0
+// until two seconds have passed; a pause in the snapshots starts the
+// count over, and the last measure stands meanwhile), and whether it lies
+// more than 25% from SessionConfig.TickRate. A mismatch means TickRate is not the game's
 // (left at its default of 20, say, in a game ticking at 60): the budget
 // then sends a multiple of BytesPerSecond, and records are taken for
 // lost before their acknowledgement can arrive. A game checks it, or

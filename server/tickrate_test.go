@@ -51,4 +51,25 @@ func TestMeasuredTickRate(t *testing.T) {
 	if r, m := run(30, 20, 6, false); !m || math.Abs(r-20) > 1 {
 		t.Errorf("20 Hz game on 30: measured %.2f, mismatch %v; want about 20, true", r, m)
 	}
+	// A minute without a tick (the server idle, say), then ticks again:
+	// no mismatch.
+	s := newServer(t, SessionConfig{TickRate: 20})
+	if err := s.Connect(1); err != nil {
+		t.Fatal(err)
+	}
+	for k := uint32(1); k <= 150; k++ {
+		now := k * 50
+		if k > 50 {
+			now += 60_000
+		}
+		if err := s.BeginTick(k); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Snapshot(1, now, nil); err != nil {
+			t.Fatal(err)
+		}
+		if r, m := s.MeasuredTickRate(); m {
+			t.Fatalf("tick %d, after a pause of a minute: measured %.2f, mismatch", k, r)
+		}
+	}
 }

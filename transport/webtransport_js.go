@@ -119,6 +119,7 @@ func watchSession(wt js.Value) *wtSession {
 		}
 		if code := info.Get("closeCode"); code.Type() == js.TypeNumber {
 			s.why.Reason, _ = codeReason(uint64(code.Float()))
+			s.why.Claimed = true // the peer's close code
 		}
 		if r := info.Get("reason"); r.Type() == js.TypeString {
 			s.why.Message = wire.CloseText(r.String())

@@ -28,8 +28,7 @@ const (
 
 // MaxRecordSize bounds the bytes of one encoded record, whatever it holds:
 // NetID gap 5, mask 2, position 3×5, rotation 8, velocity 3×5, state 3,
-// epoch 1, custom fields: mask 1 and MaxFields×5. A budget smaller than a
-// packet's header and one such record may never send an entity whole.
+// epoch 1, custom fields: mask 1 and 5 for each of at most MaxFields.
 const MaxRecordSize = 5 + 2 + 15 + 8 + 15 + 3 + 1 + 1 + MaxFields*5
 
 // fieldMask returns the mask of the custom fields (of the first nf) in
