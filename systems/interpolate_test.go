@@ -397,3 +397,82 @@ func TestExtrapolationDeficitIsTakenUpAsLag(t *testing.T) {
 		t.Fatalf("lag %v ticks after 1.8 s, want 0", lag)
 	}
 }
+
+// An entity that enters under a budget has one sample, and its second
+// comes ticks later (it is sent rarely): its send interval is unknown
+// until then. It is not drawn standing still on its first sample while it
+// waits, then running after its path; it appears once the second sample
+// arrives, at its first sample's place, drawn later by its interval
+// (Span.Lag), and moves on without going back. One whose second sample
+// never comes is drawn, held, after MaxLag; one the server says is
+// unchanged (Complete) is drawn at its one sample as before.
+func TestOneSampleLifeWaitsForItsSecond(t *testing.T) {
+	const rare, lone, still = 2, 3, 4
+	// run feeds a stream (entity 1, every tick) and the others, and
+	// returns the render tick each was first drawn at, and where the rare
+	// one was then. complete pushes a Complete marker for every tick.
+	run := func(complete bool) (shown map[components.NetID]float64, firstX float32) {
+		r := newRig(t, cfgAt(20, 2))
+		shown = map[components.NetID]float64{}
+		prevX := float32(-1)
+		for tick := uint32(1); tick <= 50; tick++ {
+			r.Push(snap(1, tick, float32(tick)))
+			switch {
+			case complete && tick == 10:
+				r.Push(snap(still, 10, 7))
+			case complete:
+			case tick == 10:
+				r.Push(snap(rare, 10, 100))
+			case tick == 20:
+				r.Push(snap(lone, 20, 50))
+			case tick > 10 && (tick-10)%8 == 0:
+				r.Push(snap(rare, tick, 100+float32(tick-10))) // a unit a tick, sent every 8
+			}
+			if complete {
+				r.Push(systems.Message{Kind: systems.Complete, Tick: tick})
+			}
+			for range 3 {
+				r.Frame(1.0 / 60)
+				for _, id := range []components.NetID{rare, lone, still} {
+					e, ok := r.Pipe.Lookup(id)
+					if !ok {
+						continue
+					}
+					rd := r.RenderOf(e)
+					if rd.Flags&components.Visible == 0 {
+						continue
+					}
+					if _, seen := shown[id]; !seen {
+						shown[id] = r.RenderTick()
+						if id == rare {
+							firstX = rd.Pos[0]
+						}
+					}
+					if id == rare {
+						// A unit a tick is a third of a unit a frame.
+						if step := rd.Pos[0] - prevX; prevX >= 0 && (step < -1e-4 || step > 1.5/3) {
+							t.Fatalf("render tick %.2f: the rare entity stepped from %.3f to %.3f", r.RenderTick(), prevX, rd.Pos[0])
+						}
+						prevX = rd.Pos[0]
+					}
+				}
+			}
+		}
+		return shown, firstX
+	}
+	shown, firstX := run(false)
+	// The rare one's second sample (tick 18) arrives as the render time
+	// passes 16: it is drawn from then, not from 10, where it would have
+	// stood still for six ticks, and on its path at a time before the
+	// render time's (it is drawn later than the others).
+	if at, ok := shown[rare]; !ok || at < 15.5 || firstX < 100 || float64(firstX) > 100+at-10 {
+		t.Errorf("the rare entity was first drawn at render tick %.2f (ok %v) at x %.3f; want from about 16, between 100 and %.2f", at, ok, firstX, 100+at-10)
+	}
+	if at := shown[lone]; at < 29.5 || at > 30.5 {
+		t.Errorf("the lone entity was first drawn at render tick %.2f, want at its sample plus MaxLag, 30", at)
+	}
+	shown, _ = run(true)
+	if at := shown[still]; at < 10 || at > 10.5 {
+		t.Errorf("the still entity was first drawn at render tick %.2f, want at its sample, 10", at)
+	}
+}
