@@ -37,7 +37,7 @@ func (r *result) print(w io.Writer, o options) {
 	fmt.Fprintf(w, "| %-37s | %s |\n|%s|%s|\n", "measure", "value", "---------------------------------------", "----------------")
 	row("entities", "%d", m.Entities)
 	row("frames measured (from 1 s)", "%d", r.frames)
-	row("interpolation delay (at the end)", "%.0f ms", r.delay*1000)
+	row("interpolation delay, last frame", "%.0f ms (buffering; averaged in the verdict)", r.delay*1000)
 	row("samples buffered ahead (mean)", "%.2f", m.AheadMean)
 	if r.entityFrames > 0 {
 		row("mean error vs true path (from 1 s)", "%.4f units", r.sumErr/float64(r.entityFrames))
@@ -99,7 +99,7 @@ func (r *result) verdict(w io.Writer, o options) {
 	fmt.Fprintf(w, "Verdict: %s\n", r.summary(mean/speed, extrapolated+held))
 	fmt.Fprintf(w, "  error:     %.4f units on average, %.2f at worst: %.3f%% (%.1f%% at worst) of the %.1f units an entity moves in a second\n",
 		mean, r.maxErr, 100*mean/speed, 100*r.maxErr/speed, speed)
-	fmt.Fprintf(w, "  delay:     drawn %.0f ms behind the server on average: the link's %.0f ms one-way latency plus %.0f ms of buffering\n",
+	fmt.Fprintf(w, "  delay:     drawn %.0f ms behind the server on average: the link's %.0f ms one-way latency plus %.0f ms of buffering (the interpolation delay, averaged)\n",
 		delay*1000, latency*1000, (delay-latency)*1000)
 	fmt.Fprintf(w, "  underruns: %.2f%% of entity-frames ran past the newest snapshot (extrapolated %.2f%%, held %.2f%%), in %d of %d frames\n",
 		100*(extrapolated+held), 100*extrapolated, 100*held, m.UnderrunFrames, r.frames)
