@@ -664,8 +664,6 @@ func (s *Interpolate) needsRefresh(p *interpPass, span *c.Span) bool {
 		return p.rt >= float64(span.To)
 	case c.SpanBefore:
 		return p.rt >= float64(span.From)
-	case c.SpanPast:
-		return span.Flags&c.SpanHidden != 0 && (p.rt >= float64(span.From)+float64(s.maxLag) || p.complete > span.From)
 	}
 	return false
 }
@@ -853,13 +851,6 @@ func (s *Interpolate) rebuild(p *interpPass, span *c.Span, ring *c.Ring) int {
 		span.From, span.To, span.ToPhys = a.Tick, a.Tick, uint8(head.Phys(i))
 		span.Pos0, span.Rot0, span.State, span.Epoch1 = a.Pos, a.Rot, a.State, a.Epoch
 		span.Pos1 = s.velocity(ring, i)
-		if n == 1 && a.Flags&c.Spawn != 0 && p.complete <= a.Tick && p.rt < float64(a.Tick)+float64(s.maxLag) {
-			// A life of one sample, which the server has not said is still:
-			// its send interval is unknown (a budget may send it rarely),
-			// so it waits, unseen, for its second sample (or MaxLag) rather
-			// than standing still and then running after its path.
-			span.Flags |= c.SpanHidden
-		}
 		return i
 	}
 	a, b := ring.At(i), ring.At(i+1)
