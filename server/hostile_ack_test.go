@@ -279,3 +279,72 @@ func TestClientAcknowledgingNoTickIsNotSentTheWorldEveryTick(t *testing.T) {
 		t.Errorf("with AllowNoDelta the client that acknowledges nothing was sent %d B, without %d B: the hold saves less than expected", allowedSent[1], sent[1])
 	}
 }
+
+// A round trip measured long (here 2 s, within Wire.History = 64 ticks at
+// 20 Hz) no longer buys more than a second of full snapshots every tick
+// after a resync.
+func TestLongRoundTripFreeRunCapped(t *testing.T) {
+	const rate = 20
+	s := newServer(t, SessionConfig{TickRate: rate, Wire: wire.Config{History: 64}})
+	if err := s.Connect(1); err != nil {
+		t.Fatal(err)
+	}
+	type sent struct {
+		tick uint32
+		seq  uint16
+		at   uint32
+	}
+	var log []sent
+	var seq uint16
+	send := func(h wire.Header, in wire.InputPacket, now uint32) {
+		h.Seq, h.Sent = seq, now
+		seq++
+		b, err := wire.AppendInput(nil, &h, &in, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Receive(1, b, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tick := uint32(0)
+	step := func(reply func(now uint32)) bool {
+		tick++
+		now := tick * 1000 / rate
+		if err := s.BeginTick(tick); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := s.Snapshot(1, now, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range ps {
+			h, _, _ := wire.ParseHeader(p)
+			log = append(log, sent{tick, h.Seq, h.Sent})
+		}
+		reply(now)
+		return len(ps) > 0
+	}
+	// Acknowledges, with an echo, what was sent 40 ticks (2 s) before.
+	for range 10 * rate {
+		step(func(now uint32) {
+			for _, l := range log {
+				if l.tick+40 == tick {
+					send(wire.Header{HasAck: true, Ack: l.seq, HasEcho: true, Echo: l.at}, wire.InputPacket{AckedTick: l.tick, HasAckedTick: true}, now)
+				}
+			}
+		})
+	}
+	st, _ := s.Stats(1)
+	if !st.HasRTT || st.RTT < 1900 {
+		t.Fatalf("RTT %d (measured %v), want about 2 s", st.RTT, st.HasRTT)
+	}
+	send(wire.Header{}, wire.InputPacket{Resync: true}, tick*1000/rate)
+	run := 0
+	for step(func(uint32) {}) {
+		run++
+	}
+	if run > rate+1 {
+		t.Errorf("after a resync with a 2 s round trip: %d full snapshots in a row, want a second's (%d) at most", run, rate)
+	}
+}

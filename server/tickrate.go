@@ -21,18 +21,25 @@ type rateProbe struct {
 	tick, now uint32 // where the current window began
 	began     bool   // the window has begun
 	last      uint32 // the tick last observed
+	lastNow   uint32 // and when
 	measured  float64
 }
+
+// ratePause is the longest gap, in milliseconds, between two ticks
+// observed that does not start the count over: more than the second a
+// game at the least tick rate leaves between its ticks.
+const ratePause = 1500
 
 // observe notes that tick is being sent at now (milliseconds).
 func (p *rateProbe) observe(tick, now uint32) {
 	if p.began && tick == p.last {
 		return // another client's snapshot of the same tick
 	}
-	p.last = tick
+	gap := now - p.lastNow
+	p.last, p.lastNow = tick, now
 	ms, ticks := now-p.now, tick-p.tick
 	switch {
-	case !p.began || int32(ms) < 0 || int32(ticks) <= 0 || ms >= 2*rateWindow:
+	case !p.began || int32(ms) < 0 || int32(ticks) <= 0 || gap > ratePause:
 		// The first tick, a clock or tick that went back, or a pause (no
 		// snapshot sent for a while): start over.
 		p.tick, p.now, p.began = tick, now, true
