@@ -54,11 +54,11 @@ func (p *rateProbe) observe(tick, now uint32) {
 // (counted from the ticks of BeginTick and the clock given to Snapshot; 0
 // until two seconds have passed; a pause in the snapshots starts the
 // count over, and the last measure stands meanwhile), and whether it lies
-// more than 25% from SessionConfig.TickRate. A mismatch means TickRate is not the game's
-// (left at its default of 20, say, in a game ticking at 60): the budget
-// then sends a multiple of BytesPerSecond, and records are taken for
-// lost before their acknowledgement can arrive. A game checks it, or
-// logs it, once its clients are playing.
+// more than 25% from SessionConfig.TickRate. A mismatch means TickRate is
+// not the game's (left at its default of 20, say, in a game ticking at
+// 60): the budget then sends a multiple of BytesPerSecond, and records
+// are taken for lost before their acknowledgement can arrive. A game
+// checks it, or logs it, once its clients are playing.
 func (s *Session) MeasuredTickRate() (rate float64, mismatch bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
