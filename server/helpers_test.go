@@ -137,3 +137,78 @@ func newServer(t testing.TB, cfg SessionConfig) *Session {
 	}
 	return s
 }
+
+// handClient is client 1 of a session driven by hand, tick by tick: the
+// test picks every header and acknowledgement it sends, and the client
+// logs the packets the session sends it.
+type handClient struct {
+	t    testing.TB
+	s    *Session
+	rate uint32 // the session's ticks a second
+	tick uint32
+	seq  uint16
+	log  []handPacket
+}
+
+// handPacket is a snapshot packet a handClient was sent.
+type handPacket struct {
+	tick uint32
+	seq  uint16
+	at   uint32 // its send time, milliseconds
+}
+
+// newHandClient connects client 1 to a session of cfg, whose TickRate
+// must be set.
+func newHandClient(t testing.TB, cfg SessionConfig) *handClient {
+	s := newServer(t, cfg)
+	if err := s.Connect(1); err != nil {
+		t.Fatal(err)
+	}
+	return &handClient{t: t, s: s, rate: uint32(cfg.TickRate)}
+}
+
+// now is the session's clock at the current tick, milliseconds.
+func (c *handClient) now() uint32 { return c.tick * 1000 / c.rate }
+
+// send sends the session h and p at now, with the next sequence number.
+func (c *handClient) send(h wire.Header, p wire.InputPacket, now uint32) {
+	c.t.Helper()
+	h.Seq, h.Sent = c.seq, now
+	c.seq++
+	b, err := wire.AppendInput(nil, &h, &p, nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	if err := c.s.Receive(1, b, now); err != nil {
+		c.t.Fatal(err)
+	}
+}
+
+// step begins the next tick with n entities standing still, logs the
+// snapshot sent to the client, lets reply answer, and reports whether a
+// snapshot was sent.
+func (c *handClient) step(n int, reply func(now uint32)) bool {
+	c.t.Helper()
+	c.tick++
+	if err := c.s.BeginTick(c.tick); err != nil {
+		c.t.Fatal(err)
+	}
+	for k := range n {
+		if err := c.s.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{float32(k), 0, 0}}); err != nil {
+			c.t.Fatal(err)
+		}
+	}
+	packets, err := c.s.Snapshot(1, c.now(), nil)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for _, p := range packets {
+		h, _, err := wire.ParseHeader(p)
+		if err != nil {
+			c.t.Fatal(err)
+		}
+		c.log = append(c.log, handPacket{c.tick, h.Seq, h.Sent})
+	}
+	reply(c.now())
+	return len(packets) > 0
+}

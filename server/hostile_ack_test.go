@@ -285,63 +285,24 @@ func TestClientAcknowledgingNoTickIsNotSentTheWorldEveryTick(t *testing.T) {
 // after a resync.
 func TestLongRoundTripFreeRunCapped(t *testing.T) {
 	const rate = 20
-	s := newServer(t, SessionConfig{TickRate: rate, Wire: wire.Config{History: 64}})
-	if err := s.Connect(1); err != nil {
-		t.Fatal(err)
-	}
-	type sent struct {
-		tick uint32
-		seq  uint16
-		at   uint32
-	}
-	var log []sent
-	var seq uint16
-	send := func(h wire.Header, in wire.InputPacket, now uint32) {
-		h.Seq, h.Sent = seq, now
-		seq++
-		b, err := wire.AppendInput(nil, &h, &in, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Receive(1, b, now); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tick := uint32(0)
-	step := func(reply func(now uint32)) bool {
-		tick++
-		now := tick * 1000 / rate
-		if err := s.BeginTick(tick); err != nil {
-			t.Fatal(err)
-		}
-		ps, err := s.Snapshot(1, now, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range ps {
-			h, _, _ := wire.ParseHeader(p)
-			log = append(log, sent{tick, h.Seq, h.Sent})
-		}
-		reply(now)
-		return len(ps) > 0
-	}
+	c := newHandClient(t, SessionConfig{TickRate: rate, Wire: wire.Config{History: 64}})
 	// Acknowledges, with an echo, what was sent 40 ticks (2 s) before.
 	for range 10 * rate {
-		step(func(now uint32) {
-			for _, l := range log {
-				if l.tick+40 == tick {
-					send(wire.Header{HasAck: true, Ack: l.seq, HasEcho: true, Echo: l.at}, wire.InputPacket{AckedTick: l.tick, HasAckedTick: true}, now)
+		c.step(0, func(now uint32) {
+			for _, l := range c.log {
+				if l.tick+40 == c.tick {
+					c.send(wire.Header{HasAck: true, Ack: l.seq, HasEcho: true, Echo: l.at}, wire.InputPacket{AckedTick: l.tick, HasAckedTick: true}, now)
 				}
 			}
 		})
 	}
-	st, _ := s.Stats(1)
+	st, _ := c.s.Stats(1)
 	if !st.HasRTT || st.RTT < 1900 {
 		t.Fatalf("RTT %d (measured %v), want about 2 s", st.RTT, st.HasRTT)
 	}
-	send(wire.Header{}, wire.InputPacket{Resync: true}, tick*1000/rate)
+	c.send(wire.Header{}, wire.InputPacket{Resync: true}, c.now())
 	run := 0
-	for step(func(uint32) {}) {
+	for c.step(0, func(uint32) {}) {
 		run++
 	}
 	if run > rate+1 {

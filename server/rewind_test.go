@@ -364,73 +364,31 @@ func TestForgedRoundTripWidensNoRewind(t *testing.T) {
 // every tick for a second at most.
 func TestStaleAcknowledgementMeasuresNoRoundTrip(t *testing.T) {
 	const rate = 20
-	s := newServer(t, SessionConfig{TickRate: rate})
-	if err := s.Connect(1); err != nil {
-		t.Fatal(err)
-	}
-	type sentPacket struct {
-		tick uint32
-		seq  uint16
-		at   uint32
-	}
-	var log []sentPacket
-	var seq uint16
-	send := func(h wire.Header, in wire.InputPacket, now uint32) {
-		h.Seq, h.Sent = seq, now
-		seq++
-		b, err := wire.AppendInput(nil, &h, &in, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := s.Receive(1, b, now); err != nil {
-			t.Fatal(err)
-		}
-	}
-	tick := uint32(0)
-	step := func(reply func(now uint32)) (full bool) {
-		tick++
-		now := tick * 1000 / rate
-		if err := s.BeginTick(tick); err != nil {
-			t.Fatal(err)
-		}
-		for k := range 20 {
-			s.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{float32(k), 0, 0}})
-		}
-		packets, err := s.Snapshot(1, now, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, p := range packets {
-			h, _, _ := wire.ParseHeader(p)
-			log = append(log, sentPacket{tick, h.Seq, h.Sent})
-		}
-		reply(now)
-		return len(packets) > 0
-	}
+	c := newHandClient(t, SessionConfig{TickRate: rate})
 	for range 40 * rate {
-		step(func(now uint32) { send(wire.Header{}, wire.InputPacket{}, now) })
+		c.step(20, func(now uint32) { c.send(wire.Header{}, wire.InputPacket{}, now) })
 	}
-	var old sentPacket
-	for _, l := range log {
-		if tick*1000/rate-l.at <= 9600 {
+	var old handPacket
+	for _, l := range c.log {
+		if c.now()-l.at <= 9600 {
 			old = l
 			break
 		}
 	}
-	step(func(now uint32) {
-		send(wire.Header{HasAck: true, Ack: old.seq, HasEcho: true, Echo: old.at}, wire.InputPacket{AckedTick: old.tick, HasAckedTick: true}, now)
+	c.step(20, func(now uint32) {
+		c.send(wire.Header{HasAck: true, Ack: old.seq, HasEcho: true, Echo: old.at}, wire.InputPacket{AckedTick: old.tick, HasAckedTick: true}, now)
 	})
-	if st, _ := s.Stats(1); st.HasRTT {
-		t.Errorf("acknowledging tick %d, sent %d ms before, measured a round trip of %d ms", old.tick, tick*1000/rate-old.at, st.RTT)
+	if st, _ := c.s.Stats(1); st.HasRTT {
+		t.Errorf("acknowledging tick %d, sent %d ms before, measured a round trip of %d ms", old.tick, c.now()-old.at, st.RTT)
 	}
 	// Deltas for 5 s, then a resync and nothing acknowledged for 10 s.
 	for range 5 * rate {
-		step(func(now uint32) { send(wire.Header{}, wire.InputPacket{AckedTick: tick, HasAckedTick: true}, now) })
+		c.step(20, func(now uint32) { c.send(wire.Header{}, wire.InputPacket{AckedTick: c.tick, HasAckedTick: true}, now) })
 	}
-	send(wire.Header{}, wire.InputPacket{Resync: true}, tick*1000/rate)
+	c.send(wire.Header{}, wire.InputPacket{Resync: true}, c.now())
 	fulls := 0
 	for range 10 * rate {
-		if step(func(now uint32) { send(wire.Header{}, wire.InputPacket{}, now) }) {
+		if c.step(20, func(now uint32) { c.send(wire.Header{}, wire.InputPacket{}, now) }) {
 			fulls++
 		}
 	}
