@@ -137,8 +137,9 @@ func (c SessionConfig) normalize(w wire.Config) (SessionConfig, error) {
 	return c, nil
 }
 
-// configError is a configuration NewSession refuses: its text names the
-// field and the fix, and it wraps wire.ErrConfig, which errors.Is finds.
+// configError is a configuration NewSession or Listen refuses: its text
+// names the field and the fix, and it wraps wire.ErrConfig, which
+// errors.Is finds.
 type configError string
 
 func (e configError) Error() string { return "server: " + string(e) }

@@ -80,16 +80,16 @@ func (c InterestConfig) normalize() (InterestConfig, error) {
 		c.Hysteresis = 0
 	}
 	if !(c.CellSize > 0) || math.IsInf(float64(c.CellSize), 0) {
-		return c, fmt.Errorf("server: Interest.CellSize = %v, want a positive size in world units (or 0 for %d)", c.CellSize, DefaultCellSize)
+		return c, configErr("Interest.CellSize = %v, want a positive size in world units (or 0 for %d)", c.CellSize, DefaultCellSize)
 	}
 	if c.Dims != 2 && c.Dims != 3 {
-		return c, fmt.Errorf("server: Interest.Dims = %d, want 2 or 3 (or 0 for 2)", c.Dims)
+		return c, configErr("Interest.Dims = %d, want 2 or 3 (or 0 for 2)", c.Dims)
 	}
 	if !(c.Hysteresis < 10) {
-		return c, fmt.Errorf("server: Interest.Hysteresis = %v, want below 10", c.Hysteresis)
+		return c, configErr("Interest.Hysteresis = %v, want below 10", c.Hysteresis)
 	}
 	if c.Every < 0 {
-		return c, fmt.Errorf("server: Interest.Every = %d, want at least 1 (or 0 for 100 ms worth of ticks)", c.Every)
+		return c, configErr("Interest.Every = %d, want at least 1 (or 0 for 100 ms worth of ticks)", c.Every)
 	}
 	return c, nil
 }

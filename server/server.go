@@ -191,13 +191,13 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 		cfg.TickRate = DefaultTickRate
 	}
 	if err := limits.CheckTickRate(cfg.TickRate); err != nil {
-		return nil, fmt.Errorf("server: TickRate: %w (or 0 for %d)", err, DefaultTickRate)
+		return nil, configErr("TickRate: %v (or 0 for %d)", err, DefaultTickRate)
 	}
 	if cfg.Idle == 0 {
 		cfg.Idle = DefaultIdle
 	}
 	if cfg.Idle < 0 {
-		return nil, fmt.Errorf("server: Idle = %v, want positive (or 0 for %v)", cfg.Idle, DefaultIdle)
+		return nil, configErr("Idle = %v, want positive (or 0 for %v)", cfg.Idle, DefaultIdle)
 	}
 	if cfg.MaxPending == 0 {
 		cfg.MaxPending = transport.DefaultMaxPending
@@ -211,7 +211,7 @@ func Listen(ctx context.Context, cfg Config) (*Server, error) {
 	case cfg.Session.TickRate == 0:
 		cfg.Session.TickRate = cfg.TickRate
 	case cfg.Session.TickRate != cfg.TickRate:
-		return nil, fmt.Errorf("server: Session.TickRate %v differs from TickRate %v: leave it zero", cfg.Session.TickRate, cfg.TickRate)
+		return nil, configErr("Session.TickRate %v differs from TickRate %v: leave it zero", cfg.Session.TickRate, cfg.TickRate)
 	}
 	sess, err := NewSession(cfg.Session)
 	if err != nil {

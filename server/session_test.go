@@ -50,6 +50,8 @@ func TestConfigRejects(t *testing.T) {
 		{Budget: BudgetConfig{BytesPerSecond: -1}},
 		{Budget: BudgetConfig{BytesPerSecond: 10}}, // half a byte a tick: no entity would ever go
 		{TickRate: 60, Budget: BudgetConfig{BytesPerSecond: 3000}},
+		{Interest: &InterestConfig{Dims: 4}},
+		{Interest: &InterestConfig{CellSize: -1}},
 	} {
 		_, err := NewSession(cfg)
 		if !errors.Is(err, wire.ErrConfig) {
