@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-gl/mathgl/mgl32"
 	"github.com/netsmooth/netsmooth/client"
 	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/systems"
@@ -689,5 +690,83 @@ func TestClientCannotClaimTheServersReasons(t *testing.T) {
 	}
 	if ev := leaveOf(server.ClientID(w.ClientID)); ev.Reason != wire.ReasonKicked || ev.Message != "cheating" {
 		t.Errorf("a kick reads as %v %q", ev.Reason, ev.Message)
+	}
+}
+
+// A connection that acknowledges no tick, over real QUIC beside an
+// honest client, sending an empty input packet every 800 ms to stay
+// connected: it used to be sent a full snapshot, the whole world, every
+// tick. It is sent one every tick for a second, then about one a second,
+// while the honest client is sent deltas.
+func TestConnectionAcknowledgingNothingIsHeldBack(t *testing.T) {
+	const tickRate, ticks, entities = 50, 250, 2000
+	b := newBackend(t)
+	s := startServer(t, b, server.Config{TickRate: tickRate})
+	honest, _, err := dial(context.Background(), s, b.token(s, 1, false), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer honest.Close()
+	raw, w, err := transport.Dial(context.Background(), s.Addr().String(), wire.Hello{Token: b.token(s, 2, false)},
+		transport.DialConfig{CertHashes: [][32]byte{s.CertHash()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close(wire.ReasonLeft, "")
+	go func() { // reads what arrives, acknowledges none of it
+		for {
+			if _, err := raw.ReadPacket(); err != nil {
+				return
+			}
+		}
+	}()
+	sess := s.Session()
+	seq := uint16(0)
+	for tick := uint32(1); tick <= ticks; tick++ {
+		if err := sess.BeginTick(tick); err != nil {
+			t.Fatal(err)
+		}
+		for k := range uint32(entities) {
+			x := float32(k)
+			if k < 5 {
+				x += float32(tick) // five move
+			}
+			if err := sess.SetEntity(wire.Entity{NetID: k + 100, Pos: mgl32.Vec3{x, 0, 0}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.SendSnapshots(); err != nil {
+			t.Fatal(err)
+		}
+		honest.SendInputs()
+		if tick%40 == 1 {
+			p, err := wire.AppendInput(nil, &wire.Header{Seq: seq}, &wire.InputPacket{}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seq++
+			raw.WritePacket(p)
+		}
+		time.Sleep(time.Second / tickRate)
+	}
+	var honestID server.ClientID
+	for _, id := range s.Clients(nil) {
+		if info, _ := s.Client(id); info.Player == 1 {
+			honestID = id
+		}
+	}
+	hs, _ := sess.Stats(honestID)
+	rs, ok := sess.Stats(server.ClientID(w.ClientID))
+	if !ok {
+		t.Fatal("the connection acknowledging nothing was dropped: the test tests nothing")
+	}
+	t.Logf("honest: %d of %d snapshots full, %d B; acknowledging nothing: %d full, %d held, %d B",
+		hs.FullSnapshots, hs.Snapshots, hs.BytesSent, rs.FullSnapshots, rs.FullHeld, rs.BytesSent)
+	// A second's worth (50), then one a second or so over the other four.
+	if rs.FullSnapshots > tickRate+10 || rs.FullHeld < ticks/2 {
+		t.Errorf("the connection acknowledging nothing was sent %d full snapshots in %d ticks (%d held), want at most %d", rs.FullSnapshots, ticks, rs.FullHeld, tickRate+10)
+	}
+	if hs.FullSnapshots > 10 {
+		t.Errorf("the honest client was sent %d full snapshots of %d", hs.FullSnapshots, hs.Snapshots)
 	}
 }
