@@ -644,16 +644,17 @@ func (a *atomic64) load() int64 { a.mu.Lock(); defer a.mu.Unlock(); return a.n }
 func TestClientCannotClaimTheServersReasons(t *testing.T) {
 	b := newBackend(t)
 	s := startServer(t, b, server.Config{})
-	leaveOf := func(id server.ClientID) server.Event {
+	// eventOf waits for the event of kind for client id, dropping others.
+	eventOf := func(kind server.EventKind, id server.ClientID) server.Event {
 		t.Helper()
 		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
 			for _, ev := range s.Events(nil) {
-				if ev.Kind == server.Leave && ev.Client == id {
+				if ev.Kind == kind && ev.Client == id {
 					return ev
 				}
 			}
 		}
-		t.Fatalf("no leave reported for client %d", id)
+		t.Fatalf("no %v reported for client %d", kind, id)
 		return server.Event{}
 	}
 	for i, c := range []struct {
@@ -673,7 +674,7 @@ func TestClientCannotClaimTheServersReasons(t *testing.T) {
 			t.Fatal(err)
 		}
 		conn.Close(c.gives, c.text)
-		ev := leaveOf(server.ClientID(w.ClientID))
+		ev := eventOf(server.Leave, server.ClientID(w.ClientID))
 		t.Logf("closed giving %v %q: the leave says %v %q", c.gives, c.text, ev.Reason, ev.Message)
 		if ev.Reason != c.want || !strings.Contains(ev.Message, c.text) {
 			t.Errorf("closed giving %v %q: the leave says %v %q, want %v with the client's text", c.gives, c.text, ev.Reason, ev.Message, c.want)
@@ -685,10 +686,13 @@ func TestClientCannotClaimTheServersReasons(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close(wire.ReasonLeft, "")
+	// The game learns of a client from its Join: the Welcome reaches the
+	// client a moment before the server registers it.
+	eventOf(server.Join, server.ClientID(w.ClientID))
 	if err := s.Kick(server.ClientID(w.ClientID), "cheating"); err != nil {
 		t.Fatal(err)
 	}
-	if ev := leaveOf(server.ClientID(w.ClientID)); ev.Reason != wire.ReasonKicked || ev.Message != "cheating" {
+	if ev := eventOf(server.Leave, server.ClientID(w.ClientID)); ev.Reason != wire.ReasonKicked || ev.Message != "cheating" {
 		t.Errorf("a kick reads as %v %q", ev.Reason, ev.Message)
 	}
 }

@@ -559,7 +559,9 @@ func (s *Server) closeMember(m *member, reason wire.Reason, msg string) {
 }
 
 // Kick disconnects client id, telling it why (ReasonKicked and msg). The
-// leave is reported as an Event. It fails for a client not connected.
+// leave is reported as an Event. It fails with ErrUnknownClient for a
+// client not connected; a client is connected from its Join event on
+// (its Welcome may reach it a moment before).
 func (s *Server) Kick(id ClientID, msg string) error {
 	s.mu.Lock()
 	m := s.clients[id]
