@@ -309,3 +309,56 @@ func TestLongRoundTripFreeRunCapped(t *testing.T) {
 		t.Errorf("after a resync with a 2 s round trip: %d full snapshots in a row, want a second's (%d) at most", run, rate)
 	}
 }
+
+// A client whose round trip (here 600 ms, 12 ticks at 20 Hz) is longer
+// than Wire.History ticks (8) acknowledges every tick, but too late for a
+// delta against it. It is not held back like a client that acknowledges
+// nothing: it is sent a full snapshot every tick, its round trip is
+// measured, and its late acknowledgements are counted. One that
+// acknowledges ticks sent longer ago than two seconds is held back.
+func TestLongRoundTripBeyondHistoryIsServed(t *testing.T) {
+	const rate = 20
+	for _, c := range []struct {
+		name      string
+		age       uint32 // ticks between a snapshot and its acknowledgement
+		served    bool
+		rttAbout  uint32
+		lateCount bool
+	}{
+		{"600 ms", 12, true, 600, true},
+		{"3 s", 60, false, 0, false},
+	} {
+		hc := newHandClient(t, SessionConfig{TickRate: rate, Wire: wire.Config{History: 8}})
+		sent := 0
+		for range 10 * rate {
+			if hc.step(50, func(now uint32) {
+				for _, l := range hc.log {
+					if l.tick+c.age == hc.tick {
+						hc.send(wire.Header{HasAck: true, Ack: l.seq, HasEcho: true, Echo: l.at},
+							wire.InputPacket{AckedTick: l.tick, HasAckedTick: true}, now)
+					}
+				}
+			}) {
+				sent++
+			}
+		}
+		st, _ := hc.s.Stats(1)
+		t.Logf("%s: %d snapshots in %d ticks (%d full, %d held), %d late acknowledgements, RTT %d ms (measured %v)",
+			c.name, sent, 10*rate, st.FullSnapshots, st.FullHeld, st.LateAcks, st.RTT, st.HasRTT)
+		if c.served {
+			if st.FullHeld != 0 || sent != 10*rate {
+				t.Errorf("%s: %d snapshots in %d ticks, %d held; want one every tick", c.name, sent, 10*rate, st.FullHeld)
+			}
+			if !st.HasRTT || st.RTT+50 < c.rttAbout || st.RTT > c.rttAbout+50 {
+				t.Errorf("%s: RTT %d ms (measured %v), want about %d", c.name, st.RTT, st.HasRTT, c.rttAbout)
+			}
+		} else {
+			if st.FullSnapshots > 35 || st.HasRTT {
+				t.Errorf("%s: %d full snapshots in %d ticks, RTT measured %v; want at most 35 and none", c.name, st.FullSnapshots, 10*rate, st.HasRTT)
+			}
+		}
+		if (st.LateAcks > 0) != c.lateCount {
+			t.Errorf("%s: %d late acknowledgements counted", c.name, st.LateAcks)
+		}
+	}
+}

@@ -16,6 +16,15 @@ type peer struct {
 	// first and last are the first and latest ticks sent.
 	first, last uint32
 	hasSent     bool
+	// stamps are when the latest ticks were sent, by tick modulo its
+	// length: what an acknowledgement of a tick older than Wire.History
+	// is checked against and measured by.
+	stamps [stampLog]sendStamp
+	// late is the newest tick the client acknowledged too late for a
+	// delta (its table gone), heard at server tick lateHeard (with
+	// hasLate): a client with a round trip longer than Wire.History.
+	late, lateHeard uint32
+	hasLate         bool
 	// fullTick is when the latest full snapshot was sent (with hasFull),
 	// and fullRun how many were sent since the count started over (see
 	// Session.holdFull).
@@ -51,6 +60,30 @@ type peer struct {
 	bucket     float64     // bytes the budget allows now, before the window
 	allow      float64     // what the budget allowed this tick's snapshot
 	spent      []spentTick // the budget's window: bytes sent per tick, by tick modulo its length
+}
+
+// stampLog is how many ticks' send times a peer keeps: at 60 Hz, over
+// four seconds, more than the longest round trip a late acknowledgement
+// may measure (maxAckAge).
+const stampLog = 256
+
+// sendStamp is when a tick's snapshot was sent, by the clock given to
+// Snapshot (ms); ok tells a stamp from an unused one.
+type sendStamp struct {
+	tick, at uint32
+	ok       bool
+}
+
+// stamp records that tick was sent at now.
+func (c *peer) stamp(tick, now uint32) {
+	c.stamps[tick%stampLog] = sendStamp{tick: tick, at: now, ok: true}
+}
+
+// sentWhen returns when tick was sent to the client, if it was among the
+// last stampLog ticks.
+func (c *peer) sentWhen(tick uint32) (at uint32, ok bool) {
+	st := c.stamps[tick%stampLog]
+	return st.at, st.ok && st.tick == tick
 }
 
 // sentTick is the table of what a client holds after a tick, with its

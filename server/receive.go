@@ -51,8 +51,8 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 		// no delta can be trusted until a full snapshot arrives.
 		c.hasAcked = false
 		c.stats.Resyncs++
-	case in.HasAckedTick && (!c.hasAcked || tickBefore(c.acked, in.AckedTick)) && c.table(in.AckedTick) != nil:
-		c.acked, c.hasAcked = in.AckedTick, true
+	case in.HasAckedTick && (!c.hasAcked || tickBefore(c.acked, in.AckedTick)):
+		s.acknowledge(c, in.AckedTick)
 	}
 	if rtt, ok := c.sentAt.RTT(&h, now); ok {
 		s.measureRTT(c, rtt, now)
@@ -71,6 +71,32 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 	return nil
 }
 
+// acknowledge takes tick, newer than c's baseline, as acknowledged by c:
+// its new baseline when the server still holds the tick's table. A tick
+// the server sent within maxAckAge whose table is gone (sent more than
+// Wire.History ticks before) is acknowledged late: the client's round
+// trip is longer than History, it gets no delta, and it is sent full
+// snapshots without the hold on those (see Session.holdFull). Any other
+// tick is ignored.
+func (s *Session) acknowledge(c *peer, tick uint32) {
+	if c.table(tick) != nil {
+		c.acked, c.hasAcked = tick, true
+		return
+	}
+	if _, sent := c.sentWhen(tick); !sent || s.tick-tick > s.maxAckAge() || (c.hasLate && !tickBefore(c.late, tick)) {
+		return
+	}
+	c.late, c.lateHeard, c.hasLate = tick, s.tick, true
+	c.stats.LateAcks++
+}
+
+// maxAckAge is, in ticks, the longest round trip the server serves: an
+// acknowledgement of a tick sent longer ago measures no round trip and
+// earns no full snapshots.
+func (s *Session) maxAckAge() uint32 {
+	return uint32(2 * s.windowTicks())
+}
+
 // measureRTT takes rtt, which a packet of c's received at now measures,
 // for c's round trip: only once c has acknowledged a tick the server
 // still holds, of the last Wire.History ticks, and no longer than the
@@ -82,17 +108,21 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 // Wire.History ticks. A session that allows clients to acknowledge no
 // tick (AllowNoDelta) trusts them: it takes their measure as it is.
 func (s *Session) measureRTT(c *peer, rtt, now uint32) {
-	if !c.hasAcked {
+	tick, ok := c.acked, c.hasAcked
+	if c.hasLate && (!ok || tickBefore(tick, c.late)) {
+		tick, ok = c.late, true
+	}
+	if !ok {
 		if s.cfg.AllowNoDelta {
 			c.stats.RTT, c.stats.HasRTT = rtt, true
 		}
 		return
 	}
-	t := c.table(c.acked)
-	if t == nil || s.tick-c.acked >= uint32(s.cfg.Wire.History) {
+	at, sent := c.sentWhen(tick)
+	if !sent || s.tick-tick > s.maxAckAge() {
 		return
 	}
-	if since := now - t.sentAt; int32(since) >= 0 {
+	if since := now - at; int32(since) >= 0 {
 		c.stats.RTT, c.stats.HasRTT = min(rtt, since), true
 	}
 }

@@ -78,6 +78,7 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 		return dst, err
 	}
 	c.packets = parts
+	c.stamp(t, now)
 	for i := range parts {
 		c.sentAt.Record(c.seq+uint16(i), now)
 	}
@@ -99,9 +100,13 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 // four, doubling up to a second. The count starts over four seconds after
 // the last full snapshot, so a client that acknowledges a tick and asks
 // for a resync, again and again, is held back too.
+// A client that acknowledges ticks, but too late for deltas (its round
+// trip is longer than Wire.History ticks, up to two seconds), is not
+// held back while it does: it acknowledged one in the last second. It
+// costs what any client without deltas costs, which a budget bounds.
 // SessionConfig.AllowNoDelta turns this off.
 func (s *Session) holdFull(c *peer) bool {
-	if s.cfg.AllowNoDelta || c.baseline() != nil {
+	if s.cfg.AllowNoDelta || c.baseline() != nil || (c.hasLate && s.tick-c.lateHeard < uint32(s.windowTicks())) {
 		return false
 	}
 	second := uint32(s.windowTicks())
