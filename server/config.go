@@ -51,14 +51,15 @@ type SessionConfig struct {
 	// every client that acknowledges no tick (a client configured with
 	// client.SessionConfig.NoDelta does that): for a session whose
 	// clients are trusted, on a LAN or for measuring. Without it, a
-	// client without a baseline (it acknowledges no tick, or its round
-	// trip is longer than Wire.History ticks) is sent full snapshots
-	// every tick for a round trip and two ticks (a second at most),
-	// then ever more rarely, down to one a second
-	// (ClientStats.FullHeld counts the ticks held back): a full snapshot
-	// is the whole of what is relevant to the client, and a connection
-	// that acknowledges nothing must not make the server send it that
-	// every tick.
+	// client without a baseline (it acknowledges no tick) is sent full
+	// snapshots every tick for a round trip and two ticks (a second at
+	// most), then ever more rarely, down to one a second
+	// (ClientStats.FullHeld counts the ticks held back), unless it
+	// acknowledges the packets it receives (a lossy link, or a round
+	// trip longer than Wire.History ticks): a full snapshot is the whole
+	// of what is relevant to the client, and a connection that
+	// acknowledges nothing must not make the server send it that every
+	// tick.
 	AllowNoDelta bool
 	// TickRate is the simulation's rate in ticks per second (default 20;
 	// 1 to 1e6): the budget's bytes per tick and MaxInterval's ticks

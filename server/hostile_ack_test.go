@@ -1,6 +1,7 @@
 package server
 
 import (
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-gl/mathgl/mgl32"
@@ -184,7 +185,9 @@ func TestClientAckingNoTickGetsDeparturesInBudget(t *testing.T) {
 // A client that acknowledges no tick is sent a full snapshot, the whole
 // of what is relevant to it, whenever it has no baseline. One that never
 // acknowledges one (it asks for a resync every 9 s, to look alive), and
-// one that acknowledges a tick and asks for a resync by turns, are sent
+// one that acknowledges a tick and asks for a resync by turns (and every
+// packet it receives, as a client that receives its full snapshots
+// only in part does), are sent
 // full snapshots every tick for a second only, then at most about one a
 // second, where they were sent one every tick; an honest client beside
 // them is sent deltas throughout. With AllowNoDelta the session sends
@@ -200,8 +203,12 @@ func TestClientAcknowledgingNoTickIsNotSentTheWorldEveryTick(t *testing.T) {
 			}
 		}
 		seq := [4]uint16{}
+		var heard wire.Receipts // client 3's: it acknowledges the packets it receives
 		send := func(id ClientID, p wire.InputPacket, now uint32) {
 			h := wire.Header{Seq: seq[id], Sent: now}
+			if id == 3 {
+				heard.Stamp(&h, now)
+			}
 			seq[id]++
 			b, err := wire.AppendInput(nil, &h, &p, nil)
 			if err != nil {
@@ -232,8 +239,15 @@ func TestClientAcknowledgingNoTickIsNotSentTheWorldEveryTick(t *testing.T) {
 				}
 				for _, p := range packets {
 					sent[id-1] += len(p)
-					if id == 1 {
+					switch id {
+					case 1:
 						honestClient.receive(p, now)
+					case 3:
+						h, _, err := wire.ParseHeader(p)
+						if err != nil {
+							t.Fatal(err)
+						}
+						heard.Receive(&h, now)
 					}
 				}
 			}
@@ -360,5 +374,58 @@ func TestLongRoundTripBeyondHistoryIsServed(t *testing.T) {
 		if (st.LateAcks > 0) != c.lateCount {
 			t.Errorf("%s: %d late acknowledgements counted", c.name, st.LateAcks)
 		}
+	}
+}
+
+// A client on a link losing 20% of packets, with 3,000 moving entities
+// and no budget: each full snapshot is 30-odd parts, and hardly one
+// arrives whole, so the client never holds a baseline. It acknowledges
+// the packets it receives, and it is sent a full snapshot every tick,
+// most of it arriving: it is not held back like a client that receives
+// nothing.
+func TestLossyClientWithoutBaselineIsServed(t *testing.T) {
+	const n, ticks, rate = 3000, 200, 20
+	s := newServer(t, SessionConfig{TickRate: rate})
+	if err := s.Connect(1); err != nil {
+		t.Fatal(err)
+	}
+	c := newTestClient(t, wire.Config{})
+	rng := rand.New(rand.NewPCG(1, 2))
+	parts, got := 0, 0
+	for tick := uint32(1); tick <= ticks; tick++ {
+		now := tick * 1000 / rate
+		if err := s.BeginTick(tick); err != nil {
+			t.Fatal(err)
+		}
+		setWorld(t, s, n, tick, false)
+		packets, err := s.Snapshot(1, now, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range packets {
+			if tick > rate {
+				parts++
+			}
+			if rng.Float64() < 0.2 {
+				continue
+			}
+			c.receive(p, now)
+			if tick > rate {
+				got += len(c.entities)
+			}
+		}
+		if err := s.Receive(1, c.ack(t, now+30), now+30); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st, _ := s.Stats(1)
+	share := float64(got) / float64((ticks-rate)*n)
+	t.Logf("%d snapshots (%d full, %d held), %.1f parts each; after the first second %.0f%% of entity updates arrived",
+		st.Snapshots, st.FullSnapshots, st.FullHeld, float64(parts)/float64(ticks-rate), 100*share)
+	if st.FullHeld != 0 || st.Snapshots != ticks {
+		t.Errorf("%d snapshots in %d ticks, %d held; want one every tick", st.Snapshots, ticks, st.FullHeld)
+	}
+	if share < 0.7 {
+		t.Errorf("%.0f%% of entity updates arrived, want most", 100*share)
 	}
 }

@@ -21,10 +21,19 @@ type peer struct {
 	// is checked against and measured by.
 	stamps [stampLog]sendStamp
 	// late is the newest tick the client acknowledged too late for a
-	// delta (its table gone), heard at server tick lateHeard (with
-	// hasLate): a client with a round trip longer than Wire.History.
-	late, lateHeard uint32
-	hasLate         bool
+	// delta (its table gone): a client with a round trip longer than
+	// Wire.History.
+	late    uint32
+	hasLate bool
+	// heard is the server tick at which the client last acknowledged a
+	// packet sent in the two seconds before (with hasHeard): it receives
+	// what it is sent. mark and prevMark are the sequence numbers of the
+	// packets sent first since markTick and in the second before, to tell
+	// such a packet; resynced is when it last asked for a resync.
+	heard, markTick, resynced uint32
+	mark, prevMark            uint16
+	hasHeard, hasMark         bool
+	hasResynced               bool
 	// fullTick is when the latest full snapshot was sent (with hasFull),
 	// and fullRun how many were sent since the count started over (see
 	// Session.holdFull).

@@ -45,11 +45,15 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 		return nil // counted by the receipts (ClientStats.SeqJumps)
 	}
 	c.sentAt.Ack(&h)
+	if h.HasAck && c.hasMark && h.Ack-c.prevMark < c.seq-c.prevMark {
+		c.heard, c.hasHeard = s.tick, true
+	}
 	switch {
 	case in.Resync:
 		// The client's state drifted from what the server holds for it:
 		// no delta can be trusted until a full snapshot arrives.
 		c.hasAcked = false
+		c.resynced, c.hasResynced = s.tick, true
 		c.stats.Resyncs++
 	case in.HasAckedTick && (!c.hasAcked || tickBefore(c.acked, in.AckedTick)):
 		s.acknowledge(c, in.AckedTick)
@@ -75,9 +79,8 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 // its new baseline when the server still holds the tick's table. A tick
 // the server sent within maxAckAge whose table is gone (sent more than
 // Wire.History ticks before) is acknowledged late: the client's round
-// trip is longer than History, it gets no delta, and it is sent full
-// snapshots without the hold on those (see Session.holdFull). Any other
-// tick is ignored.
+// trip is longer than History, it gets no delta, and the round trip is
+// measured from it. Any other tick is ignored.
 func (s *Session) acknowledge(c *peer, tick uint32) {
 	if c.table(tick) != nil {
 		c.acked, c.hasAcked = tick, true
@@ -86,7 +89,7 @@ func (s *Session) acknowledge(c *peer, tick uint32) {
 	if _, sent := c.sentWhen(tick); !sent || s.tick-tick > s.maxAckAge() || (c.hasLate && !tickBefore(c.late, tick)) {
 		return
 	}
-	c.late, c.lateHeard, c.hasLate = tick, s.tick, true
+	c.late, c.hasLate = tick, true
 	c.stats.LateAcks++
 }
 

@@ -29,9 +29,9 @@ import (
 // once it has them all. It is marked complete unless the budget, the
 // Filter or the MaxParts limit left something out.
 //
-// A client without a baseline that was sent a full snapshot a moment ago
-// and has acknowledged none since is sent nothing this tick (no packets;
-// see SessionConfig.AllowNoDelta).
+// A client without a baseline that was sent a full snapshot a moment ago,
+// has acknowledged none since and does not say it receives its packets
+// is sent nothing this tick (no packets; see SessionConfig.AllowNoDelta).
 //
 // The packets are the server's: they stay valid until the next Snapshot
 // for the same client. Call Snapshot at most once per client per tick,
@@ -56,6 +56,12 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 	}
 	c.last, c.hasSent = t, true
 	s.rate.observe(t, now)
+	if !c.hasMark || t-c.markTick >= uint32(s.windowTicks()) {
+		c.prevMark, c.mark, c.markTick = c.mark, c.seq, t
+		if !c.hasMark {
+			c.prevMark, c.hasMark = c.seq, true
+		}
+	}
 	if s.holdFull(c) {
 		return dst, nil
 	}
@@ -100,13 +106,17 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 // four, doubling up to a second. The count starts over four seconds after
 // the last full snapshot, so a client that acknowledges a tick and asks
 // for a resync, again and again, is held back too.
-// A client that acknowledges ticks, but too late for deltas (its round
-// trip is longer than Wire.History ticks, up to two seconds), is not
-// held back while it does: it acknowledged one in the last second. It
-// costs what any client without deltas costs, which a budget bounds.
-// SessionConfig.AllowNoDelta turns this off.
+//
+// A client that says it receives them is sent one every tick: in the
+// last second it acknowledged a packet sent in the two seconds before,
+// and it asked for no resync in the last four. Its full snapshots reach
+// it, but none whole (a loss among a full snapshot's many parts), or too
+// late for a delta against them (a round trip longer than Wire.History
+// ticks); each still brings most entities up to date. It costs what any
+// client without deltas costs, which a budget bounds.
+// SessionConfig.AllowNoDelta turns the hold off.
 func (s *Session) holdFull(c *peer) bool {
-	if s.cfg.AllowNoDelta || c.baseline() != nil || (c.hasLate && s.tick-c.lateHeard < uint32(s.windowTicks())) {
+	if s.cfg.AllowNoDelta || c.baseline() != nil {
 		return false
 	}
 	second := uint32(s.windowTicks())
@@ -114,11 +124,12 @@ func (s *Session) holdFull(c *peer) bool {
 	if !c.hasFull || since >= 4*second {
 		c.fullRun = 0
 	}
+	receiving := c.hasHeard && s.tick-c.heard < second && !(c.hasResynced && s.tick-c.resynced < 4*second)
 	free := second // a round trip not measured yet: a second's worth
 	if c.stats.HasRTT {
 		free = min(s.rttTicks(c)+2, second)
 	}
-	if c.fullRun >= free {
+	if c.fullRun >= free && !receiving {
 		gap := min(uint32(1)<<min(c.fullRun-free+1, 31), second)
 		if since < gap {
 			c.stats.FullHeld++
