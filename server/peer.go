@@ -17,8 +17,8 @@ type peer struct {
 	first, last uint32
 	hasSent     bool
 	// stamps are when the latest ticks were sent, by tick modulo its
-	// length: what an acknowledgement of a tick older than Wire.History
-	// is checked against and measured by.
+	// length: what tells an acknowledgement of a tick sent from one of a
+	// tick never sent, and what the round trip is measured against.
 	stamps [stampLog]sendStamp
 	// late is the newest tick the client acknowledged too late for a
 	// delta (its table gone): a client with a round trip longer than
@@ -98,11 +98,10 @@ func (c *peer) sentWhen(tick uint32) (at uint32, ok bool) {
 // sentTick is the table of what a client holds after a tick, with its
 // state hash (wire.Table.Hash).
 type sentTick struct {
-	tick   uint32
-	sentAt uint32 // the clock given to the Snapshot that sent it, milliseconds
-	used   bool
-	recs   []sentRec
-	hash   uint32
+	tick uint32
+	used bool
+	recs []sentRec
+	hash uint32
 }
 
 // sentRec is a record a client holds, with the tick it was last sent at

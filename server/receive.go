@@ -101,15 +101,16 @@ func (s *Session) maxAckAge() uint32 {
 }
 
 // measureRTT takes rtt, which a packet of c's received at now measures,
-// for c's round trip: only once c has acknowledged a tick the server
-// still holds, of the last Wire.History ticks, and no longer than the
-// time since that tick's snapshot was sent. A client received that
-// snapshot before it acknowledged it, so its round trip is no longer; one
-// that acknowledges packets late, to look further away than it is (and be
-// let rewind further), has to hold its acknowledged tick back as long,
-// takes its deltas against that older tick, and cannot look further than
-// Wire.History ticks. A session that allows clients to acknowledge no
-// tick (AllowNoDelta) trusts them: it takes their measure as it is.
+// for c's round trip: only once c has acknowledged a tick sent to it
+// less than maxAckAge before (its newest, as a baseline or late), and no
+// longer than the time since that tick's snapshot was sent. A client
+// received that snapshot before it acknowledged it, so its round trip is
+// no longer; one that acknowledges packets late, to look further away
+// than it is (and be let rewind further), has to hold its acknowledged
+// tick back as long, takes its deltas against that older tick or gets
+// none, and cannot look further than maxAckAge. A session that allows
+// clients to acknowledge no tick (AllowNoDelta) trusts them: it takes
+// their measure as it is.
 func (s *Session) measureRTT(c *peer, rtt, now uint32) {
 	tick, ok := c.acked, c.hasAcked
 	if c.hasLate && (!ok || tickBefore(tick, c.late)) {

@@ -150,7 +150,6 @@ func (s *Session) begin(c *peer, now uint32) (table, base *sentTick, err error) 
 	// baseline: a baseline among the History-1 ticks sent before this one
 	// is one the client's decoder still holds.
 	table = c.put(s.tick)
-	table.sentAt = now
 	if c.hasAcked {
 		base = c.table(c.acked)
 	}
