@@ -150,3 +150,11 @@ func (e configError) Unwrap() error { return wire.ErrConfig }
 func configErr(format string, args ...any) error {
 	return configError(fmt.Sprintf(format, args...))
 }
+
+// maxAckAge is, in ticks, the longest round trip the session serves: two
+// seconds' worth (at most wire.MaxHistory ticks), or Wire.History if that
+// is longer. An acknowledgement of a tick sent longer ago measures no
+// round trip and counts as no late one.
+func (cfg *SessionConfig) maxAckAge() int {
+	return max(cfg.Wire.History, min(2*max(1, int(cfg.TickRate)), wire.MaxHistory))
+}

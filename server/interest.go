@@ -338,15 +338,56 @@ type leftEntry struct {
 	netID        uint32
 	despawned    uint32 // the first of the ticks since, each of which carried its despawn
 	hasDespawned bool
-	firstSent    uint32 // the first tick that carried its despawn
+	firstSent    uint32 // the first tick that carried its despawn (with wasSent)
+	seq          uint16 // the packet of a despawn, watched for an acknowledgement (see watch)
 	wasSent      bool
+	delivered    bool   // a packet carrying its despawn was acknowledged
+	seen         uint16 // despawns watched, then followed by a later packet acknowledged
 }
 
-// expired reports whether the client has been sent the entity's despawn
-// for Wire.History ticks without acknowledging any of them: it is then
-// sent full snapshots, and the despawn is not sent again.
+// despawnSightings is how many of an entity's despawns, each followed by
+// a later packet the client acknowledged, make it likely enough that the
+// client decoded one, once it has been sent for Wire.History ticks, when
+// no acknowledgement of its own packet says so.
+const despawnSightings = 2
+
+// watch follows the despawn sent at tick in packet seq: it watches one
+// packet at a time until the client acknowledges it (the despawn reached
+// the client) or a later one without it (lost, or no longer remembered:
+// it watches this one instead, and counts a sighting when the client
+// acknowledged a later packet).
+func (l *leftEntry) watch(c *peer, tick uint32, seq uint16) {
+	if !l.wasSent {
+		l.firstSent, l.seq, l.wasSent = tick, seq, true
+		return
+	}
+	acked, known := c.sentAt.Delivered(l.seq)
+	switch {
+	case acked:
+		l.delivered = true
+	case !c.hasAckedSeq || int16(c.ackedSeq-l.seq) <= 0:
+		// Not answered yet: keep watching it.
+		if !known {
+			l.seq = seq
+		}
+	default:
+		// A later packet was acknowledged: the client listened.
+		l.seen++
+		l.seq = seq
+	}
+}
+
+// expired reports whether the entity's despawn need not be sent again
+// though the client acknowledged no tick that carried it: it acknowledged
+// a packet that did, or (when the packets are too many to remember) it
+// has been sent for Wire.History ticks and the client acknowledged later
+// packets despawnSightings times (a client that acknowledges no tick
+// would otherwise pin every despawn). Despawns sent while the client
+// hears nothing (an outage) count for nothing: one that expired then
+// would leave the entity drawn on the client, where no snapshot under a
+// budget is complete enough to sweep it.
 func (l *leftEntry) expired(s *Session) bool {
-	return l.wasSent && s.tick-l.firstSent >= uint32(s.cfg.Wire.History)
+	return l.delivered || l.wasSent && s.tick-l.firstSent >= uint32(s.cfg.Wire.History) && l.seen >= despawnSightings
 }
 
 // acked reports whether the client acknowledged a tick that carried the

@@ -887,3 +887,108 @@ func TestHeldClientSeesEntitiesEnter(t *testing.T) {
 		}
 	}
 }
+
+// A client at 60 Hz under a budget that keeps every snapshot incomplete
+// (so that no tick sweeps what the client holds), on a link losing 10%
+// with an 80 ms round trip, loses every packet both ways for 40 or 200
+// ticks, longer than Wire.History (32), while the
+// entities it held leave its view (the view jumps) or die. Their despawns
+// must still reach it once it hears the server again, within 2 s: a
+// despawn stops being sent only after the client acknowledged packets
+// sent after it Wire.History times. When the count ran in ticks since the
+// first despawn, a 40-tick outage left 344 entities drawn for good.
+func TestDespawnsOutlastAnOutage(t *testing.T) {
+	const rate, n, at = 60, 2000, 300
+	for _, died := range []bool{false, true} {
+		for _, outage := range []uint32{40, 200} {
+			s := newServer(t, SessionConfig{TickRate: rate, Interest: &InterestConfig{}, Budget: BudgetConfig{BytesPerSecond: 32000}})
+			if err := s.Connect(1); err != nil {
+				t.Fatal(err)
+			}
+			if err := s.SetView(1, View{Radius: 100}); err != nil {
+				t.Fatal(err)
+			}
+			c := newTestClient(t, wire.Config{})
+			rng := rand.New(rand.NewPCG(uint64(outage), 7)) // 10% of packets lost outside the outage
+			var acks [][]byte
+			live := map[uint32]bool{}
+			// stale reports whether the client should no longer hold id:
+			// the 300 that die, or the 1000 the view leaves.
+			stale := func(id uint32) bool { return id <= 300 || (!died && id <= 1000) }
+			cleared := uint32(0)
+			for tick := uint32(1); tick <= at+outage+240; tick++ {
+				now := tick * 1000 / rate
+				if err := s.BeginTick(tick); err != nil {
+					t.Fatal(err)
+				}
+				for k := range n {
+					if died && tick >= at && k < 300 {
+						continue
+					}
+					// 1000 around the origin, 1000 around x = 1000, drifting.
+					x := float32(k%1000%40)*4 + float32(tick)*0.01 - 80
+					if k >= 1000 {
+						x += 1000
+					}
+					if err := s.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: mgl32.Vec3{x, float32(k%1000/40)*4 - 50, 0}}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				if tick == at {
+					if died {
+						for k := range 300 {
+							s.Despawn(uint32(k + 1))
+						}
+					} else if err := s.SetView(1, View{Pos: mgl32.Vec3{1000, 0, 0}, Radius: 100}); err != nil {
+						t.Fatal(err)
+					}
+				}
+				packets, err := s.Snapshot(1, now, nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if tick >= at && tick < at+outage {
+					continue // the outage: nothing either way
+				}
+				for _, p := range packets {
+					if rng.Float64() < 0.1 {
+						continue
+					}
+					c.receive(p, now)
+					for _, e := range c.entities {
+						live[e.NetID] = e.Flags&wire.Despawn == 0
+					}
+				}
+				// Acknowledged 5 ticks later (a round trip of about 80 ms).
+				acks = append(acks, c.ack(t, now))
+				if len(acks) > 5 {
+					if err := s.Receive(1, acks[0], now); err != nil {
+						t.Fatal(err)
+					}
+					acks = acks[1:]
+				}
+				if tick == at-1 || cleared == 0 && tick >= at+outage {
+					held := 0
+					for id, ok := range live {
+						if ok && stale(id) {
+							held++
+						}
+					}
+					switch {
+					case tick == at-1 && held < 300:
+						t.Fatalf("before the outage the client holds %d of the entities, too few to test", held)
+					case tick >= at+outage && held == 0:
+						cleared = tick
+					}
+				}
+			}
+			st, _ := s.Stats(1)
+			name := map[bool]string{false: "left the view", true: "died"}[died]
+			t.Logf("%s, outage of %d ticks: despawned on the client %d ticks after it (%d of %d snapshots complete)",
+				name, outage, int(cleared)-int(at+outage), st.Snapshots-st.Incomplete, st.Snapshots)
+			if cleared == 0 || cleared > at+outage+2*rate {
+				t.Errorf("%s, outage of %d ticks: the client still drew them 2 s after it", name, outage)
+			}
+		}
+	}
+}

@@ -1,6 +1,10 @@
 package server
 
-import "github.com/netsmooth/netsmooth/wire"
+import (
+	"math/bits"
+
+	"github.com/netsmooth/netsmooth/wire"
+)
 
 // peer is one client connection's state.
 type peer struct {
@@ -16,24 +20,30 @@ type peer struct {
 	// first and last are the first and latest ticks sent.
 	first, last uint32
 	hasSent     bool
-	// stamps are when the latest ticks were sent, by tick modulo its
-	// length: what tells an acknowledgement of a tick sent from one of a
-	// tick never sent, and what the round trip is measured against.
-	stamps [stampLog]sendStamp
+	// stamps are when the latest ticks were sent, by tick modulo their
+	// number (Session.maxAckAge): what tells an acknowledgement of a tick
+	// sent from one of a tick never sent, and what the round trip is
+	// measured against.
+	stamps []sendStamp
 	// late is the newest tick the client acknowledged too late for a
 	// delta (its table gone): a client with a round trip longer than
 	// Wire.History.
 	late    uint32
 	hasLate bool
-	// heard is the server tick at which the client last acknowledged a
-	// packet sent in the two seconds before (with hasHeard): it receives
-	// what it is sent. mark and prevMark are the sequence numbers of the
-	// packets sent first since markTick and in the second before, to tell
-	// such a packet; resynced is when it last asked for a resync.
-	heard, markTick, resynced uint32
-	mark, prevMark            uint16
-	hasHeard, hasMark         bool
-	hasResynced               bool
+	// heard has bit i set if at server tick heardAt-i the client
+	// acknowledged a packet sent recently, from sequence number recent
+	// on: one of the last maxAckAge ticks' (the ticks up to aged have
+	// left them). It receives what it is sent. heardFirst is when it was
+	// first heard (with hasHeard); resynced is when it last asked for a
+	// resync that dropped its baseline.
+	heard                               uint64
+	heardAt, heardFirst, aged, resynced uint32
+	recent                              uint16
+	hasHeard, hasAged, hasResynced      bool
+	// ackedSeq is the newest packet the client acknowledged (with
+	// hasAckedSeq).
+	ackedSeq    uint16
+	hasAckedSeq bool
 	// fullTick is when the latest full snapshot was sent (with hasFull),
 	// and fullRun how many were sent since the count started over (see
 	// Session.holdFull).
@@ -71,28 +81,90 @@ type peer struct {
 	spent      []spentTick // the budget's window: bytes sent per tick, by tick modulo its length
 }
 
-// stampLog is how many ticks' send times a peer keeps: at 60 Hz, over
-// four seconds, more than the longest round trip a late acknowledgement
-// may measure (maxAckAge).
-const stampLog = 256
-
 // sendStamp is when a tick's snapshot was sent, by the clock given to
-// Snapshot (ms); ok tells a stamp from an unused one.
+// Snapshot (ms), and the sequence number after its packets; ok tells a
+// stamp from an unused one.
 type sendStamp struct {
 	tick, at uint32
+	end      uint16
 	ok       bool
 }
 
-// stamp records that tick was sent at now.
-func (c *peer) stamp(tick, now uint32) {
-	c.stamps[tick%stampLog] = sendStamp{tick: tick, at: now, ok: true}
+// stamp records that tick was sent at now, its packets ending before
+// sequence number end.
+func (c *peer) stamp(tick, now uint32, end uint16) {
+	c.stamps[tick%uint32(len(c.stamps))] = sendStamp{tick: tick, at: now, end: end, ok: true}
+}
+
+// age moves the packets of the ticks sent len(c.stamps) ticks or more
+// before tick out of the recent ones. Call it before tick's own stamp,
+// which takes the slot of the tick leaving.
+func (c *peer) age(tick uint32) {
+	n := uint32(len(c.stamps))
+	leaving := tick - n
+	if !c.hasAged {
+		c.aged, c.recent, c.hasAged = leaving, c.seq, true
+		return
+	}
+	for steps := uint32(0); tickBefore(c.aged, leaving) && steps < n; steps++ {
+		c.aged++
+		if st := c.stamps[c.aged%n]; st.ok && st.tick == c.aged {
+			c.recent = st.end
+		}
+	}
+	c.aged = leaving
+}
+
+// isRecent reports whether packet seq is one of the recent ticks'.
+func (c *peer) isRecent(seq uint16) bool {
+	return c.hasAged && seq-c.recent < c.seq-c.recent
 }
 
 // sentWhen returns when tick was sent to the client, if it was among the
-// last stampLog ticks.
+// last len(c.stamps) ticks.
 func (c *peer) sentWhen(tick uint32) (at uint32, ok bool) {
-	st := c.stamps[tick%stampLog]
+	st := c.stamps[tick%uint32(len(c.stamps))]
 	return st.at, st.ok && st.tick == tick
+}
+
+// hear records that the client acknowledged, at tick, a packet sent
+// recently.
+func (c *peer) hear(tick uint32) {
+	if !c.hasHeard {
+		c.heardFirst, c.heardAt, c.hasHeard = tick, tick, true
+	}
+	if d := tick - c.heardAt; d < 64 {
+		c.heard <<= d
+	} else {
+		c.heard = 0
+	}
+	c.heard |= 1
+	c.heardAt = tick
+}
+
+// listening reports whether the client acknowledged a packet sent
+// recently on a quarter of the last n ticks (at most 64) up to tick, or
+// of those since it was first heard, if fewer.
+func (c *peer) listening(tick, n uint32) bool {
+	if !c.hasHeard {
+		return false
+	}
+	need := max(min(n, tick-c.heardFirst+1)/4, 1)
+	return c.heardIn(tick, n) >= int(need)
+}
+
+// heardIn returns on how many of the last n ticks (at most 64) up to tick
+// the client acknowledged a packet sent recently.
+func (c *peer) heardIn(tick, n uint32) int {
+	d := tick - c.heardAt
+	if !c.hasHeard || d >= 64 || n == 0 {
+		return 0
+	}
+	recent := c.heard << d
+	if n < 64 {
+		recent &= 1<<n - 1
+	}
+	return bits.OnesCount64(recent)
 }
 
 // sentTick is the table of what a client holds after a tick, with its
@@ -145,6 +217,7 @@ func newPeer(id ClientID, cfg *SessionConfig) *peer {
 	return &peer{
 		id:     id,
 		sent:   make([]sentTick, cfg.Wire.History),
+		stamps: make([]sendStamp, cfg.maxAckAge()),
 		gone:   make([]leftEntry, 0, 64), // what a view leaves behind over a round trip
 		inputs: newInputBuffer(cfg.InputWindow, cfg.Wire.MaxInputSize, cfg.Wire.MaxLate),
 	}

@@ -45,18 +45,25 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 		return nil // counted by the receipts (ClientStats.SeqJumps)
 	}
 	c.sentAt.Ack(&h)
-	if h.HasAck && c.hasMark && h.Ack-c.prevMark < c.seq-c.prevMark {
-		c.heard, c.hasHeard = s.tick, true
+	if h.HasAck && c.isRecent(h.Ack) {
+		c.hear(s.tick)
+		if !c.hasAckedSeq || int16(h.Ack-c.ackedSeq) > 0 {
+			c.ackedSeq, c.hasAckedSeq = h.Ack, true
+		}
 	}
 	switch {
 	case in.Resync:
 		// The client's state drifted from what the server holds for it:
-		// no delta can be trusted until a full snapshot arrives.
+		// no delta can be trusted until a full snapshot arrives. Only a
+		// resync that drops a baseline counts against the client: one
+		// that holds none asks again until a full snapshot arrives whole.
+		if c.hasAcked {
+			c.resynced, c.hasResynced = s.tick, true
+		}
 		c.hasAcked = false
-		c.resynced, c.hasResynced = s.tick, true
 		c.stats.Resyncs++
 	case in.HasAckedTick && (!c.hasAcked || tickBefore(c.acked, in.AckedTick)):
-		s.acknowledge(c, in.AckedTick)
+		s.acknowledge(c, in.AckedTick, now)
 	}
 	if rtt, ok := c.sentAt.RTT(&h, now); ok {
 		s.measureRTT(c, rtt, now)
@@ -77,37 +84,47 @@ func (s *Session) Receive(id ClientID, packet []byte, now uint32) error {
 
 // acknowledge takes tick, newer than c's baseline, as acknowledged by c:
 // its new baseline when the server still holds the tick's table. A tick
-// the server sent within maxAckAge whose table is gone (sent more than
-// Wire.History ticks before) is acknowledged late: the client's round
-// trip is longer than History, it gets no delta, and the round trip is
-// measured from it. Any other tick is ignored.
-func (s *Session) acknowledge(c *peer, tick uint32) {
-	if c.table(tick) != nil {
+// the server sent within SessionConfig.maxAckAge ticks whose table is
+// gone (sent more than Wire.History ticks before), or is the next to go,
+// is acknowledged late: the client's round trip is longer than History,
+// and it gets no delta. Either way the round trip is no longer than the
+// tick's age. Any other tick is ignored.
+func (s *Session) acknowledge(c *peer, tick, now uint32) {
+	at, sent := c.sentWhen(tick)
+	recent := sent && s.tick-tick < uint32(len(c.stamps))
+	if recent {
+		// The client held tick before acknowledging it: its round trip is
+		// no longer than the tick's age, with or without an echo, so that
+		// a round trip once made long stays so only while the client keeps
+		// acknowledging old ticks.
+		if since := now - at; int32(since) >= 0 && (!c.stats.HasRTT || since < c.stats.RTT) {
+			c.stats.RTT, c.stats.HasRTT = since, true
+		}
+	}
+	if t := c.table(tick); t != nil {
 		c.acked, c.hasAcked = tick, true
+		if recent && t == c.victim() { // gone at the next snapshot: no baseline either
+			c.stats.LateAcks++
+		}
 		return
 	}
-	if _, sent := c.sentWhen(tick); !sent || s.tick-tick > s.maxAckAge() || (c.hasLate && !tickBefore(c.late, tick)) {
+	if !recent || (c.hasLate && !tickBefore(c.late, tick)) {
 		return
 	}
 	c.late, c.hasLate = tick, true
 	c.stats.LateAcks++
 }
 
-// maxAckAge is, in ticks, the longest round trip the server serves: an
-// acknowledgement of a tick sent longer ago measures no round trip and
-// earns no full snapshots.
-func (s *Session) maxAckAge() uint32 {
-	return uint32(2 * s.windowTicks())
-}
-
 // measureRTT takes rtt, which a packet of c's received at now measures,
 // for c's round trip: only once c has acknowledged a tick sent to it
-// less than maxAckAge before (its newest, as a baseline or late), and no
-// longer than the time since that tick's snapshot was sent. A client
-// received that snapshot before it acknowledged it, so its round trip is
-// no longer; one that acknowledges packets late, to look further away
-// than it is (and be let rewind further), has to hold its acknowledged
-// tick back as long, takes its deltas against that older tick or gets
+// less than SessionConfig.maxAckAge ticks before (its newest, as a
+// baseline or late), and no longer than the time since that tick's
+// snapshot was sent. A client received that snapshot before it
+// acknowledged it, so its round trip is no longer; one that acknowledges
+// packets late, to look further away than it is (and be let rewind
+// further), has to hold its acknowledged tick back as long, for as long
+// as it wants to look far (each newer tick it acknowledges bounds the
+// round trip again), takes its deltas against that older tick or gets
 // none, and cannot look further than maxAckAge. A session that allows
 // clients to acknowledge no tick (AllowNoDelta) trusts them: it takes
 // their measure as it is.
@@ -123,7 +140,7 @@ func (s *Session) measureRTT(c *peer, rtt, now uint32) {
 		return
 	}
 	at, sent := c.sentWhen(tick)
-	if !sent || s.tick-tick > s.maxAckAge() {
+	if !sent || s.tick-tick >= uint32(len(c.stamps)) {
 		return
 	}
 	if since := now - at; int32(since) >= 0 {

@@ -56,12 +56,7 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 	}
 	c.last, c.hasSent = t, true
 	s.rate.observe(t, now)
-	if !c.hasMark || t-c.markTick >= uint32(s.windowTicks()) {
-		c.prevMark, c.mark, c.markTick = c.mark, c.seq, t
-		if !c.hasMark {
-			c.prevMark, c.hasMark = c.seq, true
-		}
-	}
+	c.age(t)
 	if s.holdFull(c) {
 		return dst, nil
 	}
@@ -84,11 +79,11 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 		return dst, err
 	}
 	c.packets = parts
-	c.stamp(t, now)
 	for i := range parts {
 		c.sentAt.Record(c.seq+uint16(i), now)
 	}
 	c.seq += uint16(len(parts))
+	c.stamp(t, now, c.seq)
 	n := c.count(parts, s.enc.Records(), base != nil, complete)
 	s.spend(c, n)
 	return append(dst, parts...), nil
@@ -107,9 +102,11 @@ func (s *Session) Snapshot(id ClientID, now uint32, dst [][]byte) ([][]byte, err
 // the last full snapshot, so a client that acknowledges a tick and asks
 // for a resync, again and again, is held back too.
 //
-// A client that says it receives them is sent one every tick: in the
-// last second it acknowledged a packet sent in the two seconds before,
-// and it asked for no resync in the last four. Its full snapshots reach
+// A client that says it receives them is sent one every tick: on a
+// quarter of the last second's ticks (of the last 64 at most, or since
+// it was first heard) it acknowledged a packet sent in the last
+// SessionConfig.maxAckAge ticks, and it dropped no baseline by a resync in the last
+// four seconds. Its full snapshots reach
 // it, but none whole (a loss among a full snapshot's many parts), or too
 // late for a delta against them (a round trip longer than Wire.History
 // ticks); each still brings most entities up to date. It costs what any
@@ -124,7 +121,7 @@ func (s *Session) holdFull(c *peer) bool {
 	if !c.hasFull || since >= 4*second {
 		c.fullRun = 0
 	}
-	receiving := c.hasHeard && s.tick-c.heard < second && !(c.hasResynced && s.tick-c.resynced < 4*second)
+	receiving := c.listening(s.tick, min(second, 64)) && !(c.hasResynced && s.tick-c.resynced < 4*second)
 	free := second // a round trip not measured yet: a second's worth
 	if c.stats.HasRTT {
 		free = min(s.rttTicks(c)+2, second)
@@ -546,8 +543,8 @@ func (s *Session) sent(c *peer, k *candidate) {
 		case !g.hasDespawned:
 			g.despawned, g.hasDespawned = s.tick, true
 		}
-		if k.send && !g.wasSent {
-			g.firstSent, g.wasSent = s.tick, true
+		if k.send {
+			g.watch(c, s.tick, c.seq+uint16(s.enc.Part()))
 		}
 	}
 	if k.rel >= 0 {

@@ -67,11 +67,11 @@ type ClientStats struct {
 	// drifted from the server's).
 	Resyncs uint64
 	// LateAcks counts acknowledgements of ticks sent too long ago for a
-	// delta against them: more than Wire.History ticks before (and less
-	// than two seconds). The client's round trip is longer than History
-	// ticks, and it is sent full snapshots; raise Wire.History (on the
-	// server and its clients) above the longest round trip, in ticks, to
-	// give it deltas.
+	// delta against them: Wire.History ticks or more before (but less
+	// than two seconds, or History ticks if longer). The client's round
+	// trip is longer than History ticks, and it gets no delta; raise
+	// Wire.History (on the server and its clients) above the longest
+	// round trip, in ticks, to give it deltas.
 	LateAcks uint64
 	// SeqJumps counts packets refused because their sequence number jumped
 	// further ahead than wire.MaxSeqJump.
@@ -88,8 +88,9 @@ type ClientStats struct {
 	LeftUntracked uint64
 	// RTT is the latest round-trip time measured from the client's
 	// packets, in ms (valid with HasRTT): measured once the client has
-	// acknowledged a tick sent less than two seconds before, and never
-	// longer than the time since that tick's snapshot was sent.
+	// acknowledged a tick sent less than two seconds before (or
+	// Wire.History ticks, if longer), and never longer than the time
+	// since the newest tick it acknowledged was sent.
 	RTT    uint32
 	HasRTT bool
 	// Relevant is how many entities are relevant to the client now, with
