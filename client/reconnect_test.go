@@ -60,7 +60,7 @@ func TestReconnect(t *testing.T) {
 		t.Fatalf("kicked: %d attempts, %v", n, err)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	_, n, err = Reconnect(ctx, fast, func(context.Context, int) (*Client, error) { return nil, transport.ErrTimeout })
 	if !errors.Is(err, context.DeadlineExceeded) || !errors.Is(err, transport.ErrTimeout) || n < 2 {
@@ -72,7 +72,9 @@ func TestReconnect(t *testing.T) {
 // them while the connections it makes do not last, and starts afresh
 // once one has lasted Stable.
 func TestReconnectorCarriesTheWaits(t *testing.T) {
-	r := Reconnector{Backoff: Backoff{Min: time.Millisecond, Max: 4 * time.Millisecond}, Stable: 50 * time.Millisecond}
+	// Stable is long beside the waits (a few ms), so that a stalled
+	// machine cannot make the quick reconnects look stable.
+	r := Reconnector{Backoff: Backoff{Min: time.Millisecond, Max: 4 * time.Millisecond}, Stable: 500 * time.Millisecond}
 	ok := &Client{}
 	dial := func(context.Context, int) (*Client, error) { return ok, nil }
 	var steps []int
@@ -82,7 +84,7 @@ func TestReconnectorCarriesTheWaits(t *testing.T) {
 		}
 		steps = append(steps, r.last)
 	}
-	time.Sleep(60 * time.Millisecond) // the last connection lasted
+	time.Sleep(600 * time.Millisecond) // the last connection lasted
 	r.Reconnect(context.Background(), dial)
 	steps = append(steps, r.last)
 	if want := []int{0, 1, 2, 3, 0}; !slices.Equal(steps, want) {

@@ -21,9 +21,9 @@ type peer struct {
 	first, last uint32
 	hasSent     bool
 	// stamps are when the latest ticks were sent, by tick modulo their
-	// number (Session.maxAckAge): what tells an acknowledgement of a tick
-	// sent from one of a tick never sent, and what the round trip is
-	// measured against.
+	// number (SessionConfig.maxAckAge): what tells an acknowledgement of
+	// a tick sent from one of a tick never sent, and what the round trip
+	// is measured against.
 	stamps []sendStamp
 	// late is the newest tick the client acknowledged too late for a
 	// delta (its table gone): a client with a round trip longer than
