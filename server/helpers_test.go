@@ -63,6 +63,9 @@ type testClient struct {
 	entities []wire.Entity
 	snaps    []wire.Snapshot
 	errs     []error
+	// wantFull asks for a full snapshot in every packet until the decoder
+	// holds a baseline, as client.Session does after a restart.
+	wantFull bool
 }
 
 func newTestClient(t testing.TB, cfg wire.Config) *testClient {
@@ -118,7 +121,7 @@ func (c *testClient) ack(t testing.TB, now uint32) []byte {
 func (c *testClient) send(t testing.TB, now uint32, p wire.InputPacket) []byte {
 	t.Helper()
 	p.AckedTick, p.HasAckedTick = c.dec.Acked()
-	p.Resync = c.dec.Diverged()
+	p.Resync = c.dec.Diverged() || c.wantFull && !p.HasAckedTick
 	h := wire.Header{Seq: c.seq, Sent: now}
 	c.seq++
 	c.receipts.Stamp(&h, now)
@@ -181,6 +184,20 @@ func (c *handClient) send(h wire.Header, p wire.InputPacket, now uint32) {
 	}
 	if err := c.s.Receive(1, b, now); err != nil {
 		c.t.Fatal(err)
+	}
+}
+
+// ackAged is a reply for step that acknowledges, with its echo, every
+// packet sent age ticks before, and its tick: a client whose round trip
+// is age ticks.
+func (c *handClient) ackAged(age uint32) func(now uint32) {
+	return func(now uint32) {
+		for _, l := range c.log {
+			if l.tick+age == c.tick {
+				c.send(wire.Header{HasAck: true, Ack: l.seq, HasEcho: true, Echo: l.at},
+					wire.InputPacket{AckedTick: l.tick, HasAckedTick: true}, now)
+			}
+		}
 	}
 }
 
