@@ -126,9 +126,10 @@ func (s *Session) choose(c *peer) {
 		case k.kind == kOwn:
 			records += float64(k.size)
 		case k.kind == kDespawn:
-			due = append(due, math.MaxUint32<<32|uint64(i))
+			due = append(due, uint64(s.despawnRank(c, k))<<32|uint64(i))
 		case k.rel >= 0 && s.tick-k.since+1 >= maxWait:
-			due = append(due, uint64(^(s.tick-k.since))<<32|uint64(i))
+			// Below every despawn's rank, the longest first.
+			due = append(due, uint64(math.MaxInt32-min(s.tick-k.since, math.MaxInt32))<<32|uint64(i))
 		default:
 			// Scores are positive: their bits order as they do, and
 			// inverted they sort the highest first; ties go by NetID
@@ -142,6 +143,23 @@ func (s *Session) choose(c *peer) {
 	s.fill(cand, order, records, allow)
 	s.trim(cand, order, allow)
 	s.order, s.due = order[:0], due[:0]
+}
+
+// despawnRank orders despawn k among the candidates choose takes before
+// the priorities: after the entities that waited MaxInterval, the
+// despawns of entities that left the client's set, unsent the longest
+// first (one sent a moment ago and not yet acknowledged waits for the
+// others, which a view that jumps leaves by the thousand), then the
+// despawns of entities the baseline holds that left no such trace (the
+// client most likely has them already: their despawns were acknowledged
+// as packets, in ticks it did not acknowledge), each group by NetID.
+func (s *Session) despawnRank(c *peer, k *candidate) uint32 {
+	const most = 1 << 16
+	unsent := uint32(0)
+	if k.gone >= 0 {
+		unsent = 1 + c.gone[k.gone].unsentFor(s.tick, most)
+	}
+	return math.MaxUint32 - unsent
 }
 
 // fill keeps marked, in the order given, the candidates whose records fit

@@ -76,14 +76,18 @@ func newTestClient(t testing.TB, cfg wire.Config) *testClient {
 	return &testClient{dec: d, nextIn: 1, firstUn: 1}
 }
 
-// receive decodes a snapshot packet; decode errors are collected.
+// receive records a snapshot packet's receipt, then decodes it, as
+// client.Session does (a packet that does not decode is acknowledged
+// too); decode errors are collected.
 func (c *testClient) receive(p []byte, now uint32) {
+	if h, _, err := wire.ParseHeader(p); err == nil {
+		c.receipts.Receive(&h, now)
+	}
 	s, es, err := c.dec.Decode(p, c.entities[:0])
 	if err != nil {
 		c.errs = append(c.errs, err)
 		return
 	}
-	c.receipts.Receive(&s.Header, now)
 	c.entities = es
 	c.snaps = append(c.snaps, s)
 	if s.HasInputAck && int32(s.InputAck-c.inputAck) > 0 {

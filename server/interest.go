@@ -339,6 +339,7 @@ type leftEntry struct {
 	despawned    uint32 // the first of the ticks since, each of which carried its despawn
 	hasDespawned bool
 	firstSent    uint32 // the first tick that carried its despawn (with wasSent)
+	lastSent     uint32 // the latest tick that carried its despawn (with wasSent)
 	seq          uint16 // the packet of a despawn, watched for an acknowledgement (see watch)
 	wasSent      bool
 	delivered    bool   // a packet carrying its despawn was acknowledged
@@ -357,6 +358,7 @@ const despawnSightings = 2
 // it watches this one instead, and counts a sighting when the client
 // acknowledged a later packet).
 func (l *leftEntry) watch(c *peer, tick uint32, seq uint16) {
+	l.lastSent = tick
 	if !l.wasSent {
 		l.firstSent, l.seq, l.wasSent = tick, seq, true
 		return
@@ -375,6 +377,26 @@ func (l *leftEntry) watch(c *peer, tick uint32, seq uint16) {
 		l.seen++
 		l.seq = seq
 	}
+}
+
+// heard learns whether the client acknowledged the packet watched for
+// the entity's despawn, between the ticks that send it: a despawn that
+// waits for its turn under a budget is not sent again once it arrived.
+func (l *leftEntry) heard(c *peer) {
+	if l.wasSent && !l.delivered {
+		l.delivered, _ = c.sentAt.Delivered(l.seq)
+	}
+}
+
+// unsentFor is how many ticks the entity's despawn has gone unsent, up
+// to most (most when it never was): under a budget, the despawns unsent
+// the longest go first, so that many departures at once (a view that
+// jumps) are each sent once before any is sent again.
+func (l *leftEntry) unsentFor(tick, most uint32) uint32 {
+	if !l.wasSent {
+		return most
+	}
+	return min(tick-l.lastSent, most)
 }
 
 // expired reports whether the entity's despawn need not be sent again

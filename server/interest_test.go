@@ -992,3 +992,87 @@ func TestDespawnsOutlastAnOutage(t *testing.T) {
 		}
 	}
 }
+
+// TestMassDepartureClearsInARoundTrip jumps a budgeted client's view away
+// from 4,900 entities it holds: their despawns take a few ticks of its
+// budget, and the client must be rid of them within that and about one
+// round trip, not one round trip per tick's worth of despawns (the same
+// first despawns resent every tick until acknowledged).
+func TestMassDepartureClearsInARoundTrip(t *testing.T) {
+	const rate, side, at = 20, 70, 200
+	for _, tc := range []struct {
+		rtt  uint32 // ticks
+		loss float64
+	}{{1, 0}, {10, 0}, {25, 0}, {1, 0.1}, {10, 0.1}, {25, 0.1}} { // 50 ms, 500 ms, 1.25 s
+		rtt := tc.rtt
+		rng := rand.New(rand.NewPCG(uint64(rtt), 3))
+		s := newServer(t, SessionConfig{TickRate: rate, Interest: &InterestConfig{}, Budget: BudgetConfig{BytesPerSecond: 32000}})
+		if err := s.Connect(1); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetView(1, View{Radius: 100}); err != nil {
+			t.Fatal(err)
+		}
+		c := newTestClient(t, wire.Config{})
+		live := map[uint32]bool{}
+		var acks [][]byte
+		cleared := uint32(0)
+		for tick := uint32(1); tick <= at+200 && cleared == 0; tick++ {
+			now := tick * 1000 / rate
+			if err := s.BeginTick(tick); err != nil {
+				t.Fatal(err)
+			}
+			// A 140-unit square of entities 2 units apart, drifting.
+			for k := range side * side {
+				p := mgl32.Vec3{float32(k%side)*2 - 70 + float32(tick)*0.01, float32(k/side)*2 - 70, 0}
+				if err := s.SetEntity(wire.Entity{NetID: uint32(k + 1), Pos: p}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if tick == at {
+				if err := s.SetView(1, View{Pos: mgl32.Vec3{1000, 0, 0}, Radius: 100}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			packets, err := s.Snapshot(1, now, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, p := range packets {
+				if rng.Float64() < tc.loss {
+					continue
+				}
+				c.receive(p, now)
+				for _, e := range c.entities {
+					live[e.NetID] = e.Flags&wire.Despawn == 0
+				}
+			}
+			acks = append(acks, c.ack(t, now))
+			if uint32(len(acks)) >= rtt {
+				if err := s.Receive(1, acks[0], now); err != nil {
+					t.Fatal(err)
+				}
+				acks = acks[1:]
+			}
+			held := 0
+			for _, ok := range live {
+				if ok {
+					held++
+				}
+			}
+			switch {
+			case tick == at-1 && held < side*side:
+				t.Fatalf("round trip %d ticks, loss %v: before the jump the client holds %d of %d entities", rtt, tc.loss, held, side*side)
+			case tick >= at && held == 0:
+				cleared = tick
+			}
+		}
+		st, _ := s.Stats(1)
+		t.Logf("round trip of %d ticks, loss %v: the client was rid of %d entities %d ticks after its view left them (%d B sent)",
+			rtt, tc.loss, side*side, int(cleared)-at, st.BytesSent)
+		// 14.7 kB of despawns take about 10 ticks of the budget.
+		if limit := at + 20 + rtt; cleared == 0 || cleared > limit {
+			t.Errorf("round trip of %d ticks, loss %v: the client was rid of them at tick %d, want by %d", rtt, tc.loss, cleared, limit)
+		}
+	}
+}

@@ -282,10 +282,13 @@ func (s *Session) collect(c *peer, base *sentTick) {
 			we = &ents[c.rel[ri].slot]
 		}
 		k := candidate{netID: id, rel: int32(ri), base: int32(bi), gone: -1}
-		if oi >= 0 && we == nil && !c.gone[oi].acked(c) && !c.gone[oi].expired(s) {
-			// Left the client's set and not known to be despawned there.
-			k.gone = int32(len(gone))
-			gone = append(gone, c.gone[oi])
+		if oi >= 0 && we == nil {
+			l := &c.gone[oi]
+			if l.heard(c); !l.acked(c) && !l.expired(s) {
+				// Left the client's set and not known to be despawned there.
+				k.gone = int32(len(gone))
+				gone = append(gone, *l)
+			}
 		}
 		switch {
 		case we == nil && bi >= 0:
