@@ -83,19 +83,30 @@ func testClient(t *testing.T, srv *Server, tr Transport, set Settings) *Client {
 	return c
 }
 
-// play steps the clients at 60 FPS for d, each with its stick.
+// play steps the clients at 60 FPS for d, each with its stick. Each
+// frame's dt is the wall time since the client's previous frame, in this
+// call or an earlier one, as a game loop measures it: the time a test
+// spends between two calls (and a slow frame, under load) counts, so
+// that the client's clock keeps pace with the server's.
 func play(d time.Duration, clients []*Client, sticks []scenario.Stick) {
 	tick := time.NewTicker(time.Second / 60)
 	defer tick.Stop()
-	last := time.Now()
-	for end := last.Add(d); time.Now().Before(end); {
-		now := <-tick.C
+	for end := time.Now().Add(d); time.Now().Before(end); {
+		<-tick.C
 		for i, c := range clients {
+			now := time.Now()
+			last, ok := stepped[c]
+			if !ok {
+				last = now.Add(-time.Second / 60)
+			}
 			c.Step(now.Sub(last).Seconds(), sticks[i])
+			stepped[c] = now
 		}
-		last = now
 	}
 }
+
+// stepped is when play last stepped each client.
+var stepped = map[*Client]time.Time{}
 
 // drawnAt returns where client c draws remote entity id, false if it does
 // not.
