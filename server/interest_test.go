@@ -901,13 +901,7 @@ func TestDespawnsOutlastAnOutage(t *testing.T) {
 	const rate, n, at = 60, 2000, 300
 	for _, died := range []bool{false, true} {
 		for _, outage := range []uint32{40, 200} {
-			s := newServer(t, SessionConfig{TickRate: rate, Interest: &InterestConfig{}, Budget: BudgetConfig{BytesPerSecond: 32000}})
-			if err := s.Connect(1); err != nil {
-				t.Fatal(err)
-			}
-			if err := s.SetView(1, View{Radius: 100}); err != nil {
-				t.Fatal(err)
-			}
+			s := budgetedViewer(t, rate)
 			c := newTestClient(t, wire.Config{})
 			rng := rand.New(rand.NewPCG(uint64(outage), 7)) // 10% of packets lost outside the outage
 			var acks [][]byte
@@ -993,6 +987,21 @@ func TestDespawnsOutlastAnOutage(t *testing.T) {
 	}
 }
 
+// budgetedViewer returns a session of rate ticks a second with interest
+// management and a budget of 32 kB/s, and client 1 connected, looking
+// from the origin with a radius of 100.
+func budgetedViewer(t *testing.T, rate float64) *Session {
+	t.Helper()
+	s := newServer(t, SessionConfig{TickRate: rate, Interest: &InterestConfig{}, Budget: BudgetConfig{BytesPerSecond: 32000}})
+	if err := s.Connect(1); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetView(1, View{Radius: 100}); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestMassDepartureClearsInARoundTrip jumps a budgeted client's view away
 // from 4,900 entities it holds: their despawns take a few ticks of its
 // budget, and the client must be rid of them within that and about one
@@ -1006,13 +1015,7 @@ func TestMassDepartureClearsInARoundTrip(t *testing.T) {
 	}{{1, 0}, {10, 0}, {25, 0}, {1, 0.1}, {10, 0.1}, {25, 0.1}} { // 50 ms, 500 ms, 1.25 s
 		rtt := tc.rtt
 		rng := rand.New(rand.NewPCG(uint64(rtt), 3))
-		s := newServer(t, SessionConfig{TickRate: rate, Interest: &InterestConfig{}, Budget: BudgetConfig{BytesPerSecond: 32000}})
-		if err := s.Connect(1); err != nil {
-			t.Fatal(err)
-		}
-		if err := s.SetView(1, View{Radius: 100}); err != nil {
-			t.Fatal(err)
-		}
+		s := budgetedViewer(t, rate)
 		c := newTestClient(t, wire.Config{})
 		live := map[uint32]bool{}
 		var acks [][]byte
