@@ -103,6 +103,10 @@ type Metrics struct {
 	Accepted uint64
 	// Rejected counts refused messages by reason.
 	Rejected [NumRejectReasons]uint64
+	// HeldFuture is how many messages Receive holds for later frames
+	// because their ticks lay ahead of the estimated server time (see
+	// ReceiveConfig.MaxFuture).
+	HeldFuture int
 	// FieldsAccepted counts custom field values buffered, one per Field
 	// system per FieldMessage; FieldsRejected those refused, by reason:
 	// per value RejectNonFinite, RejectInvalid (outside the field's range)
@@ -224,9 +228,10 @@ type Metrics struct {
 	TickRateMismatch bool
 }
 
-// Received returns the number of messages counted, accepted or rejected.
+// Received returns the number of messages counted: accepted, rejected,
+// or held for a later frame (HeldFuture).
 func (m *Metrics) Received() uint64 {
-	return m.Accepted + m.RejectedTotal()
+	return m.Accepted + m.RejectedTotal() + uint64(m.HeldFuture)
 }
 
 // RejectedTotal returns the number of rejected messages, all reasons.

@@ -27,8 +27,13 @@ type ReceiveConfig struct {
 	// 370 MB.
 	MaxEntities int
 	// MaxFuture is how far, in seconds, a tick may lie ahead of the
-	// estimated server time before it is rejected (RejectFuture); 0.5 by
-	// default.
+	// estimated server time before it is stored; 0.5 by default. A
+	// message up to twice as far ahead is held for later frames (a client
+	// whose clock fell behind the server's catches up, and the despawns
+	// it refused would otherwise be lost: the server counts their ticks
+	// acknowledged); it is rejected (RejectFuture) if still ahead after
+	// 2 seconds of frames, or when 8192 messages are held already
+	// (Metrics.HeldFuture). One further ahead is rejected at once.
 	MaxFuture float64
 	// MaxAbs bounds every coordinate of positions and velocities; larger
 	// values are rejected (RejectInvalid) so that no later arithmetic can
@@ -159,6 +164,7 @@ type Receive struct {
 	despawns     *despawnSchedule
 	maxFuture    float64 // ticks
 	futureLimit  float64 // this frame's limit, in ticks
+	hold         futureHold
 	recount      bool
 	generation   uint64  // the clock's timeline the buffered ticks belong to
 	waitPhase    uint32  // messages drained before this frame, for sampling waits
@@ -231,6 +237,7 @@ func (r *Receive) begin(w *ecs.World) []Message {
 	msgs, dropped := r.inbox.Drain(r.buf)
 	r.metrics.Rejected[RejectInboxFull] += dropped
 	r.alone.reset(r.alone.complete, r.sampledResidue())
+	r.retryHeld(w)
 	return msgs
 }
 
@@ -243,6 +250,7 @@ func (r *Receive) end(w *ecs.World, msgs []Message) {
 	r.waitPhase += uint32(len(msgs))
 	r.trimBuffer(len(msgs))
 	m.Entities = r.index.Remote() + r.despawns.detached
+	m.HeldFuture = len(r.hold.msgs)
 	if r.recount {
 		recountOccupancy(w, m)
 		r.recount = false
@@ -495,8 +503,7 @@ func (r *Receive) handle(w *ecs.World, msg *Message) outcome {
 		}
 	}
 	if float64(msg.Tick) > r.futureLimit {
-		m.reject(RejectFuture)
-		r.arrivals.refusedFuture(msg.Tick)
+		r.refuseFuture(msg)
 		return notEvidence
 	}
 	if msg.Kind == Complete {
