@@ -148,14 +148,13 @@ type Receive struct {
 	frame    *Frame
 	arrivals *arrivalLog
 
-	cols       columns
-	spans      *generic.Filter1[c.Span] // every remote entity's span, built once
-	spare      indexEntry               // where the shortcut reads an entry of the sparse index
-	alone      storing                  // the world goroutine's storing (see appendNewest)
-	remoteIDs  []ecs.ID
-	remoteMask ecs.Mask // remoteIDs
-	netIDs     generic.Map1[c.NetID]
-	renders    generic.Map1[c.Render]
+	cols      columns
+	spans     *generic.Filter1[c.Span] // every remote entity's span, built once
+	spare     indexEntry               // where the shortcut reads an entry of the sparse index
+	alone     storing                  // the world goroutine's storing (see appendNewest)
+	remoteIDs []ecs.ID
+	netIDs    generic.Map1[c.NetID]
+	renders   generic.Map1[c.Render]
 
 	buf          []Message
 	peak         int // the most messages drained in one frame of this window
@@ -201,7 +200,6 @@ func (r *Receive) Initialize(w *ecs.World) {
 	r.cols = newColumns(w)
 	r.spans = generic.NewFilter1[c.Span]().With(generic.T[c.Remote]())
 	r.remoteIDs = r.cols.remoteIDs(w)
-	r.remoteMask = ecs.All(r.remoteIDs...)
 	r.netIDs = generic.NewMap1[c.NetID](w)
 	r.renders = generic.NewMap1[c.Render](w)
 	r.maxFuture = r.cfg.MaxFuture * r.clock.TickRate()

@@ -27,10 +27,12 @@ const DefaultReceiveParallelMin = 30_000
 // shortcut would store, exactly as it would (plainNumbers, appendable,
 // appendNewest) (storeShare). A message it cannot store so (any other
 // kind, a number out of range, an unknown or new entity, an entity the
-// game took a component from, an older tick) it holds for the world's
+// game took the Span from, an older tick) it holds for the world's
 // goroutine, and so every later message of that entity (the entity's span
 // is marked SpanHeld), so that each entity's messages are still applied in
-// order. Messages of different entities touch nothing in common but sums,
+// order. An entity the game took a ring slot from makes the share that
+// stores into it panic, as one goroutine would (a nil dereference), and
+// the worker pool raises that panic on the world's goroutine. Messages of different entities touch nothing in common but sums,
 // which each share keeps for itself: counts, occupancy changes and the
 // sampled waits (chosen by position in the stream, not by who stores
 // them). Complete markers, which change what later snapshots mean, are
@@ -255,13 +257,6 @@ func (r *Receive) release(w *ecs.World, id c.NetID) {
 	}
 }
 
-// hasRemoteComponents reports whether live entity e has every component Receive
-// creates remote entities with.
-func (r *Receive) hasRemoteComponents(w *ecs.World, e ecs.Entity) bool {
-	mask := w.Mask(e)
-	return mask.Contains(&r.remoteMask)
-}
-
 // trim drops the goroutines' buffers that a flood made far larger than
 // bound.
 func (p *parallelReceive) trim(bound int) {
@@ -326,13 +321,19 @@ func (r *Receive) storeShare(j int) {
 func (r *Receive) storeShared1(st *storing, w *ecs.World, msg *Message, i int) bool {
 	var spare indexEntry
 	entry := r.index.entry(msg.NetID, &spare)
-	if entry.state != entryLive || !w.Alive(entry.entity) || !r.hasRemoteComponents(w, entry.entity) {
-		// A new entity, one the game removed, or one the game took a
-		// component from, which the world's goroutine finds or fails
-		// to store into (a recoverable panic there, never here).
+	if entry.state != entryLive || !w.Alive(entry.entity) {
+		// A new entity, or one the game removed, which the world's
+		// goroutine finds.
 		return false
 	}
 	span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
+	if span == nil {
+		// The game took the Span away: the world's goroutine fails to
+		// store into it, as it would alone. (Had the game taken a ring
+		// slot, appendNewest's write to it panics here; the pool raises
+		// that on the world's goroutine.)
+		return false
+	}
 	if span.Flags&c.SpanHeld != 0 || !withinBoth(msg, r.bound) || !plainRotation(&msg.Rot) || !appendable(span, msg, r.futureLimit) {
 		span.Flags |= c.SpanHeld
 		return false

@@ -1,6 +1,7 @@
 package systems_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"strings"
@@ -160,29 +161,74 @@ func TestCommonPathManyArchetypes(t *testing.T) {
 // The game removes ring slot columns 2 to 15 from remote entities, which
 // netsmooth's pipeline cannot work without: storing a sample into a
 // missing slot is a nil dereference (World.GetUnchecked finds no such
-// component), a panic the game can recover, never a write elsewhere.
+// component), a panic the game can recover, never a write elsewhere. With
+// Receive on two goroutines the panic happens on a worker, and the game
+// recovers it on its own goroutine all the same.
 func TestMissingRingSlotPanicsRecoverably(t *testing.T) {
-	r := newRig(t, nsecs.DefaultConfig())
-	w := &r.World
-	const n = 200
-	for id := range netIDs(n) {
-		r.Push(snap(id, 1000, 1))
+	for _, workers := range []int{1, 2} {
+		cfg := nsecs.DefaultConfig().WithWorkers(workers)
+		cfg.Receive.ParallelMin = 2
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			r := newRig(t, cfg)
+			w := &r.World
+			const n = 200
+			for id := range netIDs(n) {
+				r.Push(snap(id, 1000, 1))
+			}
+			r.Frame(1.0 / 20)
+			slots := systems.SlotIDs(w)
+			gone := slots[2:] // every slot column but 0 and 1
+			for id := range netIDs(n) {
+				w.Remove(r.Entity(id), gone...)
+			}
+			for id := range netIDs(n) {
+				r.Push(snap(id, 1001, 2)) // into slot 1
+			}
+			r.Frame(1.0 / 20)
+			if got := r.Pipe.Metrics().Accepted; got != 2*n {
+				t.Fatalf("accepted %d samples into the remaining slots, want %d", got, 2*n)
+			}
+			defer func() {
+				if err, ok := recover().(runtime.Error); !ok || !strings.Contains(err.Error(), "nil pointer dereference") {
+					t.Fatalf("recovered %v, want a nil dereference", err)
+				}
+			}()
+			for id := range netIDs(n) {
+				r.Push(snap(id, 1002, 3)) // into slot 2
+			}
+			r.Frame(1.0 / 20)
+			t.Fatal("stored into a missing ring slot without a panic")
+		})
 	}
-	r.Frame(1.0 / 20)
-	slots := systems.SlotIDs(w)
-	gone := slots[2:] // every slot column but 0 and 1
-	for id := range netIDs(n) {
-		w.Remove(r.Entity(id), gone...)
+}
+
+// The game removes the Span from some remote entities: Receive on two
+// goroutines leaves their snapshots to the world's goroutine, which
+// fails on them as one goroutine would (a nil dereference the game can
+// recover), and stores the others.
+func TestMissingSpanPanicsRecoverably(t *testing.T) {
+	for _, workers := range []int{1, 2} {
+		cfg := nsecs.DefaultConfig().WithWorkers(workers)
+		cfg.Receive.ParallelMin = 2
+		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
+			r := newRig(t, cfg)
+			w := &r.World
+			const n = 200
+			for id := range netIDs(n) {
+				r.Push(snap(id, 1000, 1))
+			}
+			r.Frame(1.0 / 20)
+			w.Remove(r.Entity(n), ecs.ComponentID[components.Span](w))
+			defer func() {
+				if err, ok := recover().(runtime.Error); !ok || !strings.Contains(err.Error(), "nil pointer dereference") {
+					t.Fatalf("recovered %v, want a nil dereference", err)
+				}
+			}()
+			for id := range netIDs(n) {
+				r.Push(snap(id, 1001, 2))
+			}
+			r.Frame(1.0 / 20)
+			t.Fatal("stored into a missing Span without a panic")
+		})
 	}
-	for id := range netIDs(n) {
-		r.Push(snap(id, 1001, 2)) // into slot 1
-	}
-	r.Frame(1.0 / 20)
-	defer func() {
-		if err, ok := recover().(runtime.Error); !ok || !strings.Contains(err.Error(), "nil pointer dereference") {
-			t.Fatalf("recovered %v, want a nil dereference", err)
-		}
-	}()
-	r.Push(snap(n, 1002, 3)) // the shortcut, into slot 2
-	r.Frame(1.0 / 20)
 }

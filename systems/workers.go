@@ -3,6 +3,7 @@ package systems
 import (
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // sharedWork is a frame's work that a system splits over goroutines: each
@@ -20,7 +21,13 @@ type workerPool struct {
 	jobs []chan sharedWork
 	wg   sync.WaitGroup
 	once sync.Once
+	// panicked is what the first share to panic in a frame panicked
+	// with, on a worker goroutine: run panics with it on the caller's.
+	panicked atomic.Pointer[workerPanic]
 }
+
+// workerPanic holds a value a worker goroutine recovered.
+type workerPanic struct{ value any }
 
 // newWorkerPool starts n worker goroutines for owner, the system that
 // hands them work: they stop once owner is garbage, if stop was not
@@ -39,22 +46,42 @@ func newWorkerPool[T any](owner *T, n int) *workerPool {
 // work runs the shares of the frames sent on ch until it is closed.
 func (p *workerPool) work(ch chan sharedWork) {
 	for job := range ch {
-		job.runShares()
+		p.runShares(job)
 		job = nil // hold nothing between frames
-		p.wg.Done()
 	}
+}
+
+// runShares runs a worker's shares of job and reports done. A panic in
+// them (a game that took a component the system needs from an entity,
+// say) is recovered and kept for run to raise on the caller's goroutine,
+// where the game can recover it, as it could on one goroutine.
+func (p *workerPool) runShares(job sharedWork) {
+	defer func() {
+		if v := recover(); v != nil {
+			p.panicked.CompareAndSwap(nil, &workerPanic{v})
+		}
+		p.wg.Done()
+	}()
+	job.runShares()
 }
 
 // run hands job to every worker, runs shares of it on the calling
 // goroutine too, and returns when every goroutine is done with it. Handing
-// it over allocates nothing.
+// it over allocates nothing. If a share panicked on a worker, run panics
+// with the same value; if one panics on the calling goroutine, run waits
+// for the workers before the panic goes on, so that nothing touches the
+// world while the game recovers.
 func (p *workerPool) run(job sharedWork) {
 	p.wg.Add(len(p.jobs))
 	for _, ch := range p.jobs {
 		ch <- job
 	}
+	defer p.wg.Wait()
 	job.runShares()
 	p.wg.Wait()
+	if w := p.panicked.Swap(nil); w != nil {
+		panic(w.value)
+	}
 }
 
 // stop ends the goroutines; only the first call does anything, and a nil
