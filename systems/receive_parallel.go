@@ -290,41 +290,31 @@ func (p *parallelReceive) trim(bound int) {
 func (r *Receive) storeShare(j int) {
 	p := &r.par
 	msgs, sh, w := p.msgs, &p.shares[j], p.world
-	st := &sh.st
-	st.reset(r.alone.complete, r.alone.sampled)
+	sh.st.reset(r.alone.complete, r.alone.sampled)
 	sh.held = sh.held[:0]
 	for s := range p.shares {
 		for _, i := range p.shares[s].out[j] {
-			msg := &msgs[i]
-			if msg.Kind == Complete {
-				// Share 0 holds the markers, for the world's goroutine to
-				// note and count.
-				if float64(msg.Tick) <= r.futureLimit {
-					st.complete.note(msg.Tick)
-				}
-				if j == 0 {
-					sh.held = append(sh.held, i)
-				}
-				continue
-			}
-			if !r.storeShared1(st, w, msg, int(i)) {
-				sh.held = append(sh.held, i)
-			}
+			r.shareMessage(j, sh, w, &msgs[i], i)
 		}
 	}
 }
 
-// storeShared1 stores msg, message i of the frame, of an entity of the
-// share st stores, if the shortcut would, and reports whether it did. If
-// not, it marks the entity's span SpanHeld, if it has one, so that the
-// entity's later messages are held too.
-func (r *Receive) storeShared1(st *storing, w *ecs.World, msg *Message, i int) bool {
+// shareMessage stores msg, message i of the frame, in share j (sh) if
+// the shortcut would, or holds it for the world's goroutine. A message of
+// an entity it holds marks the entity's span SpanHeld, if it has one, so
+// that the entity's later messages are held too.
+func (r *Receive) shareMessage(j int, sh *receiveShare, w *ecs.World, msg *Message, i int32) {
+	if msg.Kind == Complete {
+		r.shareComplete(j, sh, msg.Tick, i)
+		return
+	}
 	var spare indexEntry
 	entry := r.index.entry(msg.NetID, &spare)
 	if entry.state != entryLive || !w.Alive(entry.entity) {
 		// A new entity, or one the game removed, which the world's
 		// goroutine finds.
-		return false
+		sh.held = append(sh.held, i)
+		return
 	}
 	span := (*c.Span)(w.GetUnchecked(entry.entity, r.cols.span))
 	if span == nil {
@@ -332,12 +322,26 @@ func (r *Receive) storeShared1(st *storing, w *ecs.World, msg *Message, i int) b
 		// store into it, as it would alone. (Had the game taken a ring
 		// slot, appendNewest's write to it panics here; the pool raises
 		// that on the world's goroutine.)
-		return false
+		sh.held = append(sh.held, i)
+		return
 	}
 	if span.Flags&c.SpanHeld != 0 || !withinBoth(msg, r.bound) || !plainRotation(&msg.Rot) || !appendable(span, msg, r.futureLimit) {
 		span.Flags |= c.SpanHeld
-		return false
+		sh.held = append(sh.held, i)
+		return
 	}
-	r.appendNewest(st, w, entry.entity, span, msg, &msg.Rot, 0, i)
-	return true
+	r.appendNewest(&sh.st, w, entry.entity, span, msg, &msg.Rot, 0, int(i))
+}
+
+// shareComplete follows a Complete marker for tick, message i of the
+// frame, in share j (sh): every share follows it, so that appendNewest
+// sees the markers one goroutine would, and share 0 holds it, for the
+// world's goroutine to note and count.
+func (r *Receive) shareComplete(j int, sh *receiveShare, tick uint32, i int32) {
+	if float64(tick) <= r.futureLimit {
+		sh.st.complete.note(tick)
+	}
+	if j == 0 {
+		sh.held = append(sh.held, i)
+	}
 }
