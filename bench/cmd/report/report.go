@@ -285,9 +285,10 @@ go run ./bench/cmd/report
 server's capacity; ` + "`-benchtime`" + `, as for ` + "`go test`" + `, overrides the
 iteration counts of the client's benchmarks, which by default scale with
 the entity count). Each number comes from one short run, but at 100k entities,
-where the targets are checked, from the fastest of five (noise on a
-shared machine only ever adds time): expect some noise, and compare runs
-on the same machine only. Under the targets, the report says whether the
+where the targets are checked, from the fastest of five, run in five
+rounds in which netsmooth and its references take turns (noise on a
+shared machine only ever adds time, and a slow spell then falls on all
+of them): expect some noise, and compare runs on the same machine only. Under the targets, the report says whether the
 run looks disturbed (the two fastest repeats far apart, or a frame that
 disagrees with its crossing and other frames).
 

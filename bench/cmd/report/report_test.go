@@ -150,8 +150,8 @@ func TestNoise(t *testing.T) {
 	}
 }
 
-// TestFastest: the report keeps the fastest repeat, and says how far the
-// next fastest was.
+// TestFastest: the report keeps the fastest repeat, says how far the
+// next fastest was, and keeps the most allocations of any repeat.
 func TestFastest(t *testing.T) {
 	runs := []measurement{{Value: 5}, {Value: 4}, {Value: 9, Iters: 7}, {Value: 4.4}, {Value: 20}}
 	if m := fastest(runs); m.Value != 4 || math.Abs(m.Spread-0.1) > 1e-12 {
@@ -159,6 +159,52 @@ func TestFastest(t *testing.T) {
 	}
 	if m := fastest([]measurement{{Value: 3}}); m.Value != 3 || m.Spread != 0 {
 		t.Errorf("one run: %+v", m)
+	}
+	// The most allocations any run saw go with the fastest.
+	runs = []measurement{{Value: 5, Allocs: 0}, {Value: 4, Allocs: 0}, {Value: 6, Allocs: 2}}
+	if m := bestOf(runs); m.Value != 4 || m.Allocs != 2 {
+		t.Errorf("bestOf: %+v, want 4 with 2 allocs", m)
+	}
+}
+
+// TestSuiteRounds: the benchmarks at the targets' entity count take
+// turns, five rounds of one run each, and the report keeps each one's
+// fastest run; the others run once.
+func TestSuiteRounds(t *testing.T) {
+	var order []string
+	calls := map[string]int{}
+	fake := func(name string, n int, values ...float64) job {
+		return job{key{caseFrame, name, n}, "ns/entity", func(b *testing.B) {
+			if b.N > 1 { // testing.Benchmark probes with b.N = 1 first
+				return
+			}
+			order = append(order, name)
+			v := values[calls[name]%len(values)]
+			calls[name]++
+			b.ReportMetric(v, "ns/entity")
+		}}
+	}
+	jobs := []job{
+		fake("small", 1_000, 1),
+		fake("a", targetN, 9, 7, 8, 6, 10),
+		fake("b", targetN, 5, 5, 3, 4, 6),
+	}
+	results, err := runSuite(jobs, "1x", io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "small a b a b a b a b a b"
+	if got := strings.Join(order, " "); got != want {
+		t.Errorf("ran %q, want %q", got, want)
+	}
+	if m := results[jobs[1].key]; m.Value != 6 {
+		t.Errorf("a: kept %v, want its fastest run, 6", m.Value)
+	}
+	if m := results[jobs[2].key]; m.Value != 3 {
+		t.Errorf("b: kept %v, want its fastest run, 3", m.Value)
+	}
+	if m := results[jobs[0].key]; m.Value != 1 {
+		t.Errorf("small: kept %v, want 1", m.Value)
 	}
 }
 

@@ -146,23 +146,43 @@ func plan(ns []int) []job {
 	return jobs
 }
 
-// runSuite runs the jobs in order for benchtime (an -benchtime value),
-// reporting each to progress.
+// runSuite runs the jobs for benchtime (an -benchtime value), reporting
+// each to progress as its last run ends. The jobs run in rounds: every
+// job runs once in the first, in order, and those at the targets' entity
+// count once more in each further round (targetRepeats in all), so that
+// netsmooth and the references it is judged against take turns, and a
+// burst of noise that outlasts a benchmark's run falls on all of them
+// instead of on every repeat of one.
 func runSuite(jobs []job, benchtime string, progress io.Writer) (map[key]measurement, error) {
 	results := make(map[key]measurement, len(jobs))
-	for i, j := range jobs {
-		if err := setBenchtime(benchtime, j.key.N); err != nil {
-			return nil, err
+	runs := make([][]measurement, len(jobs))
+	took := make([]time.Duration, len(jobs))
+	done := 0
+	for round := range targetRepeats {
+		for i, j := range jobs {
+			k := repeatsAt(j.key.N)
+			if round >= k {
+				continue
+			}
+			if err := setBenchtime(benchtime, j.key.N); err != nil {
+				return nil, err
+			}
+			start := time.Now()
+			m, err := measureOnce(j)
+			if err != nil {
+				return nil, fmt.Errorf("%s %s n=%d: %v", j.key.Case, j.key.Impl, j.key.N, err)
+			}
+			took[i] += time.Since(start)
+			if runs[i] = append(runs[i], m); round < k-1 {
+				continue
+			}
+			best := bestOf(runs[i])
+			results[j.key] = best
+			done++
+			fmt.Fprintf(progress, "[%2d/%d] %-11s %-13s n=%-7d %9s %-12s %3d allocs/op  (%d iterations, %s)\n",
+				done, len(jobs), j.key.Case, j.key.Impl, j.key.N, formatNs(best.Value), j.metric, best.Allocs, best.Iters,
+				took[i].Round(10*time.Millisecond))
 		}
-		start := time.Now()
-		m, err := measureBest(j, repeatsAt(j.key.N))
-		if err != nil {
-			return nil, fmt.Errorf("%s %s n=%d: %v", j.key.Case, j.key.Impl, j.key.N, err)
-		}
-		results[j.key] = m
-		fmt.Fprintf(progress, "[%2d/%d] %-11s %-13s n=%-7d %9s %-12s %3d allocs/op  (%d iterations, %s)\n",
-			i+1, len(jobs), j.key.Case, j.key.Impl, j.key.N, formatNs(m.Value), j.metric, m.Allocs, m.Iters,
-			time.Since(start).Round(10*time.Millisecond))
 	}
 	return results, nil
 }
@@ -183,26 +203,24 @@ func repeatsAt(n int) int {
 	return 1
 }
 
-// measureBest runs job k times and returns the fastest run (with the
-// most allocations seen, and how far the next fastest was).
-func measureBest(j job, k int) (measurement, error) {
-	runs := make([]measurement, 0, k)
+// measureOnce runs job once, on a collected heap: the garbage of the run
+// before (the naive baseline's above all) must not keep the collector
+// busy on the other core during this one.
+func measureOnce(j job) (measurement, error) {
+	runtime.GC()
+	return measure(j.fn, j.metric)
+}
+
+// bestOf returns the fastest of a job's runs (at least one), with the
+// most allocations any of them saw, and how far the next fastest was.
+func bestOf(runs []measurement) measurement {
 	var allocs int64
-	for range k {
-		// Every run starts on a collected heap: the garbage of the one
-		// before (the naive baseline's above all) must not keep the
-		// collector busy on the other core during this one.
-		runtime.GC()
-		m, err := measure(j.fn, j.metric)
-		if err != nil {
-			return measurement{}, err
-		}
+	for _, m := range runs {
 		allocs = max(allocs, m.Allocs)
-		runs = append(runs, m)
 	}
 	m := fastest(runs)
 	m.Allocs = allocs
-	return m, nil
+	return m
 }
 
 // fastest returns the fastest of runs (at least one), with its Spread set
