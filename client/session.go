@@ -112,6 +112,12 @@ type Stats struct {
 	// Complete markers): the pipeline's Metrics.Received() counts them
 	// all. Own counts the records handed to OnOwn.
 	Pushed, Own uint64
+	// LifecycleRepushed counts the Spawn and Despawn messages pushed again
+	// because the inbox was full the first time (each push is in Pushed,
+	// and the pipeline counts the first as RejectInboxFull);
+	// LifecycleLost those dropped because more of them waited than the
+	// inbox holds.
+	LifecycleRepushed, LifecycleLost uint64
 	// PacketsSent and BytesSent count the input packets built.
 	PacketsSent, BytesSent uint64
 	// PacketsAcked counts input packets the server acknowledged;
@@ -154,9 +160,12 @@ type Session struct {
 	sentAt   wire.SentTimes // of the input packets, to check echoes
 	ents     []wire.Entity
 	msgs     []systems.Message
-	fmsgs    []systems.FieldMessage // nil unless fields are declared and pushed
-	fields   *systems.FieldInbox    // nil unless fields are declared
-	sync     timeSync
+	// retry holds the Spawn and Despawn messages the inbox had no room
+	// for, in order, to push again before the next ones (see pushInbox).
+	retry  []systems.Message
+	fmsgs  []systems.FieldMessage // nil unless fields are declared and pushed
+	fields *systems.FieldInbox    // nil unless fields are declared
+	sync   timeSync
 
 	// The newest tick received whole and the server's send time of the
 	// packet that completed it, for ServerTick.
@@ -390,6 +399,7 @@ func (c *Session) restart() {
 	c.wantFull = true
 	c.dec.Reset()
 	c.receipts.Reset()
+	c.retry = c.retry[:0] // the old server's lives
 	c.sync.resetOffset()
 	c.hasTick = false
 	c.behind = 0
@@ -447,16 +457,64 @@ func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 	if s.Done && s.Complete {
 		msgs = append(msgs, systems.Message{Kind: systems.Complete, Tick: s.Tick})
 	}
-	if len(msgs) > 0 {
-		c.inbox.PushBatch(msgs) // what does not fit is counted by the pipeline
-	}
-	c.stats.Pushed += uint64(len(msgs))
+	c.pushInbox(msgs)
 	if hasOwn {
 		c.stats.Own++
 	}
 	clear(msgs)
 	c.msgs = msgs[:0]
 	return own, hasOwn
+}
+
+// pushInbox pushes msgs into the pipeline's inbox, after the Spawn and
+// Despawn messages an earlier push found no room for. What does not fit
+// is counted by the pipeline (RejectInboxFull), and its Spawn and Despawn
+// messages are kept, in order, to be pushed again with the next packet's
+// messages, once the inbox has room: the client acknowledged their tick
+// when it decoded it, and the server does not send a lifecycle message
+// again once its tick is acknowledged, so a despawn lost here would leave
+// the entity in the world for good (a game that stopped running frames
+// for a while, a browser tab in the background, fills the inbox).
+// Snapshots are not kept: the next ones supersede them. At most the
+// inbox's capacity of messages is kept; beyond it the oldest go
+// (Stats.LifecycleLost).
+func (c *Session) pushInbox(msgs []systems.Message) {
+	if len(c.retry) > 0 {
+		// Only as many as there is room for: a push that does not fit is
+		// counted as refused, and the same messages must not be counted
+		// again every packet while the game is away.
+		if room := c.inbox.Capacity() - c.inbox.Len(); room > 0 {
+			n := c.inbox.PushBatch(c.retry[:min(room, len(c.retry))])
+			c.stats.Pushed += uint64(min(room, len(c.retry)))
+			c.stats.LifecycleRepushed += uint64(n)
+			c.retry = c.retry[:copy(c.retry, c.retry[n:])]
+		}
+	}
+	if len(msgs) == 0 {
+		return
+	}
+	if len(c.retry) > 0 {
+		// The inbox is still full: the new ones wait behind the older.
+		c.keepLifecycle(msgs)
+		return
+	}
+	n := c.inbox.PushBatch(msgs)
+	c.stats.Pushed += uint64(len(msgs))
+	c.keepLifecycle(msgs[n:])
+}
+
+// keepLifecycle adds the Spawn and Despawn messages of msgs to those to
+// push again, dropping the oldest beyond the inbox's capacity.
+func (c *Session) keepLifecycle(msgs []systems.Message) {
+	for i := range msgs {
+		if k := msgs[i].Kind; k == systems.Spawn || k == systems.Despawn {
+			c.retry = append(c.retry, msgs[i])
+		}
+	}
+	if over := len(c.retry) - c.inbox.Capacity(); over > 0 {
+		c.stats.LifecycleLost += uint64(over)
+		c.retry = c.retry[:copy(c.retry, c.retry[over:])]
+	}
 }
 
 // message converts a decoded entity at tick into the pipeline's message.

@@ -50,9 +50,12 @@ type pair struct {
 
 	// onTick, if set, runs after every server tick.
 	onTick func(p *pair)
+	// away stops the draining of the inbox, as a game that runs no frames.
+	away bool
 }
 
-// newPair returns a pair whose server assigns the client ownID.
+// newPair returns a pair whose server assigns the client ownID. Its
+// inbox is ccfg.Inbox, or a default one.
 func newPair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg SessionConfig) *pair {
 	t.Helper()
 	p := &pair{t: t, entities: entities, inputEvery: 16 * time.Millisecond,
@@ -64,8 +67,10 @@ func newPair(t testing.TB, link netsim.Config, seed uint64, entities int, ccfg S
 	if err := p.srv.Assign(1, ownID); err != nil {
 		t.Fatal(err)
 	}
-	p.inbox = systems.NewInbox(0)
-	ccfg.Inbox = p.inbox
+	if ccfg.Inbox == nil {
+		ccfg.Inbox = systems.NewInbox(0)
+	}
+	p.inbox = ccfg.Inbox
 	user := ccfg.OnOwn
 	ccfg.OnOwn = func(o Own) {
 		p.owns = append(p.owns, o)
@@ -98,7 +103,7 @@ func (p *pair) run(d time.Duration) {
 		if p.now%p.inputEvery == 0 {
 			p.sendInput()
 		}
-		if p.now%(16*time.Millisecond) == 0 {
+		if p.now%(16*time.Millisecond) == 0 && !p.away {
 			p.drain()
 		}
 	}

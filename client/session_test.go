@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/go-gl/mathgl/mgl32"
+	"github.com/netsmooth/netsmooth/components"
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/systems"
@@ -493,3 +494,60 @@ type latencySink struct {
 
 func (p *latencySink) SetLatency(seconds float64) { p.latency = seconds }
 func (p *latencySink) TickRate() float64          { return p.rate }
+
+// A game that runs no frames for a while (a browser tab in the
+// background, a loading screen) leaves the pipeline's inbox full while the
+// transport goes on decoding. The server despawns entities meanwhile; the
+// client acknowledged the ticks that carried the despawns, so the server
+// does not send them again: the session keeps the despawns the inbox had
+// no room for and pushes them once the game drains it again.
+func TestDespawnsSurviveAFullInbox(t *testing.T) {
+	const n, kept = 40, 30
+	p := newPair(t, netsim.Config{Latency: 30 * time.Millisecond}, 1, n, SessionConfig{Inbox: systems.NewInbox(200)})
+	p.run(time.Second)
+	if len(p.alive) != n {
+		t.Fatalf("%d entities alive after a second, want %d", len(p.alive), n)
+	}
+	p.away = true
+	p.run(500 * time.Millisecond) // the inbox fills
+	p.entities = kept             // the server despawns the others
+	for id := kept + 1; id <= n; id++ {
+		if !p.srv.Despawn(uint32(id)) {
+			t.Fatalf("the server has no entity %d to despawn", id)
+		}
+	}
+	p.run(2 * time.Second)
+	if p.inbox.Len() != p.inbox.Capacity() {
+		t.Fatalf("the inbox holds %d of %d: it never filled, nothing tested", p.inbox.Len(), p.inbox.Capacity())
+	}
+	if st := p.cli.Stats(); st.LifecycleRepushed != 0 {
+		t.Fatalf("%d lifecycle messages pushed again into a full inbox", st.LifecycleRepushed)
+	}
+	p.away = false
+	p.run(time.Second)
+	for id := components.NetID(kept + 1); id <= n; id++ {
+		if p.alive[id] {
+			t.Errorf("NetID %d: never despawned", id)
+		}
+	}
+	if len(p.alive) != kept {
+		t.Errorf("%d entities alive, want %d", len(p.alive), kept)
+	}
+	st := p.cli.Stats()
+	if st.LifecycleRepushed < n-kept || st.LifecycleLost != 0 {
+		t.Errorf("%d lifecycle messages pushed again, %d lost; want at least %d and none", st.LifecycleRepushed, st.LifecycleLost, n-kept)
+	}
+}
+
+// The lifecycle messages kept for a full inbox are bounded by its
+// capacity: a game away for good does not make the session grow.
+func TestLifecycleKeptIsBounded(t *testing.T) {
+	const capacity = 50
+	p := newPair(t, netsim.Config{Latency: 30 * time.Millisecond}, 1, 300, SessionConfig{Inbox: systems.NewInbox(capacity)})
+	p.away = true
+	p.run(time.Second) // 300 spawns, and snapshots, into room for 50
+	st := p.cli.Stats()
+	if len(p.cli.retry) > capacity || st.LifecycleLost == 0 {
+		t.Fatalf("%d lifecycle messages kept for an inbox of %d, %d lost", len(p.cli.retry), capacity, st.LifecycleLost)
+	}
+}
