@@ -40,7 +40,9 @@ const (
 	// snapshots on several goroutines, on an entity one of whose messages
 	// it left for the world's goroutine, so that the entity's later
 	// messages wait for it too and are stored in order. It is cleared in
-	// the same frame.
+	// the same frame; after a panic that ended a frame, by the next frame
+	// on several goroutines, which holds the entity's first message for
+	// the world's goroutine and clears it there.
 	SpanHeld
 )
 

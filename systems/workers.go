@@ -68,16 +68,24 @@ func (p *workerPool) runShares(job sharedWork) {
 // run hands job to every worker, runs shares of it on the calling
 // goroutine too, and returns when every goroutine is done with it. Handing
 // it over allocates nothing. If a share panicked on a worker, run panics
-// with the same value; if one panics on the calling goroutine, run waits
-// for the workers before the panic goes on, so that nothing touches the
-// world while the game recovers.
+// with the same value (the worker's stack is lost: the panic is raised
+// here); if one panics on the calling goroutine, that panic goes on once
+// the workers are done, so that nothing touches the world while the game
+// recovers, and a worker's panic of the same frame is dropped with it.
 func (p *workerPool) run(job sharedWork) {
 	p.wg.Add(len(p.jobs))
 	for _, ch := range p.jobs {
 		ch <- job
 	}
-	defer p.wg.Wait()
+	ran := false
+	defer func() {
+		if !ran { // a share panicked on this goroutine
+			p.wg.Wait()
+			p.panicked.Store(nil)
+		}
+	}()
 	job.runShares()
+	ran = true
 	p.wg.Wait()
 	if w := p.panicked.Swap(nil); w != nil {
 		panic(w.value)
