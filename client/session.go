@@ -118,6 +118,9 @@ type Stats struct {
 	// LifecycleLost those dropped because more of them waited than the
 	// inbox holds.
 	LifecycleRepushed, LifecycleLost uint64
+	// Refills counts the times the inbox refused messages and the client
+	// went on to ask for full snapshots until one was pushed whole.
+	Refills uint64
 	// PacketsSent and BytesSent count the input packets built.
 	PacketsSent, BytesSent uint64
 	// PacketsAcked counts input packets the server acknowledged;
@@ -161,11 +164,15 @@ type Session struct {
 	ents     []wire.Entity
 	msgs     []systems.Message
 	// retry holds the Spawn and Despawn messages the inbox had no room
-	// for, in order, to push again before the next ones (see pushInbox).
-	retry  []systems.Message
-	fmsgs  []systems.FieldMessage // nil unless fields are declared and pushed
-	fields *systems.FieldInbox    // nil unless fields are declared
-	sync   timeSync
+	// for, in order, to push again before the next ones; refill asks for
+	// full snapshots until one newer than refillAfter is pushed whole
+	// (see pushInbox).
+	retry       []systems.Message
+	refill      bool
+	refillAfter uint32
+	fmsgs       []systems.FieldMessage // nil unless fields are declared and pushed
+	fields      *systems.FieldInbox    // nil unless fields are declared
+	sync        timeSync
 
 	// The newest tick received whole and the server's send time of the
 	// packet that completed it, for ServerTick.
@@ -399,7 +406,7 @@ func (c *Session) restart() {
 	c.wantFull = true
 	c.dec.Reset()
 	c.receipts.Reset()
-	c.retry = c.retry[:0] // the old server's lives
+	c.retry, c.refill = c.retry[:0], false // the old server's lives
 	c.sync.resetOffset()
 	c.hasTick = false
 	c.behind = 0
@@ -457,7 +464,7 @@ func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 	if s.Done && s.Complete {
 		msgs = append(msgs, systems.Message{Kind: systems.Complete, Tick: s.Tick})
 	}
-	c.pushInbox(msgs)
+	c.pushInbox(msgs, s)
 	if hasOwn {
 		c.stats.Own++
 	}
@@ -466,55 +473,81 @@ func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 	return own, hasOwn
 }
 
-// pushInbox pushes msgs into the pipeline's inbox, after the Spawn and
-// Despawn messages an earlier push found no room for. What does not fit
-// is counted by the pipeline (RejectInboxFull), and its Spawn and Despawn
-// messages are kept, in order, to be pushed again with the next packet's
-// messages, once the inbox has room: the client acknowledged their tick
-// when it decoded it, and the server does not send a lifecycle message
-// again once its tick is acknowledged, so a despawn lost here would leave
-// the entity in the world for good (a game that stopped running frames
-// for a while, a browser tab in the background, fills the inbox).
-// Snapshots are not kept: the next ones supersede them. At most the
-// inbox's capacity of messages is kept; beyond it the oldest go
-// (Stats.LifecycleLost).
-func (c *Session) pushInbox(msgs []systems.Message) {
+// pushInbox pushes msgs, decoded from the snapshot packet s, into the
+// pipeline's inbox, after the Spawn and Despawn messages an earlier push
+// found no room for. What does not fit is counted by the pipeline
+// (RejectInboxFull). The client acknowledged the tick when it decoded it,
+// and the server sends nothing of it again; a game that runs no frames
+// for a while (a loading screen, a browser tab in the background) fills
+// the inbox. So:
+//
+//   - the Spawn and Despawn messages that do not fit are kept, in order,
+//     and pushed again once the inbox has room (a despawn lost here would
+//     leave its entity in the world for good); at most the inbox's
+//     capacity of them, newer ones beyond that counted in
+//     Stats.LifecycleLost;
+//   - and the client asks for full snapshots (a refill) until one is
+//     pushed whole: under deltas an entity that moved and then stood
+//     still is not sent again, and would stand where its last pushed
+//     state put it.
+//
+// The messages pushed again may arrive after newer ones of their entity,
+// which the pipeline orders by tick, as it orders a network's reordering.
+func (c *Session) pushInbox(msgs []systems.Message, s *wire.Snapshot) {
 	if len(c.retry) > 0 {
 		// Only as many as there is room for: a push that does not fit is
 		// counted as refused, and the same messages must not be counted
 		// again every packet while the game is away.
-		if room := c.inbox.Capacity() - c.inbox.Len(); room > 0 {
-			n := c.inbox.PushBatch(c.retry[:min(room, len(c.retry))])
-			c.stats.Pushed += uint64(min(room, len(c.retry)))
+		if room := min(c.inbox.Capacity()-c.inbox.Len(), len(c.retry)); room > 0 {
+			n := c.inbox.PushBatch(c.retry[:room])
+			c.stats.Pushed += uint64(room)
 			c.stats.LifecycleRepushed += uint64(n)
 			c.retry = c.retry[:copy(c.retry, c.retry[n:])]
+			if len(c.retry) == 0 && cap(c.retry) > maxIdleRetry {
+				c.retry = nil // a flood's worth, given back
+			}
 		}
 	}
-	if len(msgs) == 0 {
-		return
+	if len(msgs) > 0 {
+		n := c.inbox.PushBatch(msgs)
+		c.stats.Pushed += uint64(len(msgs))
+		if n < len(msgs) {
+			c.keepLifecycle(msgs[n:])
+			if !c.refill {
+				c.stats.Refills++
+			}
+			c.refill, c.refillAfter = true, s.Tick
+		}
 	}
-	if len(c.retry) > 0 {
-		// The inbox is still full: the new ones wait behind the older.
-		c.keepLifecycle(msgs)
-		return
+	if c.refill && !s.Delta && s.Done && tickBefore(c.refillAfter, s.Tick) {
+		c.refill = false // a full tick pushed whole since the last refusal
 	}
-	n := c.inbox.PushBatch(msgs)
-	c.stats.Pushed += uint64(len(msgs))
-	c.keepLifecycle(msgs[n:])
 }
 
+// maxIdleRetry is the capacity of the kept lifecycle messages' buffer
+// that an empty one keeps; a larger one (after a flood) is given back.
+const maxIdleRetry = 1024
+
 // keepLifecycle adds the Spawn and Despawn messages of msgs to those to
-// push again, dropping the oldest beyond the inbox's capacity.
+// push again, as many as the inbox holds; the others are counted lost.
 func (c *Session) keepLifecycle(msgs []systems.Message) {
 	for i := range msgs {
-		if k := msgs[i].Kind; k == systems.Spawn || k == systems.Despawn {
-			c.retry = append(c.retry, msgs[i])
+		if k := msgs[i].Kind; k != systems.Spawn && k != systems.Despawn {
+			continue
 		}
+		if len(c.retry) >= c.inbox.Capacity() {
+			c.stats.LifecycleLost++
+			continue
+		}
+		c.retry = append(c.retry, msgs[i])
 	}
-	if over := len(c.retry) - c.inbox.Capacity(); over > 0 {
-		c.stats.LifecycleLost += uint64(over)
-		c.retry = c.retry[:copy(c.retry, c.retry[over:])]
-	}
+}
+
+// asksRefill reports whether input packets ask for a full snapshot to
+// refill the pipeline (see pushInbox): only once the inbox has room for
+// one again, since a full snapshot refused too would be wasted.
+func (c *Session) asksRefill() bool {
+	return c.refill && len(c.retry) == 0 && 2*c.inbox.Len() <= c.inbox.Capacity()
 }
 
 // message converts a decoded entity at tick into the pipeline's message.

@@ -551,3 +551,33 @@ func TestLifecycleKeptIsBounded(t *testing.T) {
 		t.Fatalf("%d lifecycle messages kept for an inbox of %d, %d lost", len(p.cli.retry), capacity, st.LifecycleLost)
 	}
 }
+
+// The game is away while the entities move and then stop. Under deltas
+// the server sends nothing of an entity that stands still, so the states
+// the full inbox refused would be its last: once the inbox has room, the
+// client asks for a full snapshot, and the pipeline gets every entity
+// where it stands.
+func TestStillEntitiesRefilledAfterAFullInbox(t *testing.T) {
+	const n = 40
+	p := newPair(t, netsim.Config{Latency: 30 * time.Millisecond}, 1, n, SessionConfig{Inbox: systems.NewInbox(200)})
+	p.run(time.Second)
+	p.away = true
+	p.run(time.Second) // they move; the inbox fills
+	p.stillAt = p.tick // and they stop
+	p.run(time.Second)
+	if st := p.cli.Stats(); st.Refills == 0 {
+		t.Fatal("the inbox refused nothing: nothing tested")
+	}
+	p.away = false
+	p.run(time.Second)
+	for k := range n {
+		want := circle(k, p.stillAt, false).Pos
+		got, ok := p.last[components.NetID(k+1)]
+		if d := got.Pos.Sub(want).Len(); !ok || d > 0.01 {
+			t.Errorf("NetID %d: last state at tick %d is %.2f units from where it stands", k+1, got.Tick, d)
+		}
+	}
+	if p.cli.refill {
+		t.Error("still asking for a full snapshot a second after the game came back")
+	}
+}
