@@ -70,7 +70,7 @@ func (c *Session) InputPacket(now uint32, dst []byte) ([]byte, error) {
 	if !c.cfg.NoDelta {
 		p.AckedTick, p.HasAckedTick = c.dec.Acked()
 	}
-	p.Resync = c.dec.Diverged() || c.wantFull || c.asksRefill()
+	p.Resync = c.dec.Diverged() || c.wantFull
 	p.FirstSeq, p.Inputs = c.out.pending(c.views[:0])
 	c.views = p.Inputs[:0]
 	if c.useDrawn && len(p.Inputs) > 0 {

@@ -118,9 +118,6 @@ type Stats struct {
 	// LifecycleLost those dropped because more of them waited than the
 	// inbox holds.
 	LifecycleRepushed, LifecycleLost uint64
-	// Refills counts the times the inbox refused messages and the client
-	// went on to ask for full snapshots until one was pushed whole.
-	Refills uint64
 	// PacketsSent and BytesSent count the input packets built.
 	PacketsSent, BytesSent uint64
 	// PacketsAcked counts input packets the server acknowledged;
@@ -163,16 +160,12 @@ type Session struct {
 	sentAt   wire.SentTimes // of the input packets, to check echoes
 	ents     []wire.Entity
 	msgs     []systems.Message
-	// retry holds the Spawn and Despawn messages the inbox had no room
-	// for, in order, to push again before the next ones; refill asks for
-	// full snapshots until one newer than refillAfter is pushed whole
-	// (see pushInbox).
-	retry       []systems.Message
-	refill      bool
-	refillAfter uint32
-	fmsgs       []systems.FieldMessage // nil unless fields are declared and pushed
-	fields      *systems.FieldInbox    // nil unless fields are declared
-	sync        timeSync
+	// retry holds the lifecycle messages the inbox had no room for, in
+	// order, to push again before the next ones (see pushInbox).
+	retry  []systems.Message
+	fmsgs  []systems.FieldMessage // nil unless fields are declared and pushed
+	fields *systems.FieldInbox    // nil unless fields are declared
+	sync   timeSync
 
 	// The newest tick received whole and the server's send time of the
 	// packet that completed it, for ServerTick.
@@ -406,7 +399,7 @@ func (c *Session) restart() {
 	c.wantFull = true
 	c.dec.Reset()
 	c.receipts.Reset()
-	c.retry, c.refill = c.retry[:0], false // the old server's lives
+	c.retry = c.retry[:0] // the old server's lives
 	c.sync.resetOffset()
 	c.hasTick = false
 	c.behind = 0
@@ -474,65 +467,46 @@ func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 }
 
 // pushInbox pushes msgs, decoded from the snapshot packet s, into the
-// pipeline's inbox, after the Spawn and Despawn messages an earlier push
-// found no room for. What does not fit is counted by the pipeline
+// pipeline's inbox, behind the lifecycle messages an earlier push found
+// no room for. What of msgs does not fit is counted by the pipeline
 // (RejectInboxFull). The client acknowledged the tick when it decoded it,
-// and the server sends nothing of it again; a game that runs no frames
-// for a while (a loading screen, a browser tab in the background) fills
-// the inbox. So:
-//
-//   - the Spawn and Despawn messages that do not fit are kept, in order,
-//     and pushed again once the inbox has room (a despawn lost here would
-//     leave its entity in the world for good); at most the inbox's
-//     capacity of them, newer ones beyond that counted in
-//     Stats.LifecycleLost;
-//   - and the client asks for full snapshots (a refill) until one is
-//     pushed whole: under deltas an entity that moved and then stood
-//     still is not sent again, and would stand where its last pushed
-//     state put it.
-//
-// The messages pushed again may arrive after newer ones of their entity,
-// which the pipeline orders by tick, as it orders a network's reordering.
+// and the server does not send a despawn again once its tick is
+// acknowledged; a game that runs no frames for a while (a loading screen,
+// a browser tab in the background) fills the inbox. So the Despawn
+// messages that do not fit, and the Spawn messages of a delta snapshot
+// (one that enters an entity into a stream the client already holds), are
+// kept, in order, and handed to the inbox again before the next packet's
+// messages (Inbox.PushAfter), as many as fit: a despawn lost here would
+// leave its entity in the world for good. A full snapshot marks every
+// entity a Spawn and the next one sends them all again, so its Spawns are
+// not kept. At most the inbox's capacity of messages is kept, newer ones
+// beyond that counted in Stats.LifecycleLost.
 func (c *Session) pushInbox(msgs []systems.Message, s *wire.Snapshot) {
-	if len(c.retry) > 0 {
-		// Only as many as there is room for: a push that does not fit is
-		// counted as refused, and the same messages must not be counted
-		// again every packet while the game is away.
-		if room := min(c.inbox.Capacity()-c.inbox.Len(), len(c.retry)); room > 0 {
-			n := c.inbox.PushBatch(c.retry[:room])
-			c.stats.Pushed += uint64(room)
-			c.stats.LifecycleRepushed += uint64(n)
-			c.retry = c.retry[:copy(c.retry, c.retry[n:])]
-			if len(c.retry) == 0 && cap(c.retry) > maxIdleRetry {
-				c.retry = nil // a flood's worth, given back
-			}
+	if len(msgs) == 0 && len(c.retry) == 0 {
+		return
+	}
+	k, n := c.inbox.PushAfter(c.retry, msgs)
+	c.stats.Pushed += uint64(k + len(msgs))
+	c.stats.LifecycleRepushed += uint64(k)
+	if k > 0 {
+		c.retry = c.retry[:copy(c.retry, c.retry[k:])]
+		if len(c.retry) == 0 && cap(c.retry) > maxIdleRetry {
+			c.retry = nil // a flood's worth, given back
 		}
 	}
-	if len(msgs) > 0 {
-		n := c.inbox.PushBatch(msgs)
-		c.stats.Pushed += uint64(len(msgs))
-		if n < len(msgs) {
-			c.keepLifecycle(msgs[n:])
-			if !c.refill {
-				c.stats.Refills++
-			}
-			c.refill, c.refillAfter = true, s.Tick
-		}
-	}
-	if c.refill && !s.Delta && s.Done && tickBefore(c.refillAfter, s.Tick) {
-		c.refill = false // a full tick pushed whole since the last refusal
-	}
+	c.keepLifecycle(msgs[n:], s.Delta)
 }
 
 // maxIdleRetry is the capacity of the kept lifecycle messages' buffer
 // that an empty one keeps; a larger one (after a flood) is given back.
 const maxIdleRetry = 1024
 
-// keepLifecycle adds the Spawn and Despawn messages of msgs to those to
-// push again, as many as the inbox holds; the others are counted lost.
-func (c *Session) keepLifecycle(msgs []systems.Message) {
+// keepLifecycle keeps the Despawn messages of msgs, and the Spawn
+// messages if they came in a delta snapshot, to push again (see
+// pushInbox), as many as the inbox holds; the others are counted lost.
+func (c *Session) keepLifecycle(msgs []systems.Message, delta bool) {
 	for i := range msgs {
-		if k := msgs[i].Kind; k != systems.Spawn && k != systems.Despawn {
+		if k := msgs[i].Kind; k != systems.Despawn && (k != systems.Spawn || !delta) {
 			continue
 		}
 		if len(c.retry) >= c.inbox.Capacity() {
@@ -541,13 +515,6 @@ func (c *Session) keepLifecycle(msgs []systems.Message) {
 		}
 		c.retry = append(c.retry, msgs[i])
 	}
-}
-
-// asksRefill reports whether input packets ask for a full snapshot to
-// refill the pipeline (see pushInbox): only once the inbox has room for
-// one again, since a full snapshot refused too would be wasted.
-func (c *Session) asksRefill() bool {
-	return c.refill && len(c.retry) == 0 && 2*c.inbox.Len() <= c.inbox.Capacity()
 }
 
 // message converts a decoded entity at tick into the pipeline's message.

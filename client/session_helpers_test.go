@@ -52,11 +52,6 @@ type pair struct {
 	onTick func(p *pair)
 	// away stops the draining of the inbox, as a game that runs no frames.
 	away bool
-	// stillAt, if nonzero, is the tick whose positions the server's
-	// entities keep: they stand still.
-	stillAt uint32
-	// last is the newest state drained of each NetID.
-	last map[components.NetID]systems.Message
 }
 
 // newPair returns a pair whose server assigns the client ownID. Its
@@ -119,7 +114,7 @@ func (p *pair) drain() {
 	p.drained, _ = p.inbox.Drain(p.drained)
 	p.messages += uint64(len(p.drained))
 	if p.alive == nil {
-		p.alive, p.last = map[components.NetID]bool{}, map[components.NetID]systems.Message{}
+		p.alive = map[components.NetID]bool{}
 	}
 	for _, m := range p.drained {
 		if m.NetID == ownID {
@@ -131,9 +126,6 @@ func (p *pair) drain() {
 		case systems.Complete:
 		default:
 			p.alive[m.NetID] = true
-			if l, ok := p.last[m.NetID]; !ok || m.Tick > l.Tick {
-				p.last[m.NetID] = m
-			}
 		}
 	}
 }
@@ -170,12 +162,8 @@ func (p *pair) serverTick() {
 	if err := p.srv.BeginTick(p.tick); err != nil {
 		p.t.Fatal(err)
 	}
-	at := p.tick
-	if p.stillAt != 0 {
-		at = p.stillAt
-	}
 	for k := range p.entities {
-		if err := p.srv.SetEntity(circle(k, at, false)); err != nil {
+		if err := p.srv.SetEntity(circle(k, p.tick, false)); err != nil {
 			p.t.Fatal(err)
 		}
 	}

@@ -63,6 +63,28 @@ func (in *Inbox) PushBatch(ms []Message) int {
 	return n
 }
 
+// PushAfter queues kept and then ms for the next frame under one lock, in
+// that order, and returns how many of each were queued. kept are messages
+// an earlier push could not queue and the caller holds on to: as many of
+// them as fit are queued, and what does not fit stays the caller's,
+// neither dropped nor counted. ms are queued only once every kept message
+// is, so that nothing overtakes them; what of ms does not fit is dropped
+// and counted, as by PushBatch. A transport that must not lose some
+// messages (a despawn the server will not send again) keeps those of a
+// push that did not fit and hands them back here with the next batch.
+func (in *Inbox) PushAfter(kept, ms []Message) (keptQueued, queued int) {
+	in.mu.Lock()
+	keptQueued = max(min(len(kept), in.capacity-len(in.pending)), 0)
+	in.pending = append(in.pending, kept[:keptQueued]...)
+	if keptQueued == len(kept) {
+		queued = max(min(len(ms), in.capacity-len(in.pending)), 0)
+		in.pending = append(in.pending, ms[:queued]...)
+	}
+	in.dropped += uint64(len(ms) - queued)
+	in.mu.Unlock()
+	return keptQueued, queued
+}
+
 // Len returns the number of messages waiting.
 func (in *Inbox) Len() int {
 	in.mu.Lock()

@@ -1,6 +1,7 @@
 package systems_test
 
 import (
+	"slices"
 	"sync"
 	"testing"
 
@@ -114,5 +115,48 @@ func TestConcurrentPushesDuringFrames(t *testing.T) {
 	r.CheckCounted(writers * perWriter)
 	if m := r.Pipe.Metrics(); m.Entities != writers {
 		t.Fatalf("entities = %d, want %d", m.Entities, writers)
+	}
+}
+
+// PushAfter queues the kept messages first, as many as fit, and the new
+// ones only behind all of them: nothing overtakes a kept message. Kept
+// messages that do not fit are not counted; new ones that do not fit are
+// dropped and counted.
+func TestInboxPushAfter(t *testing.T) {
+	in := systems.NewInbox(5)
+	msgs := func(ids ...components.NetID) []systems.Message {
+		out := make([]systems.Message, len(ids))
+		for i, id := range ids {
+			out[i] = systems.Message{NetID: id}
+		}
+		return out
+	}
+	in.PushBatch(msgs(1, 2))
+	// Room for 3: two kept, then one of the two new.
+	if k, n := in.PushAfter(msgs(10, 11), msgs(20, 21)); k != 2 || n != 1 {
+		t.Fatalf("queued %d kept and %d new, want 2 and 1", k, n)
+	}
+	// Full: the kept stay the caller's, the new are dropped.
+	if k, n := in.PushAfter(msgs(12), msgs(22, 23)); k != 0 || n != 0 {
+		t.Fatalf("queued %d kept and %d new into a full inbox", k, n)
+	}
+	got, dropped := in.Drain(nil)
+	var ids []components.NetID
+	for _, m := range got {
+		ids = append(ids, m.NetID)
+	}
+	if want := []components.NetID{1, 2, 10, 11, 20}; !slices.Equal(ids, want) || dropped != 3 {
+		t.Fatalf("drained %v with %d dropped, want %v with 3 (21, 22, 23)", ids, dropped, want)
+	}
+	// An empty inbox: both kept, then the new.
+	if k, n := in.PushAfter(msgs(12, 13), msgs(24)); k != 2 || n != 1 {
+		t.Fatalf("queued %d kept and %d new into an empty inbox, want 2 and 1", k, n)
+	}
+	// Room for 2: kept 3 of which 2 fit; the new wait behind the third.
+	if k, n := in.PushAfter(msgs(14, 15, 16), msgs(25)); k != 2 || n != 0 {
+		t.Fatalf("queued %d kept and %d new, want 2 and 0", k, n)
+	}
+	if _, dropped := in.Drain(nil); dropped != 1 {
+		t.Fatalf("dropped %d, want 1 (25)", dropped)
 	}
 }
