@@ -161,11 +161,13 @@ type Session struct {
 	ents     []wire.Entity
 	msgs     []systems.Message
 	// retry holds the lifecycle messages the inbox had no room for, in
-	// order, to push again before the next ones (see pushInbox).
-	retry  []systems.Message
-	fmsgs  []systems.FieldMessage // nil unless fields are declared and pushed
-	fields *systems.FieldInbox    // nil unless fields are declared
-	sync   timeSync
+	// order, to push again before the next ones, retrySpawns how many of
+	// them are Spawns (see pushInbox).
+	retry       []systems.Message
+	retrySpawns int
+	fmsgs       []systems.FieldMessage // nil unless fields are declared and pushed
+	fields      *systems.FieldInbox    // nil unless fields are declared
+	sync        timeSync
 
 	// The newest tick received whole and the server's send time of the
 	// packet that completed it, for ServerTick.
@@ -399,7 +401,7 @@ func (c *Session) restart() {
 	c.wantFull = true
 	c.dec.Reset()
 	c.receipts.Reset()
-	c.retry = c.retry[:0] // the old server's lives
+	c.retry, c.retrySpawns = nil, 0 // the old server's lives
 	c.sync.resetOffset()
 	c.hasTick = false
 	c.behind = 0
@@ -457,7 +459,7 @@ func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 	if s.Done && s.Complete {
 		msgs = append(msgs, systems.Message{Kind: systems.Complete, Tick: s.Tick})
 	}
-	c.pushInbox(msgs, s)
+	c.pushInbox(msgs)
 	if hasOwn {
 		c.stats.Own++
 	}
@@ -466,22 +468,20 @@ func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
 	return own, hasOwn
 }
 
-// pushInbox pushes msgs, decoded from the snapshot packet s, into the
+// pushInbox pushes msgs, decoded from a snapshot packet, into the
 // pipeline's inbox, behind the lifecycle messages an earlier push found
 // no room for. What of msgs does not fit is counted by the pipeline
 // (RejectInboxFull). The client acknowledged the tick when it decoded it,
-// and the server does not send a despawn again once its tick is
+// and the server sends no despawn or spawn again once its tick is
 // acknowledged; a game that runs no frames for a while (a loading screen,
-// a browser tab in the background) fills the inbox. So the Despawn
-// messages that do not fit, and the Spawn messages of a delta snapshot
-// (one that enters an entity into a stream the client already holds), are
-// kept, in order, and handed to the inbox again before the next packet's
-// messages (Inbox.PushAfter), as many as fit: a despawn lost here would
-// leave its entity in the world for good. A full snapshot marks every
-// entity a Spawn and the next one sends them all again, so its Spawns are
-// not kept. At most the inbox's capacity of messages is kept, newer ones
-// beyond that counted in Stats.LifecycleLost.
-func (c *Session) pushInbox(msgs []systems.Message, s *wire.Snapshot) {
+// a browser tab in the background) fills the inbox. So the Spawn and
+// Despawn messages that do not fit are kept, in order, and handed to the
+// inbox again before the next packet's messages (Inbox.PushAfter), as
+// many as fit: a despawn lost here would leave its entity in the world
+// for good, a spawn lost here would leave a still entity out of it. At
+// most the inbox's capacity of them is kept, Spawns at most half of it,
+// so that despawns always have room (see keepLifecycle).
+func (c *Session) pushInbox(msgs []systems.Message) {
 	if len(msgs) == 0 && len(c.retry) == 0 {
 		return
 	}
@@ -489,29 +489,41 @@ func (c *Session) pushInbox(msgs []systems.Message, s *wire.Snapshot) {
 	c.stats.Pushed += uint64(k + len(msgs))
 	c.stats.LifecycleRepushed += uint64(k)
 	if k > 0 {
+		for _, m := range c.retry[:k] {
+			if m.Kind == systems.Spawn {
+				c.retrySpawns--
+			}
+		}
 		c.retry = c.retry[:copy(c.retry, c.retry[k:])]
 		if len(c.retry) == 0 && cap(c.retry) > maxIdleRetry {
 			c.retry = nil // a flood's worth, given back
 		}
 	}
-	c.keepLifecycle(msgs[n:], s.Delta)
+	c.keepLifecycle(msgs[n:])
 }
 
 // maxIdleRetry is the capacity of the kept lifecycle messages' buffer
 // that an empty one keeps; a larger one (after a flood) is given back.
 const maxIdleRetry = 1024
 
-// keepLifecycle keeps the Despawn messages of msgs, and the Spawn
-// messages if they came in a delta snapshot, to push again (see
-// pushInbox), as many as the inbox holds; the others are counted lost.
-func (c *Session) keepLifecycle(msgs []systems.Message, delta bool) {
+// keepLifecycle keeps the Spawn and Despawn messages of msgs to push
+// again (see pushInbox): Despawns while fewer than the inbox's capacity
+// are kept, Spawns while fewer than half of it are Spawns (a full
+// snapshot makes every record a Spawn), so that at least half the room
+// is for despawns (a despawn kept when its spawn was not is no harm: the
+// pipeline remembers it and refuses that life's spawn). The others are
+// counted in Stats.LifecycleLost.
+func (c *Session) keepLifecycle(msgs []systems.Message) {
 	for i := range msgs {
-		if k := msgs[i].Kind; k != systems.Despawn && (k != systems.Spawn || !delta) {
+		switch k := msgs[i].Kind; {
+		case k != systems.Spawn && k != systems.Despawn:
 			continue
-		}
-		if len(c.retry) >= c.inbox.Capacity() {
+		case len(c.retry) >= c.inbox.Capacity(),
+			k == systems.Spawn && 2*c.retrySpawns >= c.inbox.Capacity():
 			c.stats.LifecycleLost++
 			continue
+		case k == systems.Spawn:
+			c.retrySpawns++
 		}
 		c.retry = append(c.retry, msgs[i])
 	}

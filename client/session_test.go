@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -540,9 +541,9 @@ func TestDespawnsSurviveAFullInbox(t *testing.T) {
 }
 
 // The lifecycle messages kept for a full inbox are bounded by its
-// capacity: a game away for good does not make the session grow. The
-// server enters 290 new entities into the stream (Spawns in delta
-// snapshots) while the game drains nothing.
+// capacity, Spawns by half of it: a game away for good does not make the
+// session grow. The server enters 290 new entities into the stream while
+// the game drains nothing.
 func TestLifecycleKeptIsBounded(t *testing.T) {
 	const capacity = 50
 	p := newPair(t, netsim.Config{Latency: 30 * time.Millisecond}, 1, 10, SessionConfig{Inbox: systems.NewInbox(capacity)})
@@ -551,7 +552,35 @@ func TestLifecycleKeptIsBounded(t *testing.T) {
 	p.entities = 300
 	p.run(time.Second)
 	st := p.cli.Stats()
-	if len(p.cli.retry) != capacity || st.LifecycleLost == 0 {
-		t.Fatalf("%d lifecycle messages kept for an inbox of %d, %d lost", len(p.cli.retry), capacity, st.LifecycleLost)
+	if len(p.cli.retry) != capacity/2 || p.cli.retrySpawns != capacity/2 || st.LifecycleLost == 0 {
+		t.Fatalf("%d lifecycle messages (%d spawns) kept for an inbox of %d, %d lost; want %d spawns",
+			len(p.cli.retry), p.cli.retrySpawns, capacity, st.LifecycleLost, capacity/2)
+	}
+}
+
+// Spawns fill at most half the room kept for lifecycle messages; the rest
+// is for despawns, kept in order with them.
+func TestDespawnsKeepRoom(t *testing.T) {
+	const capacity = 10
+	c, err := NewSession(SessionConfig{Inbox: systems.NewInbox(capacity)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []systems.Message
+	for id := range components.NetID(20) {
+		msgs = append(msgs, systems.Message{Kind: systems.Spawn, NetID: 100 + id})
+	}
+	for id := range components.NetID(20) {
+		msgs = append(msgs, systems.Message{Kind: systems.Snapshot, NetID: 200 + id})
+		msgs = append(msgs, systems.Message{Kind: systems.Despawn, NetID: 300 + id})
+	}
+	c.keepLifecycle(msgs)
+	var got []components.NetID
+	for _, m := range c.retry {
+		got = append(got, m.NetID)
+	}
+	want := []components.NetID{100, 101, 102, 103, 104, 300, 301, 302, 303, 304}
+	if !slices.Equal(got, want) || c.stats.LifecycleLost != 30 {
+		t.Fatalf("kept %v with %d lost, want %v with 30", got, c.stats.LifecycleLost, want)
 	}
 }

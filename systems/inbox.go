@@ -9,13 +9,14 @@ import "sync"
 // within a few seconds once the traffic is normal again.
 const DefaultInboxCapacity = 1 << 17
 
-// Inbox is where transports put messages for the client. Push and PushBatch
-// may be called from any goroutine at any time, including while a frame
-// runs: they never touch the world. The Receive system drains the inbox on
-// the world's goroutine once per frame.
+// Inbox is where transports put messages for the client. Push, PushBatch
+// and PushAfter may be called from any goroutine at any time, including
+// while a frame runs: they never touch the world. The Receive system
+// drains the inbox on the world's goroutine once per frame.
 //
 // The inbox is bounded: messages beyond its capacity are dropped and counted
-// as rejected (RejectInboxFull) at the next frame. In steady state it does
+// as rejected (RejectInboxFull) at the next frame, except the kept messages
+// PushAfter hands back to its caller. In steady state it does
 // not allocate: two buffers alternate between the transport side and the
 // Receive system.
 type Inbox struct {
