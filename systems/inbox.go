@@ -14,10 +14,10 @@ const DefaultInboxCapacity = 1 << 17
 // while a frame runs: they never touch the world. The Receive system
 // drains the inbox on the world's goroutine once per frame.
 //
-// The inbox is bounded: messages beyond its capacity are dropped and counted
-// as rejected (RejectInboxFull) at the next frame, except the kept messages
-// PushAfter hands back to its caller. In steady state it does
-// not allocate: two buffers alternate between the transport side and the
+// The inbox is bounded: messages beyond its capacity are dropped and
+// counted as rejected (RejectInboxFull) at the next frame, except the kept
+// messages PushAfter hands back to its caller. In steady state it does not
+// allocate: two buffers alternate between the transport side and the
 // Receive system.
 type Inbox struct {
 	mu       sync.Mutex

@@ -32,14 +32,15 @@ const DefaultReceiveParallelMin = 30_000
 // is marked SpanHeld), so that each entity's messages are still applied in
 // order. An entity the game took a ring slot from makes the share that
 // stores into it panic, as one goroutine would (a nil dereference), and
-// the worker pool raises that panic on the world's goroutine. Messages of different entities touch nothing in common but sums,
-// which each share keeps for itself: counts, occupancy changes and the
-// sampled waits (chosen by position in the stream, not by who stores
-// them). Complete markers, which change what later snapshots mean, are
-// sorted into every share, so that each goroutine follows them as it
-// reads past them. Meanwhile no entity is created, removed or moved, and
-// each goroutine writes only the spans and ring slots of its own share's
-// entities; the NetID index and the world's entity tables (World.Alive,
+// the worker pool raises that panic on the world's goroutine. Messages of
+// different entities touch nothing in common but sums, which each share
+// keeps for itself: counts, occupancy changes and the sampled waits
+// (chosen by position in the stream, not by who stores them). Complete
+// markers, which change what later snapshots mean, are sorted into every
+// share, so that each goroutine follows them as it reads past them.
+// Meanwhile no entity is created, removed or moved, and each goroutine
+// writes only the spans and ring slots of its own share's entities; the
+// NetID index and the world's entity tables (World.Alive,
 // World.GetUnchecked) are only read. Afterwards the world's goroutine
 // applies the held messages in order through the general path (creating
 // and removing entities, calling OnSpawn) and tells the arrival log every
