@@ -167,17 +167,11 @@ func TestCommonPathManyArchetypes(t *testing.T) {
 // TestWorkerPoolRaisesPanicsOnTheCaller), and the game recovers it all the
 // same. Entities the game left alone are stored in the next frame.
 func TestMissingRingSlotPanicsRecoverably(t *testing.T) {
+	const n = 200
 	for _, workers := range []int{1, 2} {
-		cfg := nsecs.DefaultConfig().WithWorkers(workers)
-		cfg.Receive.ParallelMin = 2
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
-			r := newRig(t, cfg)
+			r := storedRig(t, workers, n)
 			w := &r.World
-			const n = 200
-			for id := range netIDs(n) {
-				r.Push(snap(id, 1000, 1))
-			}
-			r.Frame(1.0 / 20)
 			slots := systems.SlotIDs(w)
 			gone := slots[2:] // every slot column but 0 and 1
 			for id := range netIDs(n) {
@@ -210,6 +204,20 @@ func TestMissingRingSlotPanicsRecoverably(t *testing.T) {
 	}
 }
 
+// storedRig returns a rig whose Receive runs on workers goroutines from
+// 2 messages on, and that stored a snapshot of n entities.
+func storedRig(t *testing.T, workers, n int) *rig {
+	t.Helper()
+	cfg := nsecs.DefaultConfig().WithWorkers(workers)
+	cfg.Receive.ParallelMin = 2
+	r := newRig(t, cfg)
+	for id := range netIDs(n) {
+		r.Push(snap(id, 1000, 1))
+	}
+	r.Frame(1.0 / 20)
+	return r
+}
+
 // recoverFrame runs a frame of r and returns what it panicked with.
 func recoverFrame(r *rig) (v any) {
 	defer func() { v = recover() }()
@@ -222,17 +230,11 @@ func recoverFrame(r *rig) (v any) {
 // workers leave it to the world's goroutine, which fails on it as one
 // goroutine would).
 func TestMissingSpanPanicsRecoverably(t *testing.T) {
+	const n = 200
 	for _, workers := range []int{1, 2} {
-		cfg := nsecs.DefaultConfig().WithWorkers(workers)
-		cfg.Receive.ParallelMin = 2
 		t.Run(fmt.Sprintf("workers=%d", workers), func(t *testing.T) {
-			r := newRig(t, cfg)
+			r := storedRig(t, workers, n)
 			w := &r.World
-			const n = 200
-			for id := range netIDs(n) {
-				r.Push(snap(id, 1000, 1))
-			}
-			r.Frame(1.0 / 20)
 			w.Remove(r.Entity(n), ecs.ComponentID[components.Span](w))
 			for id := range netIDs(n) {
 				r.Push(snap(id, 1001, 2))
