@@ -112,7 +112,7 @@ func implsAt(n int) []string {
 func plan(ns []int) []job {
 	var jobs []job
 	for _, n := range ns {
-		for _, impl := range append(implsAt(n), perf.MinimumOnArcheName) {
+		for _, impl := range append(implsAt(n), perf.MinimumOnArcheName, perf.MinimumOnArcheCheckedName) {
 			jobs = append(jobs, job{key{caseFrame, impl, n}, "ns/entity", func(b *testing.B) { perf.Frame(b, impl, n) }})
 		}
 		jobs = append(jobs, job{key{caseTwoWorkers, perf.NetSmooth, n}, "ns/entity", func(b *testing.B) { perf.Frame(b, perf.Parallel, n) }})
