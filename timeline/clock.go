@@ -141,7 +141,7 @@ func (c *Config) Validate() error {
 	case math.IsNaN(d.MaxAhead) || math.IsInf(d.MaxAhead, 0):
 		return fmt.Errorf("timeline: MaxAhead must be finite seconds, got %v: leave it zero to follow extrapolation", c.MaxAhead)
 	}
-	return nil
+	return checkDelay(d.Delay)
 }
 
 // settings are a Config as one clock runs it: defaults filled in, with the

@@ -33,6 +33,15 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.WaitWindow = -1 }, "WaitWindow"},
 		{func(c *Config) { c.DelayFall = math.NaN() }, "DelayFall"},
 		{func(c *Config) { c.MaxAhead = math.Inf(1) }, "MaxAhead"},
+		{func(c *Config) { c.Delay = FixedDelay(-0.1) }, "FixedDelay"},
+		{func(c *Config) { c.Delay = FixedDelay(math.NaN()) }, "FixedDelay"},
+		{func(c *Config) { d := FixedDelay(math.Inf(1)); c.Delay = &d }, "FixedDelay"},
+		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0, Max: 0.4} }, "Quantile"},
+		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 1.5, Max: 0.4} }, "Quantile"},
+		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Margin: math.NaN(), Max: 0.4} }, "Margin"},
+		{func(c *Config) { c.Delay = &AdaptiveDelay{Quantile: 0.9, Min: 0.5, Max: 0.4} }, "Min"},
+		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Min: -1, Max: 0.4} }, "Min"},
+		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Max: math.Inf(1)} }, "Max"},
 	} {
 		var cfg Config
 		tc.mutate(&cfg)
@@ -44,6 +53,12 @@ func TestConfigValidate(t *testing.T) {
 	for _, rate := range []float64{0, -20, math.NaN(), math.Inf(1)} {
 		if _, err := newClock(rate, 0, 0, Config{}); err == nil || !strings.Contains(err.Error(), "tick rate") {
 			t.Errorf("tick rate %v: error %v, want one naming the tick rate", rate, err)
+		}
+	}
+	// The built-in policies in range, and one of the game's own, pass.
+	for _, p := range []DelayPolicy{FixedDelay(0), FixedDelay(0.1), DefaultAdaptiveDelay(), AdaptiveDelay{Quantile: 1}, ownDelay{}} {
+		if _, err := newClock(20, 0, 0, Config{Delay: p}); err != nil {
+			t.Errorf("delay policy %v: %v", p, err)
 		}
 	}
 	// A zero Config is the defaults.
@@ -462,3 +477,8 @@ func TestSeenTicks(t *testing.T) {
 		}
 	}
 }
+
+// ownDelay is a game's own delay policy: not checked by Validate.
+type ownDelay struct{}
+
+func (ownDelay) Delay(*Stats) float64 { return -1 }

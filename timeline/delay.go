@@ -1,6 +1,9 @@
 package timeline
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // DelayPolicy chooses the interpolation delay once per frame from the
 // arrival statistics gathered by the [Clock]. A fixed delay ([FixedDelay])
@@ -91,4 +94,45 @@ func (a AdaptiveDelay) Delay(s *Stats) float64 {
 // String implements fmt.Stringer.
 func (a AdaptiveDelay) String() string {
 	return fmt.Sprintf("adaptive p%.3g wait + %.0f ms in [%.0f, %.0f] ms", a.Quantile*100, a.Margin*1000, a.Min*1000, a.Max*1000)
+}
+
+// checkDelay reports a built-in delay policy whose settings are out of
+// range. A policy of the game's own is not checked: the clock takes a
+// delay it returns that is negative or not finite as zero.
+func checkDelay(p DelayPolicy) error {
+	switch d := p.(type) {
+	case FixedDelay:
+		return checkFixed(d)
+	case *FixedDelay:
+		if d != nil {
+			return checkFixed(*d)
+		}
+	case AdaptiveDelay:
+		return checkAdaptive(&d)
+	case *AdaptiveDelay:
+		if d != nil {
+			return checkAdaptive(d)
+		}
+	}
+	return nil
+}
+
+func checkFixed(d FixedDelay) error {
+	if !(d >= 0) || math.IsInf(float64(d), 0) {
+		return fmt.Errorf("timeline: Delay: FixedDelay must be finite seconds, at least 0, got %v: 0.1 is two snapshots at 20 Hz", float64(d))
+	}
+	return nil
+}
+
+func checkAdaptive(a *AdaptiveDelay) error {
+	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	switch {
+	case !(a.Quantile > 0 && a.Quantile <= 1):
+		return fmt.Errorf("timeline: Delay: AdaptiveDelay.Quantile must be in (0, 1], got %v: DefaultAdaptiveDelay uses 0.99", a.Quantile)
+	case !finite(a.Margin):
+		return fmt.Errorf("timeline: Delay: AdaptiveDelay.Margin must be finite seconds, got %v", a.Margin)
+	case !(a.Min >= 0) || !finite(a.Max) || a.Max < a.Min:
+		return fmt.Errorf("timeline: Delay: AdaptiveDelay needs finite seconds 0 <= Min <= Max, got Min %v, Max %v", a.Min, a.Max)
+	}
+	return nil
 }
