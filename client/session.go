@@ -211,7 +211,7 @@ func NewSession(cfg SessionConfig) (*Session, error) {
 		cfg.TickRate = 20
 	}
 	if err := limits.CheckTickRate(cfg.TickRate); err != nil {
-		return nil, configErr("TickRate: %v (or 0 to follow the server's)", err)
+		return nil, configErr("TickRate: %v (or 0 to follow the pipeline's, given by FeedLatency)", err)
 	}
 	if cfg.Redundancy == 0 {
 		cfg.Redundancy = cfg.Wire.MaxInputs

@@ -82,19 +82,19 @@ func (cfg *InterpolateConfig) Validate() error {
 	d := cfg.WithDefaults()
 	switch {
 	case d.Extrapolation > blend.DampedReturn:
-		return fmt.Errorf("systems: unknown extrapolation policy %d: use one of blend.Coast, Hold, Linear, DampedReturn", cfg.Extrapolation)
+		return fmt.Errorf("systems: InterpolateConfig.Extrapolation: unknown policy %d: use one of blend.Coast, Hold, Linear, DampedReturn", cfg.Extrapolation)
 	case !(d.ExtrapolationLimit > 0) || math.IsInf(d.ExtrapolationLimit, 0):
-		return fmt.Errorf("systems: ExtrapolationLimit must be positive seconds, got %v: leave it zero for 0.25 (or choose blend.Hold)", cfg.ExtrapolationLimit)
+		return fmt.Errorf("systems: InterpolateConfig.ExtrapolationLimit must be positive seconds, got %v: leave it zero for 0.25 (or choose blend.Hold)", cfg.ExtrapolationLimit)
 	case math.IsNaN(float64(d.TeleportDistance)) || math.IsInf(float64(d.TeleportDistance), 0):
-		return fmt.Errorf("systems: TeleportDistance must be finite, got %v: leave it zero for 400, or make it negative for none", cfg.TeleportDistance)
+		return fmt.Errorf("systems: InterpolateConfig.TeleportDistance must be finite, got %v: leave it zero for 400, or make it negative for none", cfg.TeleportDistance)
 	case !(d.MinCorrection > 0) || math.IsInf(float64(d.MinCorrection), 0):
-		return fmt.Errorf("systems: MinCorrection must be positive, got %v: leave it zero for 0.001", cfg.MinCorrection)
+		return fmt.Errorf("systems: InterpolateConfig.MinCorrection must be positive, got %v: leave it zero for 0.001", cfg.MinCorrection)
 	case !(d.MaxLag <= 10) || math.IsInf(d.MaxLag, 0):
-		return fmt.Errorf("systems: MaxLag must be at most 10 seconds, got %v: leave it zero for 0.5, or make it negative for none", cfg.MaxLag)
+		return fmt.Errorf("systems: InterpolateConfig.MaxLag must be at most 10 seconds, got %v: leave it zero for 0.5, or make it negative for none", cfg.MaxLag)
 	case d.Workers < 0 || d.Workers > MaxWorkers:
-		return fmt.Errorf("systems: Workers must be in [0, %d], got %d", MaxWorkers, cfg.Workers)
+		return fmt.Errorf("systems: InterpolateConfig.Workers must be in [0, %d], got %d", MaxWorkers, cfg.Workers)
 	case d.ParallelMin < 0:
-		return fmt.Errorf("systems: ParallelMin must not be negative, got %d: leave it zero for %d", cfg.ParallelMin, DefaultParallelMin)
+		return fmt.Errorf("systems: InterpolateConfig.ParallelMin must not be negative, got %d: leave it zero for %d", cfg.ParallelMin, DefaultParallelMin)
 	}
 	return nil
 }
@@ -400,9 +400,9 @@ func lerpAt(span *c.Span, render *c.Render, t float32) {
 
 // sameRotation reports whether a and b hold the same bits: the rotation
 // does not change across the span, so there is nothing to blend. Two
-// 8-byte compares instead of four float compares: for the many entities
-// whose rotation does not change (and every entity of a game that never
-// sets one) the four compares were all made. Zeros of different signs
+// 8-byte compares instead of four float compares, since for the many
+// entities whose rotation does not change (and every entity of a game
+// that never sets one) every compare is made. Zeros of different signs
 // count as different, and are blended: the same rotation, renormalised
 // (within a few units in the last place of the stored one).
 func sameRotation(a, b *mgl32.Quat) bool {
