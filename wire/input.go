@@ -169,14 +169,27 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 	if drawn {
 		p.Drawn = p.drawnRoom[:0]
 	}
-	for i := range int(n) {
+	if err := p.readInputs(&r, int(n), drawn, &c); err != nil {
+		return h, err
+	}
+	if r.remaining() != 0 {
+		return h, fmt.Errorf("%w: %d trailing bytes after %d inputs", ErrMalformed, r.remaining(), n)
+	}
+	return h, nil
+}
+
+// readInputs reads n inputs into p.Inputs, each followed by its drawn
+// record if drawn (into p.Drawn, which DecodeInput prepared), within c's
+// limits.
+func (p *InputPacket) readInputs(r *reader, n int, drawn bool, c *Config) error {
+	for i := range n {
 		size, err := r.uvarint("input size", uint32(c.MaxInputSize))
 		if err != nil {
-			return h, fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
+			return fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
 		}
 		in, err := r.bytes("input payload", int(size))
 		if err != nil {
-			return h, fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
+			return fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
 		}
 		p.Inputs = append(p.Inputs, in)
 		if drawn {
@@ -185,14 +198,11 @@ func DecodeInput(packet []byte, p *InputPacket, cfg *Config) (Header, error) {
 			if i > 0 {
 				prev = p.Drawn[i-1].Time
 			}
-			if p.late, err = readDrawn(&r, &v, prev, i == 0, c.MaxLate, p.late); err != nil {
-				return h, fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
+			if p.late, err = readDrawn(r, &v, prev, i == 0, c.MaxLate, p.late); err != nil {
+				return fmt.Errorf("input %d (seq %d): %w", i, p.FirstSeq+uint32(i), err)
 			}
 			p.Drawn = append(p.Drawn, v)
 		}
 	}
-	if r.remaining() != 0 {
-		return h, fmt.Errorf("%w: %d trailing bytes after %d inputs", ErrMalformed, r.remaining(), n)
-	}
-	return h, nil
+	return nil
 }
