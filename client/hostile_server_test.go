@@ -60,8 +60,9 @@ func welcomeOne(l *transport.Listener) <-chan transport.Conn {
 // A server whose QUIC stack is alive but which sends nothing after its
 // Welcome (a hung game loop, or a hostile server holding the client): the
 // client's keep-alives are acknowledged by the server's QUIC stack, so
-// QUIC's idle timeout never fires, and the client used to wait for ever.
-// It ends the connection with ReasonTimeout after IdleTimeout.
+// QUIC's idle timeout never fires, and only the client's own watch on
+// snapshots can end the wait. It ends the connection with ReasonTimeout
+// after IdleTimeout.
 func TestClientEndsWhenServerFallsSilent(t *testing.T) {
 	l, cfg := testListen(t, transport.ListenConfig{NoWebTransport: true})
 	held := welcomeOne(l) // never written to, never closed until the end
@@ -110,10 +111,10 @@ func endsForSilence(t *testing.T, cli *Client) {
 
 // A server that welcomes each client and closes the connection at once:
 // a game that reconnects each time its connection ends (as
-// examples/netplay does) used to dial again at once every time, with a
-// new connect token each, since Reconnect's waits start afresh with each
-// call and a Welcome counts as success: 60 dials in 2 s. A Reconnector
-// counts a connection that did not last as a failed attempt.
+// examples/netplay does) would dial again at once every time, with a new
+// connect token each, if Reconnect's waits started afresh with each call
+// and a Welcome counted as success. A Reconnector counts a connection
+// that did not last as a failed attempt.
 func TestReconnectorAgainstAServerThatDropsEveryone(t *testing.T) {
 	l, cfg := testListen(t, transport.ListenConfig{NoWebTransport: true})
 	var admitted atomic.Int64
@@ -474,8 +475,8 @@ func (m *netMsg) RemoteAddr() net.Addr { return m.c.RemoteAddr() }
 // A dial to a server that takes the control stream and never answers
 // fails with an error wrapping transport.ErrTimeout, as Dial says, every
 // time: the stream's read deadline (the context's) can fire before the
-// context records its end, and 3 or 4 in 10 used to fail with a plain
-// "deadline exceeded".
+// context records its end, which must not surface as a plain "deadline
+// exceeded".
 func TestDialTimeoutSaysSo(t *testing.T) {
 	addr, cfg := rawServer(t, func(qc *quic.Conn, st *quic.Stream) { <-qc.Context().Done() })
 	cfg.Transport.Timeout = 200 * time.Millisecond

@@ -77,10 +77,10 @@ func stallingH3(t *testing.T, head []byte) (addr string, hash [32]byte, stop fun
 // DialWebTransport gives up after DialConfig.Timeout (and when ctx ends),
 // with an error wrapping transport.ErrTimeout, against a server that
 // never answers the CONNECT request, or answers part of it: webtransport-go
-// reads the answer with no context, and the dial used to wait for as long
-// as the server's QUIC stack lived (a HEADERS frame that claims 10 MB
-// holds a 10 MB buffer meanwhile: http3's default, allocated before
-// reading, which the dial's end gives back).
+// reads the answer with no context, so without the dial's own timeout
+// it would wait for as long as the server's QUIC stack lived (a HEADERS
+// frame that claims 10 MB holds a 10 MB buffer meanwhile: http3's
+// default, allocated before reading, which the dial's end gives back).
 func TestDialWebTransportGivesUpAtItsTimeout(t *testing.T) {
 	claim := quicvarint.Append(quicvarint.Append(nil, 0x01), 10<<20-64) // HEADERS of 10 MB
 	for _, tc := range []struct {

@@ -58,9 +58,9 @@ func handshakeGated(s *server.Server, tok []byte) (gate chan struct{}, out <-cha
 
 // A player coming back to a full server (a new device, a dropped
 // network, a crashed client) with a fresh token takes the place of its
-// older connection, which is kicked as replaced; it used to be refused as
-// full, with its token spent. A player refused as full keeps its token:
-// once a place frees, the same token is admitted.
+// older connection, which is kicked as replaced, rather than being
+// refused as full with its token spent. A player refused as full keeps
+// its token: once a place frees, the same token is admitted.
 func TestFullServerLetsAPlayerBack(t *testing.T) {
 	b := newBackend(t)
 	s := startServer(t, b, server.Config{Session: server.SessionConfig{MaxClients: 2}})
@@ -139,8 +139,8 @@ func (g *gatedPipe) WriteMessage(b []byte) error {
 
 // A client whose Welcome is being written over ServeConn (a WebSocket)
 // when Server.Close runs does not outlive the server: join refuses it
-// once Close has begun. It used to join after Close returned and stay
-// connected, with its reader and session state.
+// once Close has begun, rather than joining after Close returned and
+// staying connected, with its reader and session state.
 func TestServeConnDuringCloseIsClosed(t *testing.T) {
 	b := newBackend(t)
 	s, err := server.Listen(context.Background(), server.Config{Tokens: b.tokens()})
@@ -175,8 +175,8 @@ func TestServeConnDuringCloseIsClosed(t *testing.T) {
 // A player coming back to a full server while its older connection's
 // Welcome is still being written (the older one holds the place but is
 // not a member yet) takes that place, as it would from a member: the
-// older connection is kicked as replaced once its Welcome is out. The
-// newer one used to be refused as full.
+// older connection is kicked as replaced once its Welcome is out, and
+// the newer one is not refused as full.
 func TestFullServerLetsAPlayerBackDuringItsWelcome(t *testing.T) {
 	b := newBackend(t)
 	s := startServer(t, b, server.Config{Session: server.SessionConfig{MaxClients: 1}})

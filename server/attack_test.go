@@ -108,8 +108,9 @@ func dialFrom(ctx context.Context, s *server.Server, pc net.PacketConn, tok []by
 }
 
 // Amplification: nothing a host that is not admitted sends makes the
-// server send more than 3x as many bytes back. Before: one 30-byte input
-// packet from a spoofed address made the server stream 2.43 MB to it.
+// server send more than 3x as many bytes back: a server that streamed
+// snapshots to whatever address sent it an input packet would turn one
+// spoofed 30-byte packet into megabytes sent to its victim.
 func TestNoAmplification(t *testing.T) {
 	b := newBackend(t)
 	pc := newCountingConn(t)
@@ -216,8 +217,9 @@ func (r *recordingConn) WriteTo(b []byte, a net.Addr) (int, error) {
 }
 
 // Slot exhaustion: 5,000 unauthenticated sources hold no place and no
-// memory, and a real client still joins within a second. Before: 64
-// spoofed addresses filled every slot, for good, at 2.1 MB each.
+// memory, and a real client still joins within a second: a server that
+// gave a slot to any address that spoke would be filled, for good, by a
+// few dozen spoofed ones.
 func TestStrangersHoldNoSlots(t *testing.T) {
 	b := newBackend(t)
 	pc := newCountingConn(t)
@@ -351,8 +353,8 @@ func (p *proxy) captured() (up, down [][]byte, client net.Addr) {
 // replayed (from its address, as the server sees it, or from another),
 // and spoofed packets of the old protocol, change nothing on the server;
 // the server's packets replayed or tampered with change nothing on the
-// client. Before: the server knew a client by its address alone, two
-// spoofed packets silenced a player for 18 minutes, 40 moved it 95 units.
+// client: a server that knew a client by its address alone could be
+// made to silence a player, or move it, by a handful of spoofed packets.
 func TestReplayedAndSpoofedPacketsChangeNothing(t *testing.T) {
 	b := newBackend(t)
 	s := startServer(t, b, server.Config{})
@@ -442,8 +444,9 @@ func mustForge(t testing.TB) []byte {
 
 // Speed hacks: a client sending 64 inputs a tick, or jumping its input
 // sequence 63 ahead, moves no faster than an honest one, even on a
-// server that steps a player once for every input NextInput hands out.
-// Before: 29x and 23x (61x in the arena) its speed.
+// server that steps a player once for every input NextInput hands out:
+// a server that stepped every input it was sent would let either move a
+// cheater many times as fast.
 func TestSpeedHacks(t *testing.T) {
 	b := newBackend(t)
 	s := startServer(t, b, server.Config{})
@@ -699,9 +702,10 @@ func TestClientCannotClaimTheServersReasons(t *testing.T) {
 
 // A connection that acknowledges no tick, over real QUIC beside an
 // honest client, sending an empty input packet every 800 ms to stay
-// connected: it used to be sent a full snapshot, the whole world, every
-// tick. It is sent one every tick for a second, then about one a second,
-// while the honest client is sent deltas.
+// connected, would be sent a full snapshot, the whole world, every tick
+// if the server took no acknowledgement to mean "send everything". It is
+// sent one every tick for a second, then about one a second, while the
+// honest client is sent deltas.
 func TestConnectionAcknowledgingNothingIsHeldBack(t *testing.T) {
 	const tickRate, ticks, entities = 50, 250, 2000
 	b := newBackend(t)

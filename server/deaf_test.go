@@ -55,10 +55,10 @@ func dialDeaf(t *testing.T, b *backend, s *server.Server, player uint64) (transp
 // Clients whose sockets drop everything the server sends (a slow reader,
 // or one that means harm) while they keep acknowledging the ticks sent,
 // so that the idle check spares them and the session sends each a delta
-// every tick, as to any client, stall neither the tick that kicks one nor the server's Close: a
-// connection's close used to wait for its send under way, which a full
-// congestion window holds until the connection ends (8 s for a Kick, a
-// second for each client at Close).
+// every tick, as to any client, stall neither the tick that kicks one
+// nor the server's Close: a connection's close must not wait for its
+// send under way, which a full congestion window holds until the
+// connection ends.
 func TestDeafClientsStallNoTick(t *testing.T) {
 	const deaf = 3
 	b := newBackend(t)

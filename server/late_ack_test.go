@@ -12,7 +12,7 @@ import (
 // echoing that tick's packet. It then acknowledges every tick again (on
 // deltas) but sends no echo. Each tick it acknowledges bounds its round
 // trip by the tick's age, so the 2 s does not stick, and it is clamped
-// like an honest client; it used to keep rewinding 110 ticks.
+// like an honest client, instead of rewinding 2 s for good.
 func TestForgedRoundTripDoesNotStick(t *testing.T) {
 	const rate = 60
 	hc := newHandClient(t, SessionConfig{TickRate: rate, History: &HistoryConfig{Window: 3 * time.Second}})

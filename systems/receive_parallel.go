@@ -56,9 +56,9 @@ const DefaultReceiveParallelMin = 30_000
 // share, evenly spaced). Entities sent together (servers hand NetIDs out
 // from a counter, so their rows in arche lie in about that order) stay
 // with one goroutine in long runs, so that each goroutine reads and writes
-// memory in long sequential streams (blocks of 64 ids spread by a hash
-// made each goroutine's half of the messages cost as much as all of them
-// on one), no share writes next to another's data but at a range's ends,
+// memory in long sequential streams (ids spread over the shares, by a
+// hash say, would make each goroutine jump across arche's rows and
+// columns), no share writes next to another's data but at a range's ends,
 // and a few NetIDs far from the others do not put the rest in one share.
 type shareSplit struct {
 	bounds  []c.NetID // share j takes ids from bounds[j-1] up to below bounds[j]

@@ -160,9 +160,9 @@
 // Verify checks the signature before the other fields, so its errors
 // describe what the backend actually issued (no attacker can make a server
 // log "wrong server" for a token the backend never signed). An Ed25519
-// verification costs about 50 µs of one core (BenchmarkVerify); the
-// encrypted handshake before it costs more, so the order adds no cheap
-// denial of service.
+// verification costs less than the encrypted handshake before it
+// (BenchmarkVerify times it), so the order adds no cheap denial of
+// service.
 //
 // # Wire format
 //

@@ -34,7 +34,9 @@ type IssuerConfig struct {
 	// whole seconds; 0 means DefaultLifetime. It must not exceed the
 	// verifiers' MaxLifetime (DefaultMaxLifetime unless configured).
 	Lifetime time.Duration
-	// Time returns the current time; nil means time.Now. For tests.
+	// Time returns the current time; nil means time.Now. A backend whose
+	// tokens must follow another clock than the machine's (a simulation,
+	// a test) sets it.
 	Time func() time.Time
 }
 

@@ -18,7 +18,7 @@ import (
 // Memory: an entry is a map slot of its 16-byte ID and a 24-byte heap
 // element of its ID and expiry; with the map's control bytes, load factor
 // and the slack of both growing by doubling, 50 to 80 bytes per admitted
-// token (measured by TestReplayMemory: 55 to 70), so under 5 MB at the
+// token (TestReplayMemory checks that bound), so under 5 MB at the
 // default capacity of 65536 once full. Memory grows with use, up to the
 // capacity, and is kept when entries expire, for the next ones.
 type replayCache struct {

@@ -52,9 +52,9 @@ func openConns(qcs []*quic.Conn) int {
 // A WebTransport client refused for its token (any bytes will do), or
 // admitted and then let go, loses its QUIC connection too, not only its
 // session: a connection whose setup was decided escapes the Hello
-// timeout and MaxPending, and used to stay open, with the server's
-// HTTP/3 goroutines and QUIC state, for as long as the client kept it
-// alive.
+// timeout and MaxPending, and would otherwise stay open, with the
+// server's HTTP/3 goroutines and QUIC state, for as long as the client
+// kept it alive.
 func TestWebTransportEndsWithItsConnection(t *testing.T) {
 	const refused = 20
 	l := listen(t, ListenConfig{HelloTimeout: time.Second, MaxPending: 8})

@@ -22,7 +22,7 @@ type Quantizer struct {
 	VelStep float32
 	// RotBits is the number of bits per smallest-three component, 4..20
 	// (default 10: 2+3·10 = 32 bits, 4 bytes per rotation, at most 0.37°
-	// of error, 0.22° the worst measured; each further bit halves it).
+	// of error; each further bit halves it).
 	RotBits int
 	// Fields declares the game's custom field values, at most [MaxFields]:
 	// Entity.Fields[i] is quantised by Fields[i]. None by default.

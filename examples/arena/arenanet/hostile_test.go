@@ -104,8 +104,8 @@ func TestSilentWebSocketsStallNoTick(t *testing.T) {
 }
 
 // A connection that made a request and then idles (kept alive) is closed
-// after httpIdle, as one that never sent a byte is: it used to be kept
-// for ever, with its goroutine and buffers.
+// after httpIdle, as one that never sent a byte is, rather than kept
+// for ever with its goroutine and buffers.
 func TestIdleHTTPConnectionsClosed(t *testing.T) {
 	const n = 50
 	srv, err := StartServer(context.Background(), small(1), "127.0.0.1:0", "127.0.0.1:0", nil)
