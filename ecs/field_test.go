@@ -255,7 +255,8 @@ func TestFieldsExtrapolation(t *testing.T) {
 }
 
 // TestFieldsRefused: values that are not finite, outside the field's
-// range, or for an entity that never comes are refused and counted; the
+// range, for an entity that never comes or for NetID 0 are refused and
+// counted; the
 // others are stored; a Func field blends with the game's function.
 func TestFieldsRefused(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
@@ -284,6 +285,7 @@ func TestFieldsRefused(t *testing.T) {
 	in.Push(systems.FieldMessage{NetID: 1, Tick: 5, Values: [systems.MaxFields]float32{nan, 5}})
 	in.Push(systems.FieldMessage{NetID: 1, Tick: 6, Values: [systems.MaxFields]float32{11, float32(math.Inf(-1))}})
 	in.Push(systems.FieldMessage{NetID: 9, Tick: 4}) // no such entity
+	in.Push(systems.FieldMessage{NetID: 0, Tick: 4}) // names no entity
 	for range 6 {
 		r.Frame(1.0 / 60)
 	}
@@ -292,6 +294,7 @@ func TestFieldsRefused(t *testing.T) {
 	want[systems.RejectNonFinite] = 2 // the gauge's NaN, the mix's -Inf
 	want[systems.RejectInvalid] = 1   // the gauge's 11
 	want[systems.RejectUnknown] = 1   // NetID 9, after waiting for it
+	want[systems.RejectNetID] = 1     // NetID 0, at once
 	if m.FieldsRejected != want || m.FieldsAccepted != 2*4+1 {
 		t.Fatalf("accepted %d, rejected %v; want 9, %v", m.FieldsAccepted, m.FieldsRejected, want)
 	}

@@ -150,7 +150,9 @@ func (s *FieldReceive) Update(w *ecs.World) {
 		}
 	}
 	for i := range msgs {
-		if e, ok := s.lookup(w, msgs[i].NetID); ok {
+		if msgs[i].NetID == 0 { // names no entity, and none will come for it
+			s.metrics.FieldsRejected[RejectNetID]++
+		} else if e, ok := s.lookup(w, msgs[i].NetID); ok {
 			frame = s.take(w, frame, e, &msgs[i])
 		} else {
 			wait = append(wait, waitingField{msgs[i], 0})
