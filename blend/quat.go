@@ -26,16 +26,28 @@ func Align(a, b *mgl32.Quat) mgl32.Quat {
 // the small angles between consecutive snapshots it is indistinguishable from
 // slerp at a fraction of the cost. If the blend degenerates it returns a.
 func NlerpAligned(a, b *mgl32.Quat, t float32) mgl32.Quat {
-	w := a.W + (b.W-a.W)*t
-	x := a.V[0] + (b.V[0]-a.V[0])*t
-	y := a.V[1] + (b.V[1]-a.V[1])*t
-	z := a.V[2] + (b.V[2]-a.V[2])*t
-	n := w*w + x*x + y*y + z*z
-	if !(n > 1e-12) {
+	w, x, y, z := LerpQuat(a, b, t)
+	if !(w*w+x*x+y*y+z*z > 1e-12) {
 		return *a
 	}
-	inv := 1 / float32(math.Sqrt(float64(n)))
-	return mgl32.Quat{W: w * inv, V: mgl32.Vec3{x * inv, y * inv, z * inv}}
+	var q mgl32.Quat
+	SetUnit(&q, w, x, y, z)
+	return q
+}
+
+// LerpQuat blends each component of a toward b by t, without
+// normalising: the blend of [NlerpAligned] as four numbers (W and V), for
+// a caller that draws many blends and normalises them with [SetUnit].
+func LerpQuat(a, b *mgl32.Quat, t float32) (w, x, y, z float32) {
+	return a.W + (b.W-a.W)*t, a.V[0] + (b.V[0]-a.V[0])*t, a.V[1] + (b.V[1]-a.V[1])*t, a.V[2] + (b.V[2]-a.V[2])*t
+}
+
+// SetUnit sets dst to the quaternion (w, x, y, z) scaled to length 1,
+// without the check [NlerpAligned] makes that the length is not near
+// zero: a blend of two aligned unit quaternions is at least 0.7 long.
+func SetUnit(dst *mgl32.Quat, w, x, y, z float32) {
+	inv := 1 / float32(math.Sqrt(float64(w*w+x*x+y*y+z*z)))
+	dst.W, dst.V[0], dst.V[1], dst.V[2] = w*inv, x*inv, y*inv, z*inv
 }
 
 // Nlerp blends a toward b along the shortest path by t and normalises.

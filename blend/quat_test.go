@@ -205,6 +205,14 @@ func TestNlerpAligned(t *testing.T) {
 		if !quatNear(got, want, 1e-6) {
 			t.Fatalf("NlerpAligned(%v, %v, %v) = %v, mgl32.QuatNlerp = %v", a, bb, tt, got, want)
 		}
+		// Its two halves, as a caller drawing many blends uses them, give
+		// the same bits.
+		var parts mgl32.Quat
+		w, x, y, z := LerpQuat(&a, &bb, tt)
+		SetUnit(&parts, w, x, y, z)
+		if parts != got {
+			t.Fatalf("SetUnit(LerpQuat(%v, %v, %v)) = %v, NlerpAligned = %v", a, bb, tt, parts, got)
+		}
 	}
 }
 

@@ -381,12 +381,8 @@ func lerpAll(items []lerpItem) {
 		if r0, r1 := &span.Rot0, &span.Rot1; sameRotation(r0, r1) {
 			render.Rot = *r0
 		} else {
-			qw := r0.W + (r1.W-r0.W)*t
-			qx := r0.V[0] + (r1.V[0]-r0.V[0])*t
-			qy := r0.V[1] + (r1.V[1]-r0.V[1])*t
-			qz := r0.V[2] + (r1.V[2]-r0.V[2])*t
-			inv := 1 / float32(math.Sqrt(float64(qw*qw+qx*qx+qy*qy+qz*qz)))
-			render.Rot = mgl32.Quat{W: qw * inv, V: mgl32.Vec3{qx * inv, qy * inv, qz * inv}}
+			w, x, y, z := blend.LerpQuat(r0, r1, t)
+			blend.SetUnit(&render.Rot, w, x, y, z)
 		}
 		render.State = span.State
 		render.Flags = c.Visible
