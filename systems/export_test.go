@@ -32,3 +32,9 @@ func ForgetBeyond(r *Receive, w *ecs.World, horizon float64) { r.forgetBeyond(w,
 // SlotIDs returns the component IDs of the ring slot columns in w, by
 // physical slot, so that tests can take columns away from an entity.
 func SlotIDs(w *ecs.World) [c.RingCapacity]ecs.ID { return slotIDs(w) }
+
+// RateFromAlpha is rateFromAlpha, for the tests of Smooth's decay.
+func RateFromAlpha(alpha, tickRate float64) float64 { return rateFromAlpha(alpha, tickRate) }
+
+// Decay is s.decay: the fraction of a correction left after dt seconds.
+func (s *Smooth) Decay(dt float64) float32 { return s.decay(dt) }

@@ -277,7 +277,9 @@ func (p *Predictor[S, I]) Inbox() *AuthInbox[S] { return p.inbox }
 func (p *Predictor[S, I]) Outbox() *InputOutbox[I] { return p.outbox }
 
 // Alpha is where between its last two ticks the current frame draws a
-// predicted entity (the leftover fraction of a tick).
+// predicted entity (the leftover fraction of a tick): a game that draws
+// more of the player's state than its position (an animation's phase,
+// say) blends it between the same two ticks by Alpha.
 func (p *Predictor[S, I]) Alpha() float32 { return p.ticks.alpha }
 
 // Ticks counts the fixed prediction ticks run.

@@ -40,11 +40,11 @@ type SmoothConfig struct {
 	MotionShare float64
 }
 
-// RateFromAlpha converts "close a fraction alpha of the remaining gap every
+// rateFromAlpha converts "close a fraction alpha of the remaining gap every
 // tick", at tickRate ticks per second, into a decay rate per second. At
 // frames of exactly one tick the two are identical; at any other frame rate
 // the rate gives the same decay per second.
-func RateFromAlpha(alpha, tickRate float64) float64 {
+func rateFromAlpha(alpha, tickRate float64) float64 {
 	if !(alpha > 0) {
 		return 0
 	}
@@ -130,7 +130,7 @@ func (s *Smooth) Initialize(w *ecs.World) {
 	s.frame = mustResource[Frame](w)
 	s.metrics = mustResource[Metrics](w)
 	s.signals = sharedResource[frameSignals](w)
-	s.rate = RateFromAlpha(s.cfg.PerTick, s.clock.TickRate())
+	s.rate = rateFromAlpha(s.cfg.PerTick, s.clock.TickRate())
 	s.filter = generic.NewFilter2[c.Correction, c.Render]()
 	s.filter.Register(w)
 	s.absorbs = generic.NewFilter3[c.Absorb, c.Render, c.Correction]()
@@ -138,9 +138,9 @@ func (s *Smooth) Initialize(w *ecs.World) {
 	s.ready = true
 }
 
-// Decay returns the fraction of a correction that remains after dt seconds.
+// decay returns the fraction of a correction that remains after dt seconds.
 // It is valid once the system is initialized.
-func (s *Smooth) Decay(dt float64) float32 {
+func (s *Smooth) decay(dt float64) float32 {
 	if math.IsInf(s.rate, 1) {
 		return 0
 	}
@@ -154,7 +154,7 @@ func (s *Smooth) Update(w *ecs.World) {
 		s.metrics.ActiveCorrections = 0
 		return // nothing drawn this frame has a correction
 	}
-	k := s.Decay(s.frame.Dt)
+	k := s.decay(s.frame.Dt)
 	eps2 := s.cfg.Epsilon * s.cfg.Epsilon
 	rotEps := s.cfg.RotEpsilon / 2 // offsets store sin(angle/2) ~ angle/2
 	rotEps2 := rotEps * rotEps
@@ -228,7 +228,7 @@ func (s *Smooth) absorb(w *ecs.World) {
 			}
 			if ab.Still >= 2 {
 				if k < 0 {
-					k = s.Decay(dt)
+					k = s.decay(dt)
 				}
 				ab.Pos = blend.AddScaled(&zero3, &ab.Pos, k)
 			} else if l := float32(math.Sqrt(float64(blend.LenSq(&ab.Pos)))); l <= share*step {
