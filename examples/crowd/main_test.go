@@ -129,7 +129,7 @@ func TestCrowdTrailsPNG(t *testing.T) {
 			seen[color.RGBA{R: uint8(r >> 8), G: uint8(g >> 8), B: uint8(b >> 8), A: uint8(a >> 8)}] = true
 		}
 	}
-	for name, c := range map[string]color.RGBA{"truth": truthC, "drawn": drawnC, "worst": worstC} {
+	for name, c := range map[string]color.RGBA{"truth": truthC, "drawn": drawnC, "worst": worstC, "scale": scaleC} {
 		if !seen[c] {
 			t.Errorf("no %s pixels in the trails", name)
 		}

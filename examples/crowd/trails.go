@@ -62,11 +62,13 @@ var (
 	drawnC  = color.RGBA{R: 0xe3, G: 0x37, B: 0xa2, A: 0xff}
 	extrapC = color.RGBA{R: 0xff, G: 0x7f, B: 0x0e, A: 0xff}
 	worstC  = color.RGBA{A: 0xff}
+	scaleC  = color.RGBA{R: 0x60, G: 0x60, B: 0x60, A: 0xff}
 )
 
 const (
 	panelSize = 300 // pixels per panel side
 	window    = 12  // frames either side of an entity's worst one
+	ringSize  = 9   // pixels: the radius of the ring around the worst frame
 )
 
 // writePNG draws a panel per entity, in a grid of three: the frames
@@ -109,7 +111,7 @@ func (t *trails) drawPanel(img *image.RGBA, r image.Rectangle, k int) {
 			if p.extrapolated {
 				c = extrapC
 			}
-			dot(img, x, y, 3, c)
+			dot(img, x, y, 2, c)
 		}
 	}
 	for i := lo + 1; i < hi; i++ {
@@ -117,16 +119,32 @@ func (t *trails) drawPanel(img *image.RGBA, r image.Rectangle, k int) {
 		if a.shown && b.shown {
 			x0, y0 := at(a.truth)
 			x1, y1 := at(b.truth)
-			line(img, x0, y0, x1, y1, truthC)
-			line(img, x0, y0+1, x1, y1+1, truthC)
+			for d := -1; d <= 1; d++ {
+				line(img, x0, y0+d, x1, y1+d, truthC)
+			}
 		}
 	}
 	if p := &t.frames[worst][k]; p.shown {
 		x0, y0 := at(p.drawn)
 		x1, y1 := at(p.truth)
 		line(img, x0, y0, x1, y1, worstC)
+		ring(img, x0, y0, ringSize, worstC)
 	}
+	t.drawScale(img, r, view)
 	outline(img, r.Inset(-3), frame)
+}
+
+// drawScale draws a bar one world unit long at the foot of panel r, with
+// a tick at each end, so that distances in panels zoomed differently
+// compare: view is the panel's square of world space.
+func (t *trails) drawScale(img *image.RGBA, r image.Rectangle, view viewBox) {
+	n := min(int(float64(r.Dx()-1)/view.side), r.Dx()-16)
+	x0, y := r.Min.X+8, r.Max.Y-8
+	for d := 0; d < 2; d++ {
+		line(img, x0, y-d, x0+n, y-d, scaleC)
+	}
+	line(img, x0, y-5, x0, y+2, scaleC)
+	line(img, x0+n, y-5, x0+n, y+2, scaleC)
 }
 
 // viewBox is the square of world space a panel shows.
@@ -182,6 +200,17 @@ func line(img *image.RGBA, x0, y0, x1, y1 int, c color.RGBA) {
 	steps := max(abs(x1-x0), abs(y1-y0), 1)
 	for i := 0; i <= steps; i++ {
 		img.SetRGBA(x0+(x1-x0)*i/steps, y0+(y1-y0)*i/steps, c)
+	}
+}
+
+// ring paints a circle of radius r around (x, y).
+func ring(img *image.RGBA, x, y, r int, c color.RGBA) {
+	for a := range 8 * r {
+		angle := 2 * math.Pi * float64(a) / float64(8*r)
+		px, py := x+int(math.Round(float64(r)*math.Cos(angle))), y+int(math.Round(float64(r)*math.Sin(angle)))
+		if (image.Point{px, py}).In(img.Bounds()) {
+			img.SetRGBA(px, py, c)
+		}
 	}
 }
 
