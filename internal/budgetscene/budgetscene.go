@@ -212,149 +212,208 @@ func run(cfg Config, movers []mover, res *Result) (Result, error) {
 	if res != nil {
 		out = *res
 	}
+	p := &play{cfg: cfg, movers: movers, measure: res != nil}
+	if err := p.setup(); err != nil {
+		return out, err
+	}
+	for now := time.Duration(0); now < cfg.Duration; now += time.Millisecond {
+		p.deliver(now)
+		if now%(time.Second/TickRate) == 0 {
+			if err := p.serverTick(now); err != nil {
+				return out, err
+			}
+			p.sendInput(now)
+		}
+		if now < p.nextFrame {
+			continue
+		}
+		p.nextFrame += frameDt
+		p.cli.FeedLatency(p.pipe)
+		p.pipe.Update(frameDt.Seconds())
+		if p.measure && now >= warmup {
+			p.check()
+		}
+	}
+	secs := (cfg.Duration - warmup).Seconds()
+	out.BytesPerSecond = p.sent / secs
+	out.PeakBytesPerSecond = p.peak
+	if res == nil {
+		return out, nil
+	}
+	out.All, out.NearGroup, out.FarGroup = p.all.result(), p.groups[1].result(), p.groups[2].result()
+	return out, nil
+}
+
+// The server's and the client's clocks count milliseconds from origins
+// of their own.
+const srvBase, cliBase = 0xfff00000, 5000
+
+// play is one play of a scene in progress: the server session, the
+// client's session and pipeline, the links between them, and what is
+// counted and measured.
+type play struct {
+	cfg    Config
+	movers []mover
+	// measure is whether the play has a budget and measures the frames
+	// the client draws.
+	measure bool
+
+	srv     *server.Session
+	cli     *client.Session
+	world   ecs.World
+	pipe    *nsecs.Pipeline
+	renders generic.Map1[components.Render]
+	spans   generic.Map1[components.Span]
+	down    *netsim.Link[[]byte]
+	up      *netsim.Link[[]byte]
+
+	tick      uint32
+	seq       uint32
+	timed     []netsim.Timed[[]byte]
+	packets   [][]byte
+	buf       []byte
+	sent      float64 // bytes after the warm-up
+	second    float64 // bytes in the current second
+	peak      float64
+	nextFrame time.Duration
+	draws     []drawn  // each mover's previous frame
+	groups    [3]meter // middle, near, far
+	all       meter
+}
+
+// setup builds the server session with interest management (and, when
+// measuring, the budget), the client's session and pipeline, and the
+// links, and counts each group's entities.
+func (p *play) setup() error {
 	scfg := server.SessionConfig{
 		TickRate: TickRate,
 		Interest: &server.InterestConfig{},
 	}
-	if res != nil {
-		scfg.Budget = server.BudgetConfig{BytesPerSecond: cfg.BytesPerSecond, MaxInterval: cfg.MaxInterval}
+	if p.measure {
+		scfg.Budget = server.BudgetConfig{BytesPerSecond: p.cfg.BytesPerSecond, MaxInterval: p.cfg.MaxInterval}
 	}
-	srv, err := server.NewSession(scfg)
-	if err != nil {
-		return out, err
+	var err error
+	if p.srv, err = server.NewSession(scfg); err != nil {
+		return err
 	}
-	srv.Connect(1)
-	srv.SetView(1, server.View{Radius: cfg.Radius + 20})
+	p.srv.Connect(1)
+	p.srv.SetView(1, server.View{Radius: p.cfg.Radius + 20})
 
-	world := ecs.NewWorld()
+	p.world = ecs.NewWorld()
 	pcfg := nsecs.DefaultConfig().WithTickRate(TickRate)
-	if cfg.MaxLag > 0 {
-		pcfg.Interpolate.MaxLag = cfg.MaxLag
+	if p.cfg.MaxLag > 0 {
+		pcfg.Interpolate.MaxLag = p.cfg.MaxLag
 	}
-	pipe, err := nsecs.New(&world, pcfg)
-	if err != nil {
-		return out, err
+	if p.pipe, err = nsecs.New(&p.world, pcfg); err != nil {
+		return err
 	}
-	renders := generic.NewMap1[components.Render](&world)
-	spans := generic.NewMap1[components.Span](&world)
-	cli, err := client.NewSession(client.SessionConfig{Inbox: pipe.Inbox(), TickRate: TickRate})
-	if err != nil {
-		return out, err
+	p.renders = generic.NewMap1[components.Render](&p.world)
+	p.spans = generic.NewMap1[components.Span](&p.world)
+	if p.cli, err = client.NewSession(client.SessionConfig{Inbox: p.pipe.Inbox(), TickRate: TickRate}); err != nil {
+		return err
 	}
-	down, err := netsim.NewLink[[]byte](cfg.Link, cfg.Seed*2+1)
-	if err != nil {
-		return out, err
+	if p.down, err = netsim.NewLink[[]byte](p.cfg.Link, p.cfg.Seed*2+1); err != nil {
+		return err
 	}
-	up, _ := netsim.NewLink[[]byte](cfg.Link, cfg.Seed*2+2)
+	p.up, _ = netsim.NewLink[[]byte](p.cfg.Link, p.cfg.Seed*2+2)
 
-	const srvBase, cliBase = 0xfff00000, 5000
-	var (
-		tick      uint32
-		seq       uint32
-		timed     []netsim.Timed[[]byte]
-		packets   [][]byte
-		buf       []byte
-		sent      float64 // bytes after the warm-up
-		second    float64 // bytes in the current second
-		peak      float64
-		nextFrame time.Duration
-		draws     = make([]drawn, len(movers))
-		groups    [3]meter // middle, near, far
-		all       meter
-	)
-	for i := range movers {
-		groups[movers[i].group].Entities++
+	p.draws = make([]drawn, len(p.movers))
+	for i := range p.movers {
+		p.groups[p.movers[i].group].Entities++
 	}
-	all.Entities = len(movers)
-	for now := time.Duration(0); now < cfg.Duration; now += time.Millisecond {
-		timed = down.DeliverTimed(now, timed[:0])
-		for _, d := range timed {
-			cli.Receive(d.Msg, uint32(d.At.Milliseconds())+cliBase)
+	p.all.Entities = len(p.movers)
+	return nil
+}
+
+// deliver hands the client and the server what each link delivers by
+// now.
+func (p *play) deliver(now time.Duration) {
+	p.timed = p.down.DeliverTimed(now, p.timed[:0])
+	for _, d := range p.timed {
+		p.cli.Receive(d.Msg, uint32(d.At.Milliseconds())+cliBase)
+	}
+	p.timed = p.up.DeliverTimed(now, p.timed[:0])
+	for _, d := range p.timed {
+		p.srv.Receive(1, d.Msg, uint32(d.At.Milliseconds())+srvBase)
+	}
+}
+
+// serverTick moves every entity along its circle, reads the client's
+// inputs and sends the tick's snapshot, counting its bytes after the
+// warm-up and the busiest second's.
+func (p *play) serverTick(now time.Duration) error {
+	p.tick++
+	p.srv.BeginTick(p.tick)
+	t := float64(p.tick) / TickRate
+	for i := range p.movers {
+		pos, _ := p.movers[i].at(t)
+		e := wire.Entity{NetID: uint32(i + 1), Pos: pos, Rot: mgl32.QuatIdent()}
+		if err := p.srv.SetEntity(e); err != nil {
+			return err
 		}
-		timed = up.DeliverTimed(now, timed[:0])
-		for _, d := range timed {
-			srv.Receive(1, d.Msg, uint32(d.At.Milliseconds())+srvBase)
+	}
+	for {
+		in, err := p.srv.NextInput(1, nil)
+		if err != nil || in.Status == server.InputEmpty {
+			break
 		}
-		if now%(time.Second/TickRate) == 0 {
-			tick++
-			srv.BeginTick(tick)
-			t := float64(tick) / TickRate
-			for i := range movers {
-				pos, _ := movers[i].at(t)
-				e := wire.Entity{NetID: uint32(i + 1), Pos: pos, Rot: mgl32.QuatIdent()}
-				if err := srv.SetEntity(e); err != nil {
-					return out, err
-				}
-			}
-			for {
-				in, err := srv.NextInput(1, nil)
-				if err != nil || in.Status == server.InputEmpty {
-					break
-				}
-			}
-			if packets, err = srv.Snapshot(1, uint32(now.Milliseconds())+srvBase, packets[:0]); err != nil {
-				return out, err
-			}
-			for _, b := range packets {
-				down.Send(now, append([]byte(nil), b...))
-				if now >= warmup {
-					sent += float64(len(b))
-					second += float64(len(b))
-				}
-			}
-			if now%time.Second == 0 {
-				peak, second = max(peak, second), 0
-			}
-			// The client's input packet: acks, once a tick.
-			seq++
-			cli.QueueInput(seq, nil)
-			if buf, err = cli.InputPacket(uint32(now.Milliseconds())+cliBase, buf[:0]); err == nil {
-				up.Send(now, append([]byte(nil), buf...))
-			}
+	}
+	var err error
+	if p.packets, err = p.srv.Snapshot(1, uint32(now.Milliseconds())+srvBase, p.packets[:0]); err != nil {
+		return err
+	}
+	for _, b := range p.packets {
+		p.down.Send(now, append([]byte(nil), b...))
+		if now >= warmup {
+			p.sent += float64(len(b))
+			p.second += float64(len(b))
 		}
-		if now < nextFrame {
+	}
+	if now%time.Second == 0 {
+		p.peak, p.second = max(p.peak, p.second), 0
+	}
+	return nil
+}
+
+// sendInput sends the client's input packet, its acks, once a tick.
+func (p *play) sendInput(now time.Duration) {
+	p.seq++
+	p.cli.QueueInput(p.seq, nil)
+	var err error
+	if p.buf, err = p.cli.InputPacket(uint32(now.Milliseconds())+cliBase, p.buf[:0]); err == nil {
+		p.up.Send(now, append([]byte(nil), p.buf...))
+	}
+}
+
+// check measures the frame the client just drew against the truth: each
+// visible entity's move since its previous frame, over its true move and
+// against its true direction at the time the client presented it.
+func (p *play) check() {
+	clock := p.pipe.Clock()
+	speedDt := Speed * frameDt.Seconds()
+	for i := range p.movers {
+		e, ok := p.pipe.Lookup(components.NetID(i + 1))
+		d := &p.draws[i]
+		if !ok {
+			d.ok = false
 			continue
 		}
-		nextFrame += frameDt
-		cli.FeedLatency(pipe)
-		pipe.Update(frameDt.Seconds())
-		if res == nil || now < warmup {
+		rd := p.renders.Get(e)
+		if rd.Flags&components.Visible == 0 {
+			d.ok = false
 			continue
 		}
-		clock := pipe.Clock()
-		speedDt := Speed * frameDt.Seconds()
-		for i := range movers {
-			e, ok := pipe.Lookup(components.NetID(i + 1))
-			d := &draws[i]
-			if !ok {
-				d.ok = false
-				continue
-			}
-			rd := renders.Get(e)
-			if rd.Flags&components.Visible == 0 {
-				d.ok = false
-				continue
-			}
-			sp := spans.Get(e)
-			if d.ok {
-				presented := (clock.RenderTick() - float64(sp.Lag)) / TickRate
-				move := rd.Pos.Sub(d.pos)
-				jump := float64(move.Len()) / speedDt
-				_, dir := movers[i].at(presented)
-				back := float64(move.Dot(dir)) < -0.05*speedDt
-				under := rd.Flags&components.Extrapolated != 0
-				groups[movers[i].group].frame(jump, back, under, sp.Lag, sp.Interval)
-				all.frame(jump, back, under, sp.Lag, sp.Interval)
-			}
-			d.pos, d.ok = rd.Pos, true
+		sp := p.spans.Get(e)
+		if d.ok {
+			presented := (clock.RenderTick() - float64(sp.Lag)) / TickRate
+			move := rd.Pos.Sub(d.pos)
+			jump := float64(move.Len()) / speedDt
+			_, dir := p.movers[i].at(presented)
+			back := float64(move.Dot(dir)) < -0.05*speedDt
+			under := rd.Flags&components.Extrapolated != 0
+			p.groups[p.movers[i].group].frame(jump, back, under, sp.Lag, sp.Interval)
+			p.all.frame(jump, back, under, sp.Lag, sp.Interval)
 		}
+		d.pos, d.ok = rd.Pos, true
 	}
-	secs := (cfg.Duration - warmup).Seconds()
-	out.BytesPerSecond = sent / secs
-	out.PeakBytesPerSecond = peak
-	if res == nil {
-		return out, nil
-	}
-	out.All, out.NearGroup, out.FarGroup = all.result(), groups[1].result(), groups[2].result()
-	return out, nil
 }

@@ -118,6 +118,47 @@ func BenchCapacity(b *testing.B, cfg Capacity) CapacityResult {
 	if cfg.Clients < 1 || cfg.Clients > cfg.Entities {
 		b.Fatalf("capacity %s: each of the clients is one of the entities: want 1 <= clients <= entities", cfg.Name())
 	}
+	r := newCapacityRun(b, cfg)
+	for range 60 { // every table reaches its size, every budget its pace
+		r.step()
+	}
+	start := r.tick
+	r.timed = true
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		r.step()
+	}
+	b.StopTimer()
+	res := r.result(float64(r.tick-start) / CapacityTickRate)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/tick")
+	b.ReportMetric(res.BytesPerClient, "B/client/s")
+	b.ReportMetric(res.MostPerClient, "max-B/client/s")
+	b.ReportMetric(0, "ns/op")
+	return res
+}
+
+// capacityRun is one run of the capacity benchmark in progress: the
+// session, the world handed to it, and its clients, client k+1 being
+// clients[k].
+type capacityRun struct {
+	b       *testing.B
+	cfg     Capacity
+	s       *server.Session
+	w       *capacityWorld
+	clients []capacityClient
+	dst     [][]byte // the packets of the snapshot being sent
+	sink    []byte   // a transport's send queue
+	// timed is whether the bytes sent to the clients count: from the
+	// end of the warm-up.
+	timed bool
+	tick  uint32
+}
+
+// newCapacityRun returns a run of cfg: its session, with interest
+// management and a budget if cfg asks for them, and its world, every
+// client connected and assigned its player.
+func newCapacityRun(b *testing.B, cfg Capacity) *capacityRun {
 	// A history of 8 ticks holds the acknowledged tick (4 ticks before
 	// the snapshot) with room to spare, in less memory than the default
 	// 32 for the baseline's tables of every entity.
@@ -130,8 +171,7 @@ func BenchCapacity(b *testing.B, cfg Capacity) CapacityResult {
 	if err != nil {
 		b.Fatal(err)
 	}
-	w := newCapacityWorld(cfg.Entities, 1)
-	clients := make([]capacityClient, cfg.Clients)
+	r := &capacityRun{b: b, cfg: cfg, s: s, w: newCapacityWorld(cfg.Entities, 1), clients: make([]capacityClient, cfg.Clients)}
 	for id := range cfg.Clients {
 		if err := s.Connect(server.ClientID(id + 1)); err != nil {
 			b.Fatal(err)
@@ -140,100 +180,94 @@ func BenchCapacity(b *testing.B, cfg Capacity) CapacityResult {
 			b.Fatal(err)
 		}
 	}
-	var dst [][]byte
-	var sink []byte
-	timed := false
-	tick := uint32(0)
+	return r
+}
+
+// acknowledge builds client c's acknowledgement of the snapshot tick
+// three ticks back and of every packet received so far.
+func (r *capacityRun) acknowledge(c *capacityClient, now uint32) {
+	c.seq++
+	h := wire.Header{Seq: c.seq, Sent: now}
+	c.receipts.Stamp(&h, now)
+	p := wire.InputPacket{FirstSeq: uint32(c.seq)}
+	if r.tick > 3 {
+		p.AckedTick, p.HasAckedTick = r.tick-3, true
+	}
+	var err error
+	if c.ack, err = wire.AppendInput(c.ack[:0], &h, &p, nil); err != nil {
+		r.b.Fatal(err)
+	}
+}
+
+// step runs one tick. Untimed, the game moves the world and each client
+// builds its acknowledgement; timed, the server reads them and sends
+// each client its snapshot, which the client receives.
+func (r *capacityRun) step() {
+	r.b.StopTimer()
+	r.w.step(1.0 / CapacityTickRate) // the game's simulation
+	now := r.tick * 1000 / CapacityTickRate
+	for i := range r.clients {
+		r.acknowledge(&r.clients[i], now)
+	}
+	r.b.StartTimer()
+	r.tick++
+	now = r.tick * 1000 / CapacityTickRate
+	if err := r.s.BeginTick(r.tick); err != nil {
+		r.b.Fatal(err)
+	}
+	if err := r.s.SetEntities(r.w.ents); err != nil {
+		r.b.Fatal(err)
+	}
+	for id := range r.clients {
+		c := &r.clients[id]
+		cid := server.ClientID(id + 1)
+		if err := r.s.Receive(cid, c.ack, now); err != nil {
+			r.b.Fatal(err)
+		}
+		if r.cfg.Interest {
+			if err := r.s.SetView(cid, server.View{Pos: r.w.pos[id], Radius: CapacityRadius}); err != nil {
+				r.b.Fatal(err)
+			}
+		}
+		var err error
+		if r.dst, err = r.s.Snapshot(cid, now, r.dst[:0]); err != nil {
+			r.b.Fatal(err)
+		}
+		for _, p := range r.dst {
+			r.sink = append(r.sink[:0], p...) // what a transport's send queue copies
+			if r.timed {
+				c.sent += len(p)
+			}
+			// The client's receipt of the packet: a few ns, left timed.
+			if h, _, err := wire.ParseHeader(p); err == nil {
+				c.receipts.Receive(&h, now)
+			}
+		}
+	}
+}
+
+// result is what the run measured over its timed seconds. It fails the
+// benchmark if a client was sent more full snapshots than those before
+// its first acknowledgement.
+func (r *capacityRun) result(seconds float64) CapacityResult {
+	var res CapacityResult
 	relevant := 0
-	// acknowledge builds client c's acknowledgement of the snapshot tick
-	// three ticks back and of every packet received so far.
-	acknowledge := func(c *capacityClient, now uint32) {
-		c.seq++
-		h := wire.Header{Seq: c.seq, Sent: now}
-		c.receipts.Stamp(&h, now)
-		p := wire.InputPacket{FirstSeq: uint32(c.seq)}
-		if tick > 3 {
-			p.AckedTick, p.HasAckedTick = tick-3, true
-		}
-		if c.ack, err = wire.AppendInput(c.ack[:0], &h, &p, nil); err != nil {
-			b.Fatal(err)
-		}
-	}
-	run := func() {
-		b.StopTimer()
-		w.step(1.0 / CapacityTickRate) // the game's simulation
-		now := tick * 1000 / CapacityTickRate
-		for i := range clients {
-			acknowledge(&clients[i], now)
-		}
-		b.StartTimer()
-		tick++
-		now = tick * 1000 / CapacityTickRate
-		if err := s.BeginTick(tick); err != nil {
-			b.Fatal(err)
-		}
-		if err := s.SetEntities(w.ents); err != nil {
-			b.Fatal(err)
-		}
-		for id := range clients {
-			c := &clients[id]
-			cid := server.ClientID(id + 1)
-			if err := s.Receive(cid, c.ack, now); err != nil {
-				b.Fatal(err)
-			}
-			if cfg.Interest {
-				if err := s.SetView(cid, server.View{Pos: w.pos[id], Radius: CapacityRadius}); err != nil {
-					b.Fatal(err)
-				}
-			}
-			if dst, err = s.Snapshot(cid, now, dst[:0]); err != nil {
-				b.Fatal(err)
-			}
-			for _, p := range dst {
-				sink = append(sink[:0], p...) // what a transport's send queue copies
-				if timed {
-					c.sent += len(p)
-				}
-				// The client's receipt of the packet: a few ns, left timed.
-				if h, _, err := wire.ParseHeader(p); err == nil {
-					c.receipts.Receive(&h, now)
-				}
-			}
-		}
-	}
-	for range 60 { // every table reaches its size, every budget its pace
-		run()
-	}
-	start := tick
-	timed = true
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		run()
-	}
-	b.StopTimer()
-	seconds := float64(tick-start) / CapacityTickRate
-	var r CapacityResult
-	for id := range clients {
-		n := float64(clients[id].sent) / seconds
-		r.BytesPerClient += n / float64(len(clients))
-		r.MostPerClient = max(r.MostPerClient, n)
-		st, _ := s.Stats(server.ClientID(id + 1))
+	for id := range r.clients {
+		n := float64(r.clients[id].sent) / seconds
+		res.BytesPerClient += n / float64(len(r.clients))
+		res.MostPerClient = max(res.MostPerClient, n)
+		st, _ := r.s.Stats(server.ClientID(id + 1))
 		relevant += st.Relevant
 		// Only the snapshots before the first acknowledgement may be
 		// full: the rest are deltas against the acknowledged tick, as
 		// a game's are. More means the acknowledged tables fell out of
 		// the history, and the run measured full snapshots instead.
 		if st.FullSnapshots > 8 {
-			b.Fatalf("capacity %s: client %d was sent %d full snapshots of %d: want deltas", cfg.Name(), id+1, st.FullSnapshots, st.Snapshots)
+			r.b.Fatalf("capacity %s: client %d was sent %d full snapshots of %d: want deltas", r.cfg.Name(), id+1, st.FullSnapshots, st.Snapshots)
 		}
 	}
-	r.Relevant = float64(relevant) / float64(len(clients))
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/1e6, "ms/tick")
-	b.ReportMetric(r.BytesPerClient, "B/client/s")
-	b.ReportMetric(r.MostPerClient, "max-B/client/s")
-	b.ReportMetric(0, "ns/op")
-	return r
+	res.Relevant = float64(relevant) / float64(len(r.clients))
+	return res
 }
 
 // CapacityCases are the configurations the capacity benchmark and the
