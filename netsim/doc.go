@@ -1,6 +1,12 @@
 // Package netsim is a seeded, deterministic network conditioner for testing
 // netsmooth's client pipeline against a bad network on demand.
 //
+// It is a testing tool, and public because games use it too: the
+// server's, client's and transport's configs take a [Config] to put a bad
+// network in front of real connections (a demo of packet loss, a game's
+// own tests of its netcode), and a game can drive its own client code
+// through a [Link] in its tests as netsmooth's do.
+//
 // Put a [Link] between a simulated server and the client code under test:
 // the server side calls [Link.Send] (or [Link.SendSized]), the client side
 // calls [Link.Deliver] (or [Link.DeliverTimed] to learn each message's exact
