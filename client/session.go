@@ -112,15 +112,12 @@ type Stats struct {
 	// Complete markers): the pipeline's Metrics.Received() counts them
 	// all. Own counts the records handed to OnOwn.
 	Pushed, Own uint64
-	// LifecycleRepushed counts the Despawn messages pushed again because
-	// the inbox was full the first time (each push is in Pushed, and the
-	// pipeline counts the first as RejectInboxFull); LifecycleLost those
-	// dropped because more of them waited than the inbox holds.
+	// LifecycleRepushed counts the Spawn and Despawn messages pushed again
+	// because the inbox was full the first time (each push is in Pushed,
+	// and the pipeline counts the first as RejectInboxFull);
+	// LifecycleLost those dropped because more of them waited than the
+	// inbox holds.
 	LifecycleRepushed, LifecycleLost uint64
-	// TicksRefused counts the complete ticks left unacknowledged because
-	// the inbox (or the field inbox) refused some of their messages, so
-	// that the server sends what they carried again (see Receive).
-	TicksRefused uint64
 	// PacketsSent and BytesSent count the input packets built.
 	PacketsSent, BytesSent uint64
 	// PacketsAcked counts input packets the server acknowledged;
@@ -163,18 +160,14 @@ type Session struct {
 	sentAt   wire.SentTimes // of the input packets, to check echoes
 	ents     []wire.Entity
 	msgs     []systems.Message
-	// retry holds the despawns the inbox had no room for, in order, to
-	// push again before the next messages, retryIDs their NetIDs (see
-	// pushInbox).
-	retry    []systems.Message
-	retryIDs map[components.NetID]struct{}
-	// refused holds the ticks not yet complete of which the inbox
-	// refused messages, the newest last (see forgetRefused).
-	refused  [refusedTicks]uint32
-	refusedN int
-	fmsgs    []systems.FieldMessage // nil unless fields are declared and pushed
-	fields   *systems.FieldInbox    // nil unless fields are declared
-	sync     timeSync
+	// retry holds the lifecycle messages the inbox had no room for, in
+	// order, to push again before the next ones, retrySpawns how many of
+	// them are Spawns (see pushInbox).
+	retry       []systems.Message
+	retrySpawns int
+	fmsgs       []systems.FieldMessage // nil unless fields are declared and pushed
+	fields      *systems.FieldInbox    // nil unless fields are declared
+	sync        timeSync
 
 	// The newest tick received whole and the server's send time of the
 	// packet that completed it, for ServerTick.
@@ -357,48 +350,8 @@ func (c *Session) receive(packet []byte, now uint32) (Own, bool, error) {
 	if s.Diverged {
 		st.Diverged++
 	}
-	own, hasOwn, whole := c.push(&s, es)
-	c.forgetRefused(&s, whole)
+	own, hasOwn := c.push(&s, es)
 	return own, hasOwn, nil
-}
-
-// refusedTicks is how many incomplete ticks with refused messages a
-// session remembers: more than the parts of that many ticks in flight at
-// once only happens to a stream that is losing most of its parts anyway.
-const refusedTicks = 16
-
-// forgetRefused keeps the session from acknowledging a tick of which the
-// pipeline's inbox refused messages (whole is false for this packet's):
-// the server sends no spawn or despawn again once its tick is
-// acknowledged, and deltas against it carry nothing for entities that
-// have not changed since. So a game that runs no frames for a while (a
-// loading screen, a browser tab in the background), whose inbox fills,
-// would keep the states, spawns and despawns it missed meanwhile missed
-// for good. Once such a tick is complete the decoder forgets it, so the
-// acknowledgement stays at an older tick, and the deltas against that
-// tick carry all of it again, until a tick is taken whole.
-func (c *Session) forgetRefused(s *wire.Snapshot, whole bool) {
-	known := -1
-	for i := range c.refusedN {
-		if c.refused[i] == s.Tick {
-			known = i
-		}
-	}
-	switch {
-	case s.Done && (!whole || known >= 0):
-		if c.dec.Forget(s.Tick) {
-			c.stats.TicksRefused++
-		}
-		if known >= 0 {
-			c.refusedN = copy(c.refused[known:], c.refused[known+1:c.refusedN]) + known
-		}
-	case !whole && known < 0:
-		if c.refusedN == len(c.refused) {
-			c.refusedN = copy(c.refused[:], c.refused[1:])
-		}
-		c.refused[c.refusedN] = s.Tick
-		c.refusedN++
-	}
 }
 
 // restarted watches for a restarted server, or a newest tick that was
@@ -448,8 +401,7 @@ func (c *Session) restart() {
 	c.wantFull = true
 	c.dec.Reset()
 	c.receipts.Reset()
-	c.retry, c.retryIDs = nil, nil // the old server's lives
-	c.refusedN = 0
+	c.retry, c.retrySpawns = nil, 0 // the old server's lives
 	c.sync.resetOffset()
 	c.hasTick = false
 	c.behind = 0
@@ -481,10 +433,10 @@ func (c *Session) heard(h *wire.Header, now uint32) wire.Receipt {
 }
 
 // push pushes the decoded entities into the inbox, the controlled one
-// excepted when OnOwn takes it, then the tick's Complete marker. It
-// reports whether the inboxes took all of them (whole).
-func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (own Own, hasOwn, whole bool) {
-	whole = true
+// excepted when OnOwn takes it, then the tick's Complete marker.
+func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (Own, bool) {
+	var own Own
+	hasOwn := false
 	msgs := c.msgs[:0]
 	for i := range es {
 		e := &es[i]
@@ -501,85 +453,79 @@ func (c *Session) push(s *wire.Snapshot, es []wire.Entity) (own Own, hasOwn, who
 	if len(c.fmsgs) > 0 {
 		// Before the entities: a frame that takes an entity's sample
 		// finds its fields waiting.
-		whole = c.fields.PushBatch(c.fmsgs) == len(c.fmsgs)
+		c.fields.PushBatch(c.fmsgs)
 		c.fmsgs = c.fmsgs[:0]
 	}
 	if s.Done && s.Complete {
 		msgs = append(msgs, systems.Message{Kind: systems.Complete, Tick: s.Tick})
 	}
-	if !c.pushInbox(msgs) {
-		whole = false
-	}
+	c.pushInbox(msgs)
 	if hasOwn {
 		c.stats.Own++
 	}
 	clear(msgs)
 	c.msgs = msgs[:0]
-	return own, hasOwn, whole
+	return own, hasOwn
 }
 
 // pushInbox pushes msgs, decoded from a snapshot packet, into the
 // pipeline's inbox, behind the lifecycle messages an earlier push found
-// no room for, and reports whether the inbox took all of msgs. What of
-// msgs does not fit is counted by the pipeline (RejectInboxFull), and its
-// tick is not acknowledged (see forgetRefused), so the server sends it
-// again. Despawns are the exception: the decoder reports an entity's
-// despawn once, and when the server has to fall back to a full snapshot
-// (the tick acknowledged is older than it keeps), the despawns are only
-// inferred from entities missing in it that the decoder still holds
-// alive. So the Despawn messages that do not fit are kept, in order, and
-// handed to the inbox again before the next packet's messages
-// (Inbox.PushAfter), as many as fit: a despawn lost here would leave its
-// entity in the world for good (see keepDespawns).
-func (c *Session) pushInbox(msgs []systems.Message) bool {
+// no room for. What of msgs does not fit is counted by the pipeline
+// (RejectInboxFull). The client acknowledged the tick when it decoded it,
+// and the server sends no despawn or spawn again once its tick is
+// acknowledged; a game that runs no frames for a while (a loading screen,
+// a browser tab in the background) fills the inbox. So the Spawn and
+// Despawn messages that do not fit are kept, in order, and handed to the
+// inbox again before the next packet's messages (Inbox.PushAfter), as
+// many as fit: a despawn lost here would leave its entity in the world
+// for good, a spawn lost here would leave a still entity out of it. At
+// most the inbox's capacity of them is kept, Spawns at most half of it,
+// so that despawns always have room (see keepLifecycle).
+func (c *Session) pushInbox(msgs []systems.Message) {
 	if len(msgs) == 0 && len(c.retry) == 0 {
-		return true
+		return
 	}
 	k, n := c.inbox.PushAfter(c.retry, msgs)
 	c.stats.Pushed += uint64(k + len(msgs))
 	c.stats.LifecycleRepushed += uint64(k)
 	if k > 0 {
 		for _, m := range c.retry[:k] {
-			delete(c.retryIDs, m.NetID)
+			if m.Kind == systems.Spawn {
+				c.retrySpawns--
+			}
 		}
 		c.retry = c.retry[:copy(c.retry, c.retry[k:])]
 		if len(c.retry) == 0 && cap(c.retry) > maxIdleRetry {
-			c.retry, c.retryIDs = nil, nil // a flood's worth, given back
+			c.retry = nil // a flood's worth, given back
 		}
 	}
-	c.keepDespawns(msgs[n:])
-	return n == len(msgs)
+	c.keepLifecycle(msgs[n:])
 }
 
-// maxIdleRetry is the capacity of the kept despawns' buffer that an
-// empty one keeps; a larger one (after a flood) is given back.
+// maxIdleRetry is the capacity of the kept lifecycle messages' buffer
+// that an empty one keeps; a larger one (after a flood) is given back.
 const maxIdleRetry = 1024
 
-// keepDespawns keeps the Despawn messages of msgs to push again (see
-// pushInbox), one per NetID (the server sends a despawn again with every
-// tick until one is acknowledged) and at most the inbox's capacity of
-// them; the others are counted in Stats.LifecycleLost. Spawns are not
-// kept: the server sends an entity it has not seen acknowledged as a
-// spawn again, and the pipeline spawns an entity on its first snapshot
-// too.
-func (c *Session) keepDespawns(msgs []systems.Message) {
+// keepLifecycle keeps the Spawn and Despawn messages of msgs to push
+// again (see pushInbox): Despawns while fewer than the inbox's capacity
+// are kept, Spawns while fewer than half of it are Spawns (a full
+// snapshot makes every record a Spawn), so that at least half the room
+// is for despawns (a despawn kept when its spawn was not is no harm: the
+// pipeline remembers it and refuses that life's spawn). The others are
+// counted in Stats.LifecycleLost.
+func (c *Session) keepLifecycle(msgs []systems.Message) {
 	for i := range msgs {
-		m := &msgs[i]
-		if m.Kind != systems.Despawn {
+		switch k := msgs[i].Kind; {
+		case k != systems.Spawn && k != systems.Despawn:
 			continue
-		}
-		if _, kept := c.retryIDs[m.NetID]; kept {
-			continue
-		}
-		if len(c.retry) >= c.inbox.Capacity() {
+		case len(c.retry) >= c.inbox.Capacity(),
+			k == systems.Spawn && 2*c.retrySpawns >= c.inbox.Capacity():
 			c.stats.LifecycleLost++
 			continue
+		case k == systems.Spawn:
+			c.retrySpawns++
 		}
-		if c.retryIDs == nil {
-			c.retryIDs = map[components.NetID]struct{}{}
-		}
-		c.retryIDs[m.NetID] = struct{}{}
-		c.retry = append(c.retry, *m)
+		c.retry = append(c.retry, msgs[i])
 	}
 }
 

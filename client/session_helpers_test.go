@@ -40,10 +40,9 @@ type pair struct {
 	nextSeq  uint32
 	owns     []Own
 	drained  []systems.Message
-	messages uint64                               // drained from the inbox
-	ownMsgs  uint64                               // of them, messages about ownID
-	alive    map[components.NetID]bool            // entities spawned or updated, not despawned
-	newest   map[components.NetID]systems.Message // each entity's newest state drained
+	messages uint64                    // drained from the inbox
+	ownMsgs  uint64                    // of them, messages about ownID
+	alive    map[components.NetID]bool // entities spawned or updated, not despawned
 	packets  [][]byte
 	timed    []netsim.Timed[[]byte]
 	inBuf    []byte
@@ -53,8 +52,6 @@ type pair struct {
 	onTick func(p *pair)
 	// away stops the draining of the inbox, as a game that runs no frames.
 	away bool
-	// stopAt, if not 0, is the tick from which the entities stand still.
-	stopAt uint32
 }
 
 // newPair returns a pair whose server assigns the client ownID. Its
@@ -118,7 +115,6 @@ func (p *pair) drain() {
 	p.messages += uint64(len(p.drained))
 	if p.alive == nil {
 		p.alive = map[components.NetID]bool{}
-		p.newest = map[components.NetID]systems.Message{}
 	}
 	for _, m := range p.drained {
 		if m.NetID == ownID {
@@ -130,9 +126,6 @@ func (p *pair) drain() {
 		case systems.Complete:
 		default:
 			p.alive[m.NetID] = true
-			if old, ok := p.newest[m.NetID]; !ok || m.Tick >= old.Tick {
-				p.newest[m.NetID] = m
-			}
 		}
 	}
 }
@@ -169,12 +162,8 @@ func (p *pair) serverTick() {
 	if err := p.srv.BeginTick(p.tick); err != nil {
 		p.t.Fatal(err)
 	}
-	at := p.tick
-	if p.stopAt != 0 {
-		at = min(at, p.stopAt)
-	}
 	for k := range p.entities {
-		if err := p.srv.SetEntity(circle(k, at, false)); err != nil {
+		if err := p.srv.SetEntity(circle(k, p.tick, false)); err != nil {
 			p.t.Fatal(err)
 		}
 	}

@@ -117,13 +117,6 @@ func (d *Decoder) Config() Config { return d.cfg }
 // client's next input packet.
 func (d *Decoder) Acked() (uint32, bool) { return d.history.Newest() }
 
-// Forget drops a completely received tick from the baselines, so that
-// Acked no longer names it, and reports whether it was held. A client
-// that could not hand all of a tick's entities on (its game's inbox was
-// full) forgets the tick: the server, whose deltas stay against an older
-// tick acknowledged, then sends what the tick carried again.
-func (d *Decoder) Forget(tick uint32) bool { return d.history.Drop(tick) }
-
 // State returns the state table of a completely received tick, or nil. It
 // is the decoder's own baseline: read it, do not modify it.
 func (d *Decoder) State(tick uint32) *Table { return d.history.Get(tick) }
