@@ -112,8 +112,8 @@ type Metrics struct {
 	// per value RejectNonFinite, RejectInvalid (outside the field's range)
 	// and RejectStale (older than a full ring); per message, for all its
 	// fields at once, RejectUnknown (no entity came for it), RejectNetID
-	// (NetID 0), RejectPredicted and RejectInboxFull. They are apart from Accepted
-	// and Rejected, which count the inbox's messages.
+	// (NetID 0), RejectPredicted and RejectInboxFull. They are apart from
+	// Accepted and Rejected, which count the inbox's messages.
 	FieldsAccepted uint64
 	FieldsRejected [NumRejectReasons]uint64
 

@@ -42,6 +42,7 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Delay = &AdaptiveDelay{Quantile: 0.9, Min: 0.5, Max: 0.4} }, "Min"},
 		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Min: -1, Max: 0.4} }, "Min"},
 		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Max: math.Inf(1)} }, "Max"},
+		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Max: -0.1} }, "Max"},
 	} {
 		var cfg Config
 		tc.mutate(&cfg)
@@ -56,7 +57,7 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 	// The built-in policies in range, and one of the game's own, pass.
-	for _, p := range []DelayPolicy{FixedDelay(0), FixedDelay(0.1), DefaultAdaptiveDelay(), AdaptiveDelay{Quantile: 1}, ownDelay{}} {
+	for _, p := range []DelayPolicy{FixedDelay(0), FixedDelay(0.1), DefaultAdaptiveDelay(), AdaptiveDelay{Quantile: 1}, AdaptiveDelay{Quantile: 0.99, Min: 0.05}, ownDelay{}} {
 		if _, err := newClock(20, 0, 0, Config{Delay: p}); err != nil {
 			t.Errorf("delay policy %v: %v", p, err)
 		}

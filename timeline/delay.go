@@ -57,7 +57,8 @@ type AdaptiveDelay struct {
 	Quantile float64
 	// Margin is added, in seconds.
 	Margin float64
-	// Min and Max bound the delay, in seconds.
+	// Min and Max bound the delay, in seconds; a zero Max bounds it only
+	// by the samples the entities keep.
 	Min, Max float64
 }
 
@@ -117,6 +118,7 @@ func checkDelay(p DelayPolicy) error {
 	return nil
 }
 
+// checkFixed reports a FixedDelay that is negative or not finite.
 func checkFixed(d FixedDelay) error {
 	if !(d >= 0) || math.IsInf(float64(d), 0) {
 		return fmt.Errorf("timeline: Delay: FixedDelay must be finite seconds, at least 0, got %v: 0.1 is two snapshots at 20 Hz", float64(d))
@@ -124,6 +126,7 @@ func checkFixed(d FixedDelay) error {
 	return nil
 }
 
+// checkAdaptive reports an AdaptiveDelay whose settings are out of range.
 func checkAdaptive(a *AdaptiveDelay) error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
@@ -131,8 +134,8 @@ func checkAdaptive(a *AdaptiveDelay) error {
 		return fmt.Errorf("timeline: Delay: AdaptiveDelay.Quantile must be in (0, 1], got %v: DefaultAdaptiveDelay uses 0.99", a.Quantile)
 	case !finite(a.Margin):
 		return fmt.Errorf("timeline: Delay: AdaptiveDelay.Margin must be finite seconds, got %v", a.Margin)
-	case !(a.Min >= 0) || !finite(a.Max) || a.Max < a.Min:
-		return fmt.Errorf("timeline: Delay: AdaptiveDelay needs finite seconds 0 <= Min <= Max, got Min %v, Max %v", a.Min, a.Max)
+	case !(a.Min >= 0) || !finite(a.Max) || a.Max < 0 || a.Max != 0 && a.Max < a.Min:
+		return fmt.Errorf("timeline: Delay: AdaptiveDelay needs finite seconds 0 <= Min <= Max (or Max 0 for no bound), got Min %v, Max %v", a.Min, a.Max)
 	}
 	return nil
 }
