@@ -27,7 +27,7 @@ func sizes() []int {
 
 func BenchmarkFrame(b *testing.B) {
 	for _, n := range sizes() {
-		for _, impl := range []string{perf.NetSmooth, perf.Parallel, perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.FlatName, perf.NaiveName} {
+		for _, impl := range []string{perf.NetSmooth, perf.Parallel, perf.MinimumName, perf.MinimumCheckedName, perf.MinimumOnArcheName, perf.MinimumOnArcheCheckedName, perf.FlatName, perf.NaiveName} {
 			if impl == perf.NaiveName && n > naiveCounts[len(naiveCounts)-1] {
 				continue
 			}
