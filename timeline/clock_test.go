@@ -43,6 +43,9 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Min: -1, Max: 0.4} }, "Min"},
 		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Max: math.Inf(1)} }, "Max"},
 		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Max: -0.1} }, "Max"},
+		{func(c *Config) { c.Delay = AdaptiveDelay{Quantile: 0.9, Min: math.Inf(1)} }, "Min"},
+		{func(c *Config) { c.Delay = (*FixedDelay)(nil) }, "nil"},
+		{func(c *Config) { c.Delay = (*AdaptiveDelay)(nil) }, "nil"},
 	} {
 		var cfg Config
 		tc.mutate(&cfg)

@@ -105,15 +105,17 @@ func checkDelay(p DelayPolicy) error {
 	case FixedDelay:
 		return checkFixed(d)
 	case *FixedDelay:
-		if d != nil {
-			return checkFixed(*d)
+		if d == nil {
+			return fmt.Errorf("timeline: Delay is a nil *FixedDelay: give a FixedDelay value")
 		}
+		return checkFixed(*d)
 	case AdaptiveDelay:
 		return checkAdaptive(&d)
 	case *AdaptiveDelay:
-		if d != nil {
-			return checkAdaptive(d)
+		if d == nil {
+			return fmt.Errorf("timeline: Delay is a nil *AdaptiveDelay: give an AdaptiveDelay value, or leave Delay nil for DefaultAdaptiveDelay()")
 		}
+		return checkAdaptive(d)
 	}
 	return nil
 }
@@ -134,7 +136,7 @@ func checkAdaptive(a *AdaptiveDelay) error {
 		return fmt.Errorf("timeline: Delay: AdaptiveDelay.Quantile must be in (0, 1], got %v: DefaultAdaptiveDelay uses 0.99", a.Quantile)
 	case !finite(a.Margin):
 		return fmt.Errorf("timeline: Delay: AdaptiveDelay.Margin must be finite seconds, got %v", a.Margin)
-	case !(a.Min >= 0) || !finite(a.Max) || a.Max < 0 || a.Max != 0 && a.Max < a.Min:
+	case !(a.Min >= 0) || !finite(a.Min) || !finite(a.Max) || a.Max < 0 || a.Max != 0 && a.Max < a.Min:
 		return fmt.Errorf("timeline: Delay: AdaptiveDelay needs finite seconds 0 <= Min <= Max (or Max 0 for no bound), got Min %v, Max %v", a.Min, a.Max)
 	}
 	return nil
