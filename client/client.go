@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/netsmooth/netsmooth/internal/limits"
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/transport"
 	"github.com/netsmooth/netsmooth/wire"
@@ -110,6 +111,10 @@ func handshakeTimeout(cfg Config) time.Duration {
 // reading it. The Client owns conn from then on.
 func New(conn transport.Conn, w wire.Welcome, cfg Config) (*Client, error) {
 	if cfg.Session.TickRate == 0 {
+		if err := limits.CheckTickRate(w.TickRate); err != nil {
+			conn.Close(wire.ReasonLeft, "")
+			return nil, fmt.Errorf("client: the server's Welcome: tick rate: %w", err)
+		}
 		cfg.Session.TickRate = w.TickRate
 	}
 	sess, err := NewSession(cfg.Session)

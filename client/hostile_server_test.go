@@ -111,10 +111,10 @@ func endsForSilence(t *testing.T, cli *Client) {
 
 // A server that welcomes each client and closes the connection at once:
 // a game that reconnects each time its connection ends (as
-// examples/netplay does) would dial again at once every time, with a new
-// connect token each, if Reconnect's waits started afresh with each call
-// and a Welcome counted as success. A Reconnector counts a connection
-// that did not last as a failed attempt.
+// examples/netplay does) with Reconnect, whose waits start afresh with
+// each call and which counts a Welcome as success, dials again at once
+// every time, with a new connect token each. A Reconnector counts a
+// connection that did not last as a failed attempt.
 func TestReconnectorAgainstAServerThatDropsEveryone(t *testing.T) {
 	l, cfg := testListen(t, transport.ListenConfig{NoWebTransport: true})
 	var admitted atomic.Int64

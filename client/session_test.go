@@ -2,6 +2,7 @@ package client
 
 import (
 	"errors"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 	"github.com/netsmooth/netsmooth/netsim"
 	"github.com/netsmooth/netsmooth/server"
 	"github.com/netsmooth/netsmooth/systems"
+	"github.com/netsmooth/netsmooth/transport"
 	"github.com/netsmooth/netsmooth/wire"
 )
 
@@ -582,5 +584,33 @@ func TestDespawnsKeepRoom(t *testing.T) {
 	want := []components.NetID{100, 101, 102, 103, 104, 300, 301, 302, 303, 304}
 	if !slices.Equal(got, want) || c.stats.LifecycleLost != 30 {
 		t.Fatalf("kept %v with %d lost, want %v with 30", got, c.stats.LifecycleLost, want)
+	}
+}
+
+// closedConn is a transport.Conn that is closed from the start and
+// records why it was closed.
+type closedConn struct {
+	reason wire.Reason
+	closed bool
+}
+
+func (c *closedConn) ReadPacket() ([]byte, error) { return nil, errors.New("closed") }
+func (c *closedConn) WritePacket([]byte) error    { return errors.New("closed") }
+func (c *closedConn) Close(r wire.Reason, _ string) error {
+	c.reason, c.closed = r, true
+	return nil
+}
+func (c *closedConn) RemoteAddr() net.Addr       { return &net.UDPAddr{} }
+func (c *closedConn) Kind() transport.Kind       { return 0 }
+func (c *closedConn) Stats() transport.ConnStats { return transport.ConnStats{} }
+
+// A Welcome whose tick rate is out of range (a hand-made one: the wire
+// decoder refuses such a Welcome) is refused by New, which says that the
+// Welcome's rate is at fault, and closes the connection.
+func TestNewRefusesTheWelcomesBadTickRate(t *testing.T) {
+	conn := &closedConn{}
+	_, err := New(conn, wire.Welcome{ClientID: 1, TickRate: 0}, Config{Session: SessionConfig{Inbox: systems.NewInbox(0)}})
+	if err == nil || !strings.Contains(err.Error(), "Welcome") || !conn.closed || conn.reason != wire.ReasonLeft {
+		t.Fatalf("New with a Welcome of tick rate 0: %v, connection closed with %v", err, conn.reason)
 	}
 }
