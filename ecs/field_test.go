@@ -256,8 +256,8 @@ func TestFieldsExtrapolation(t *testing.T) {
 
 // TestFieldsRefused: values that are not finite, outside the field's
 // range, for an entity that never comes or for NetID 0 are refused and
-// counted; the
-// others are stored; a Func field blends with the game's function.
+// counted; the others are stored; a Func field blends with the game's
+// function.
 func TestFieldsRefused(t *testing.T) {
 	r := newRig(t, cfgAt(20, 2))
 	p := r.Pipe

@@ -398,7 +398,7 @@ func lerpAt(span *c.Span, render *c.Render, t float32) {
 // does not change across the span, so there is nothing to blend. Two
 // 8-byte compares instead of four float compares, since for the many
 // entities whose rotation does not change (and every entity of a game
-// that never sets one) every compare is made. Zeros of different signs
+// that never sets one) all of them are made. Zeros of different signs
 // count as different, and are blended: the same rotation, renormalised
 // (within a few units in the last place of the stored one).
 func sameRotation(a, b *mgl32.Quat) bool {

@@ -49,8 +49,8 @@ const (
 	// RejectOtherPredictor: an authoritative state for a predicted entity
 	// of another Predictor (one with another state type).
 	RejectOtherPredictor
-	// RejectNetID: a snapshot or lifecycle message for NetID 0, which
-	// names no entity (see components.NetID).
+	// RejectNetID: a snapshot, lifecycle or field message for NetID 0,
+	// which names no entity (see components.NetID).
 	RejectNetID
 	// NumRejectReasons is the number of reasons, for sizing arrays.
 	NumRejectReasons

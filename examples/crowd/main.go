@@ -125,7 +125,7 @@ func scene(o options) error {
 	if err := again.trails.writePNG(o.png); err != nil {
 		return err
 	}
-	fmt.Printf("\nwrote %s: the trails of the %d entities that strayed furthest, around their largest errors (green: the true path; pink: where netsmooth drew the entity each frame, orange when extrapolating; a black ring marks the worst frame's drawing, a black line joins it to the truth; the grey bar at each panel's foot is 1 unit long, each panel being zoomed to its entity's path)\n",
+	fmt.Printf("\nwrote %s: the trails of the %d entities that strayed furthest, around their largest errors (green: the true path; pink: where netsmooth drew the entity each frame, orange when extrapolating; a black ring marks the worst frame's drawing, a black line joins it to the truth; each panel is zoomed to its entity's path, and where it fits a grey bar at its foot is 1 unit long)\n",
 		o.png, len(o.trailIDs))
 	return nil
 }

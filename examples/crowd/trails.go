@@ -136,9 +136,15 @@ func (t *trails) drawPanel(img *image.RGBA, r image.Rectangle, k int) {
 
 // drawScale draws a bar one world unit long at the foot of panel r, with
 // a tick at each end, so that distances in panels zoomed differently
-// compare: view is the panel's square of world space.
+// compare: view is the panel's square of world space. A panel too small
+// or too large for the bar to show (wider than the panel, or under 4
+// pixels) has none.
 func (t *trails) drawScale(img *image.RGBA, r image.Rectangle, view viewBox) {
-	n := min(int(float64(r.Dx()-1)/view.side), r.Dx()-16)
+	px := float64(r.Dx()-1) / view.side
+	if px < 4 || px > float64(r.Dx()-16) {
+		return
+	}
+	n := int(px)
 	x0, y := r.Min.X+8, r.Max.Y-8
 	for d := 0; d < 2; d++ {
 		line(img, x0, y-d, x0+n, y-d, scaleC)

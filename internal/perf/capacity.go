@@ -238,7 +238,8 @@ func (r *capacityRun) step() {
 			if r.timed {
 				c.sent += len(p)
 			}
-			// The client's receipt of the packet: a few ns, left timed.
+			// The client's receipt of the packet, cheap beside the
+			// server's work, is left timed.
 			if h, _, err := wire.ParseHeader(p); err == nil {
 				c.receipts.Receive(&h, now)
 			}

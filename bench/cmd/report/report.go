@@ -435,7 +435,7 @@ func (r *report) writeCheckedFrame(b *strings.Builder) {
 	if !ok1 || !ok2 || !ok3 || on.Value <= 0 || checked.Value <= 0 {
 		return
 	}
-	fmt.Fprintf(b, " Its whole frame takes %s ns per entity, %s the lower bound on arche's (%s ns), and netsmooth's frame is %s it: the share of the frame target's ratio that is the checks.",
+	fmt.Fprintf(b, " The checked lower bound on arche's whole frame takes %s ns per entity, %s the lower bound on arche's (%s ns): the share of the frame target's ratio that is the checks; netsmooth's frame is %s it.",
 		formatNs(checked.Value), formatTimes(checked.Value/on.Value), formatNs(on.Value), formatTimes(ns.Value/checked.Value))
 }
 
